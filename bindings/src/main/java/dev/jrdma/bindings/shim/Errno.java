@@ -1,0 +1,41 @@
+package dev.jrdma.bindings.shim;
+
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.SegmentAllocator;
+import java.lang.foreign.StructLayout;
+import java.lang.invoke.VarHandle;
+
+/**
+ * The call-state segment that errno-capturing downcalls write into.
+ *
+ * <p>Create/alloc verbs report failure as NULL plus errno, and errno must be captured inside
+ * the downcall: by the time Java code runs again the JVM may have clobbered it. One state
+ * segment per thread (or per call site) is enough; the verbs in {@link ErrnoVerbs} and
+ * {@link InlineVerbs} write errno into the segment passed as their first argument.
+ */
+public final class Errno {
+    /** Layout of the capture state for {@code Linker.Option.captureCallState("errno")}. */
+    public static final StructLayout LAYOUT = Linker.Option.captureStateLayout();
+    static final Linker.Option CAPTURE = Linker.Option.captureCallState("errno");
+    private static final VarHandle ERRNO =
+            LAYOUT.varHandle(MemoryLayout.PathElement.groupElement("errno"));
+
+    private Errno() {}
+
+    /** Allocates a capture-state segment. */
+    public static MemorySegment allocate(SegmentAllocator allocator) {
+        return allocator.allocate(LAYOUT);
+    }
+
+    /** The errno captured by the last call that was given {@code state}. */
+    public static int get(MemorySegment state) {
+        return (int) ERRNO.get(state, 0L);
+    }
+
+    /** Stores {@code value}, for shims that fail before reaching native code, as C's inline verbs set errno. */
+    static void set(MemorySegment state, int value) {
+        ERRNO.set(state, 0L, value);
+    }
+}

@@ -1,0 +1,302 @@
+package dev.jrdma.bindings.shim;
+
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import dev.jrdma.bindings.generated.ibv_context;
+import dev.jrdma.bindings.generated.ibv_context_ops;
+import dev.jrdma.bindings.generated.ibv_cq;
+import dev.jrdma.bindings.generated.ibv_port_attr;
+import dev.jrdma.bindings.generated.ibv_gid_entry;
+import dev.jrdma.bindings.generated.ibv_device_attr_ex;
+import dev.jrdma.bindings.generated.ibv_qp;
+import dev.jrdma.bindings.generated.ibv_qp_init_attr_ex;
+import dev.jrdma.bindings.generated.ibv_query_device_ex_input;
+import dev.jrdma.bindings.generated.ibv_srq;
+import dev.jrdma.bindings.generated.rdma_h;
+import dev.jrdma.bindings.generated.verbs_context;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandle;
+
+/**
+ * Hand-written equivalents of the {@code static inline} verbs of {@code infiniband/verbs.h}
+ * (rdma-core 44), which jextract cannot bind because they have no symbol.
+ *
+ * <p>They dispatch the way the C inlines do (see docs on each method): through the ops table
+ * embedded in {@code struct ibv_context}, or through the extension ops of the
+ * {@code struct verbs_context} that encloses it. Offsets come from the generated layouts,
+ * which {@code LayoutTest} checks against a compiled C probe.
+ *
+ * <p>This is a raw layer: pointers are not validated beyond a NULL check, and a dangling
+ * pointer crashes the process exactly as it would in C. The jrdma API is the safe layer.
+ * Return conventions follow C: post/poll/notify return an errno value or a count.
+ */
+public final class InlineVerbs {
+    private InlineVerbs() {}
+
+    private static final Linker LINKER = Linker.nativeLinker();
+
+    /** All of memory: lets a pointer field be read at {@code base + offset} without creating a segment per call. */
+    private static final MemorySegment MEMORY = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
+
+    private static final int EINVAL = rdma_h.EINVAL();
+    private static final int EOPNOTSUPP = rdma_h.EOPNOTSUPP();
+    private static final int ENOSYS = rdma_h.ENOSYS();
+
+    // ---- group A: struct ibv_context_ops, embedded in struct ibv_context ---------------------
+    // Each object (qp, cq, srq) starts with its context pointer; the op is a function pointer
+    // at context + offsetof(ibv_context, ops) + offsetof(ibv_context_ops, op).
+    private static final long QP_CONTEXT = ibv_qp.context$offset();
+    private static final long CQ_CONTEXT = ibv_cq.context$offset();
+    private static final long SRQ_CONTEXT = ibv_srq.context$offset();
+    private static final long OPS = ibv_context.ops$offset();
+    private static final long OP_POST_SEND = OPS + ibv_context_ops.post_send$offset();
+    private static final long OP_POST_RECV = OPS + ibv_context_ops.post_recv$offset();
+    private static final long OP_POST_SRQ_RECV = OPS + ibv_context_ops.post_srq_recv$offset();
+    private static final long OP_POLL_CQ = OPS + ibv_context_ops.poll_cq$offset();
+    private static final long OP_REQ_NOTIFY_CQ = OPS + ibv_context_ops.req_notify_cq$offset();
+
+    private static final MethodHandle POST_SEND = LINKER.downcallHandle(ibv_context_ops.post_send.descriptor());
+    private static final MethodHandle POST_RECV = LINKER.downcallHandle(ibv_context_ops.post_recv.descriptor());
+    private static final MethodHandle POST_SRQ_RECV = LINKER.downcallHandle(ibv_context_ops.post_srq_recv.descriptor());
+    private static final MethodHandle POLL_CQ = LINKER.downcallHandle(ibv_context_ops.poll_cq.descriptor());
+    private static final MethodHandle REQ_NOTIFY_CQ = LINKER.downcallHandle(ibv_context_ops.req_notify_cq.descriptor());
+
+    /** The function pointer at {@code context(obj) + opOffset}, or 0 when the provider left it NULL. */
+    private static long contextOp(MemorySegment obj, long contextOffset, long opOffset, String what) {
+        long address = obj.address();
+        if (address == 0) {
+            throw new NullPointerException(what + " is NULL");
+        }
+        long context = MEMORY.get(JAVA_LONG, address + contextOffset);
+        return MEMORY.get(JAVA_LONG, context + opOffset);
+    }
+
+    /** {@code ibv_post_send}: {@code qp->context->ops.post_send(qp, wr, bad_wr)}; returns 0 or an errno value. */
+    public static int ibv_post_send(MemorySegment qp, MemorySegment wr, MemorySegment badWr) {
+        long fn = contextOp(qp, QP_CONTEXT, OP_POST_SEND, "qp");
+        if (fn == 0) {
+            return EOPNOTSUPP;
+        }
+        try {
+            return (int) POST_SEND.invokeExact(MemorySegment.ofAddress(fn), qp, wr, badWr);
+        } catch (Throwable t) {
+            throw ErrnoVerbs.rethrow(t);
+        }
+    }
+
+    /** {@code ibv_post_recv}: {@code qp->context->ops.post_recv(qp, wr, bad_wr)}; returns 0 or an errno value. */
+    public static int ibv_post_recv(MemorySegment qp, MemorySegment wr, MemorySegment badWr) {
+        long fn = contextOp(qp, QP_CONTEXT, OP_POST_RECV, "qp");
+        if (fn == 0) {
+            return EOPNOTSUPP;
+        }
+        try {
+            return (int) POST_RECV.invokeExact(MemorySegment.ofAddress(fn), qp, wr, badWr);
+        } catch (Throwable t) {
+            throw ErrnoVerbs.rethrow(t);
+        }
+    }
+
+    /** {@code ibv_post_srq_recv}: {@code srq->context->ops.post_srq_recv(srq, wr, bad_wr)}. */
+    public static int ibv_post_srq_recv(MemorySegment srq, MemorySegment wr, MemorySegment badWr) {
+        long fn = contextOp(srq, SRQ_CONTEXT, OP_POST_SRQ_RECV, "srq");
+        if (fn == 0) {
+            return EOPNOTSUPP;
+        }
+        try {
+            return (int) POST_SRQ_RECV.invokeExact(MemorySegment.ofAddress(fn), srq, wr, badWr);
+        } catch (Throwable t) {
+            throw ErrnoVerbs.rethrow(t);
+        }
+    }
+
+    /**
+     * {@code ibv_poll_cq}: {@code cq->context->ops.poll_cq(cq, num_entries, wc)}. Returns the
+     * number of completions written to {@code wc} (an array of {@code num_entries} ibv_wc), or a
+     * negative value on error.
+     */
+    public static int ibv_poll_cq(MemorySegment cq, int numEntries, MemorySegment wc) {
+        long fn = contextOp(cq, CQ_CONTEXT, OP_POLL_CQ, "cq");
+        if (fn == 0) {
+            return -EOPNOTSUPP;
+        }
+        try {
+            return (int) POLL_CQ.invokeExact(MemorySegment.ofAddress(fn), cq, numEntries, wc);
+        } catch (Throwable t) {
+            throw ErrnoVerbs.rethrow(t);
+        }
+    }
+
+    /** {@code ibv_req_notify_cq}: {@code cq->context->ops.req_notify_cq(cq, solicited_only)}; 0 or errno value. */
+    public static int ibv_req_notify_cq(MemorySegment cq, int solicitedOnly) {
+        long fn = contextOp(cq, CQ_CONTEXT, OP_REQ_NOTIFY_CQ, "cq");
+        if (fn == 0) {
+            return EOPNOTSUPP;
+        }
+        try {
+            return (int) REQ_NOTIFY_CQ.invokeExact(MemorySegment.ofAddress(fn), cq, solicitedOnly);
+        } catch (Throwable t) {
+            throw ErrnoVerbs.rethrow(t);
+        }
+    }
+
+    // ---- group C: extension ops of struct verbs_context --------------------------------------
+    // struct ibv_context is the LAST member of struct verbs_context, with `sz` right before it,
+    // and new ops are prepended in newer rdma-core releases. So an op is found at a fixed
+    // distance before the ibv_context, and it exists only if the library's verbs_context is
+    // large enough to reach back to it: sz >= sizeof(verbs_context) - offsetof(op). That stays
+    // right when the running libibverbs is older or newer than the headers we were generated from.
+    private static final long VCTX_CONTEXT = verbs_context.context$offset();
+    private static final long VCTX_SZ = verbs_context.sz$offset();
+    private static final long VCTX_SIZE = verbs_context.layout().byteSize();
+    private static final long ABI_COMPAT = ibv_context.abi_compat$offset();
+    /** {@code __VERBS_ABI_IS_EXTENDED}: {@code (void *) UINTPTR_MAX}. */
+    private static final long VERBS_ABI_IS_EXTENDED = -1L;
+
+    /** {@code verbs_get_ctx_op(ctx, op)->op}: the extension op's function pointer, or 0 if absent. */
+    private static long extendedOp(MemorySegment context, long opOffset) {
+        long ctx = context.address();
+        if (ctx == 0) {
+            throw new NullPointerException("context is NULL");
+        }
+        if (MEMORY.get(JAVA_LONG, ctx + ABI_COMPAT) != VERBS_ABI_IS_EXTENDED) {
+            return 0;
+        }
+        long vctx = ctx - VCTX_CONTEXT;
+        long sz = MEMORY.get(JAVA_LONG, vctx + VCTX_SZ);
+        if (Long.compareUnsigned(sz, VCTX_SIZE - opOffset) < 0) {
+            return 0;
+        }
+        return MEMORY.get(JAVA_LONG, vctx + opOffset);
+    }
+
+    private static final class QueryPort {
+        static final long OP = verbs_context.query_port$offset();
+        static final MethodHandle MH = LINKER.downcallHandle(verbs_context.query_port.descriptor());
+        static final long ATTR_SIZE = ibv_port_attr.layout().byteSize();
+    }
+
+    /**
+     * {@code ibv_query_port} is a macro for the inline {@code ___ibv_query_port}. The exported
+     * symbol {@code ibv_query_port} only fills the older, shorter {@code _compat_ibv_port_attr},
+     * so it is only the fallback for libraries without the {@code query_port} extension op.
+     * {@code portAttr} must be at least {@code sizeof(struct ibv_port_attr)}.
+     */
+    public static int ibv_query_port(MemorySegment context, int portNum, MemorySegment portAttr) {
+        MemorySegment attr = portAttr.asSlice(0, QueryPort.ATTR_SIZE);
+        long fn = extendedOp(context, QueryPort.OP);
+        if (fn == 0) {
+            attr.fill((byte) 0);
+            return rdma_h.ibv_query_port(context, (byte) portNum, attr);
+        }
+        try {
+            return (int) QueryPort.MH.invokeExact(MemorySegment.ofAddress(fn), context, (byte) portNum, attr,
+                    QueryPort.ATTR_SIZE);
+        } catch (Throwable t) {
+            throw ErrnoVerbs.rethrow(t);
+        }
+    }
+
+    private static final class QueryDeviceEx {
+        static final long OP = verbs_context.query_device_ex$offset();
+        static final MethodHandle MH = LINKER.downcallHandle(verbs_context.query_device_ex.descriptor());
+        static final long ATTR_SIZE = ibv_device_attr_ex.layout().byteSize();
+    }
+
+    /**
+     * {@code ibv_query_device_ex}: the extension op, falling back to plain
+     * {@code ibv_query_device} into {@code attr->orig_attr} (with the rest zeroed) when the
+     * provider lacks it or answers EOPNOTSUPP/ENOSYS. {@code input} may be NULL; a non-zero
+     * {@code input->comp_mask} is EINVAL, as in C.
+     */
+    public static int ibv_query_device_ex(MemorySegment context, MemorySegment input, MemorySegment attr) {
+        MemorySegment out = attr.asSlice(0, QueryDeviceEx.ATTR_SIZE);
+        if (input.address() != 0
+                && ibv_query_device_ex_input.comp_mask(input.reinterpret(ibv_query_device_ex_input.layout().byteSize())) != 0) {
+            return EINVAL;
+        }
+        long fn = extendedOp(context, QueryDeviceEx.OP);
+        if (fn != 0) {
+            int ret;
+            try {
+                ret = (int) QueryDeviceEx.MH.invokeExact(MemorySegment.ofAddress(fn), context, input, out,
+                        QueryDeviceEx.ATTR_SIZE);
+            } catch (Throwable t) {
+                throw ErrnoVerbs.rethrow(t);
+            }
+            if (ret != EOPNOTSUPP && ret != ENOSYS) {
+                return ret;
+            }
+        }
+        out.fill((byte) 0);
+        return rdma_h.ibv_query_device(context, ibv_device_attr_ex.orig_attr(out));
+    }
+
+    private static final class CreateCqEx {
+        static final long OP = verbs_context.create_cq_ex$offset();
+        static final MethodHandle MH = LINKER.downcallHandle(verbs_context.create_cq_ex.descriptor(), Errno.CAPTURE);
+    }
+
+    /** {@code ibv_create_cq_ex}: the extension op; NULL with errno EOPNOTSUPP when the provider lacks it. */
+    public static MemorySegment ibv_create_cq_ex(MemorySegment errno, MemorySegment context, MemorySegment cqAttr) {
+        long fn = extendedOp(context, CreateCqEx.OP);
+        if (fn == 0) {
+            Errno.set(errno, EOPNOTSUPP);
+            return MemorySegment.NULL;
+        }
+        try {
+            return (MemorySegment) CreateCqEx.MH.invokeExact(MemorySegment.ofAddress(fn), errno, context, cqAttr);
+        } catch (Throwable t) {
+            throw ErrnoVerbs.rethrow(t);
+        }
+    }
+
+    private static final class CreateQpEx {
+        static final long OP = verbs_context.create_qp_ex$offset();
+        static final MethodHandle MH = LINKER.downcallHandle(verbs_context.create_qp_ex.descriptor(), Errno.CAPTURE);
+        static final int MASK_PD_ONLY = rdma_h.IBV_QP_INIT_ATTR_PD();
+    }
+
+    /**
+     * {@code ibv_create_qp_ex}: with only {@code IBV_QP_INIT_ATTR_PD} in {@code comp_mask} it is
+     * plain {@code ibv_create_qp} (ibv_qp_init_attr is a prefix of ibv_qp_init_attr_ex);
+     * otherwise the extension op, NULL with errno EOPNOTSUPP when the provider lacks it.
+     */
+    public static MemorySegment ibv_create_qp_ex(MemorySegment errno, MemorySegment context, MemorySegment qpInitAttrEx) {
+        MemorySegment attr = qpInitAttrEx.asSlice(0, ibv_qp_init_attr_ex.layout().byteSize());
+        if (ibv_qp_init_attr_ex.comp_mask(attr) == CreateQpEx.MASK_PD_ONLY) {
+            return ErrnoVerbs.ibv_create_qp(errno, ibv_qp_init_attr_ex.pd(attr), attr);
+        }
+        long fn = extendedOp(context, CreateQpEx.OP);
+        if (fn == 0) {
+            Errno.set(errno, EOPNOTSUPP);
+            return MemorySegment.NULL;
+        }
+        try {
+            return (MemorySegment) CreateQpEx.MH.invokeExact(MemorySegment.ofAddress(fn), errno, context, attr);
+        } catch (Throwable t) {
+            throw ErrnoVerbs.rethrow(t);
+        }
+    }
+
+    // ---- group D: size-passing wrappers ---------------------------------------------------
+    private static final long GID_ENTRY_SIZE = ibv_gid_entry.layout().byteSize();
+
+    /** {@code ibv_query_gid_ex}: {@code _ibv_query_gid_ex(..., sizeof(struct ibv_gid_entry))}; 0 or an errno value. */
+    public static int ibv_query_gid_ex(MemorySegment context, int portNum, int gidIndex, MemorySegment entry, int flags) {
+        return rdma_h._ibv_query_gid_ex(context, portNum, gidIndex, entry.asSlice(0, GID_ENTRY_SIZE), flags,
+                GID_ENTRY_SIZE);
+    }
+
+    /**
+     * {@code ibv_query_gid_table}: {@code _ibv_query_gid_table(..., sizeof(struct ibv_gid_entry))}.
+     * Returns the number of valid entries written, or a negative errno value.
+     */
+    public static long ibv_query_gid_table(MemorySegment context, MemorySegment entries, long maxEntries, int flags) {
+        return rdma_h._ibv_query_gid_table(context, entries.asSlice(0, maxEntries * GID_ENTRY_SIZE), maxEntries,
+                flags, GID_ENTRY_SIZE);
+    }
+}
