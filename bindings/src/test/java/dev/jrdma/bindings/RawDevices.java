@@ -1,0 +1,60 @@
+package dev.jrdma.bindings;
+
+import static dev.jrdma.bindings.generated.rdma_h.*;
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+
+import dev.jrdma.bindings.shim.Errno;
+import dev.jrdma.bindings.shim.ErrnoVerbs;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/** Device discovery on the raw layer, shared by the raw device tests and the loopback demo. */
+final class RawDevices {
+    /** Environment variable naming the device the tests use; default: the first one found. */
+    static final String DEVICE_ENV = "JRDMA_TEST_DEVICE";
+
+    private RawDevices() {}
+
+    /** Names of the devices libibverbs lists (empty when it lists none, including a NULL list). */
+    static List<String> names() {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment errno = Errno.allocate(arena);
+            MemorySegment num = arena.allocate(JAVA_INT);
+            MemorySegment list = ErrnoVerbs.ibv_get_device_list(errno, num);
+            List<String> names = new ArrayList<>();
+            if (list.address() == 0) {
+                return names;   // ibv_free_device_list(NULL) would crash
+            }
+            try {
+                MemorySegment array = list.reinterpret(ADDRESS.byteSize() * (num.get(JAVA_INT, 0) + 1L));
+                for (int i = 0; i < num.get(JAVA_INT, 0); i++) {
+                    names.add(ibv_get_device_name(array.getAtIndex(ADDRESS, i)).getString(0));
+                }
+            } finally {
+                ibv_free_device_list(list);
+            }
+            return names;
+        }
+    }
+
+    /** The test device: $JRDMA_TEST_DEVICE or the first device; fails the test when there is none. */
+    static String testDevice() {
+        List<String> names = names();
+        String wanted = Optional.ofNullable(System.getenv(DEVICE_ENV)).filter(s -> !s.isBlank()).orElse(null);
+        if (names.isEmpty()) {
+            throw new AssertionError("no RDMA device found; device tests need one"
+                    + " (run them through scripts/test, which uses the Soft-RoCE VM when the host has none)");
+        }
+        if (wanted == null) {
+            return names.getFirst();
+        }
+        if (!names.contains(wanted)) {
+            throw new AssertionError(DEVICE_ENV + "=" + wanted + " is not a device here; devices: " + names);
+        }
+        return wanted;
+    }
+}
