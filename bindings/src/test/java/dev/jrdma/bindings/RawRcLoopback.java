@@ -2,7 +2,6 @@ package dev.jrdma.bindings;
 
 import static dev.jrdma.bindings.generated.rdma_h.*;
 import static java.lang.foreign.ValueLayout.ADDRESS;
-import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
 import dev.jrdma.bindings.generated.ibv_ah_attr;
@@ -89,7 +88,10 @@ final class RawRcLoopback implements AutoCloseable {
         require(context.address() != 0, "ibv_open_device(" + deviceName + ")");
         log.accept("opened " + deviceName);
         check(InlineVerbs.ibv_query_port(context, PORT, portAttr), "ibv_query_port");
-        int gidIndex = findRoceV2Ipv4Gid();
+        int gidIndex = RawDevices.roceV2Ipv4Gid(context, PORT, ibv_port_attr.gid_tbl_len(portAttr), gidEntry);
+        if (gidIndex < 0) {
+            throw new AssertionError("no RoCE v2 IPv4-mapped GID on " + deviceName + " port " + PORT);
+        }
         log.accept("port " + PORT + ": state " + ibv_port_attr.state(portAttr) + ", active MTU enum "
                 + ibv_port_attr.active_mtu(portAttr) + ", RoCE v2 IPv4 GID index " + gidIndex);
 
@@ -123,30 +125,6 @@ final class RawRcLoopback implements AutoCloseable {
         }
         log.accept("RC QPs 0x" + Integer.toHexString(qpn(0)) + " <-> 0x" + Integer.toHexString(qpn(1))
                 + " are in RTS");
-    }
-
-    private int findRoceV2Ipv4Gid() {
-        int len = ibv_port_attr.gid_tbl_len(portAttr);
-        for (int i = 0; i < len; i++) {
-            if (InlineVerbs.ibv_query_gid_ex(context, PORT, i, gidEntry, 0) != 0) {
-                continue;   // unused entries answer ENODATA
-            }
-            MemorySegment gid = ibv_gid_entry.gid(gidEntry);
-            if (ibv_gid_entry.gid_type(gidEntry) == IBV_GID_TYPE_ROCE_V2() && isIpv4Mapped(gid)) {
-                return i;
-            }
-        }
-        throw new AssertionError("no RoCE v2 IPv4-mapped GID on " + deviceName + " port " + PORT);
-    }
-
-    /** ::ffff:a.b.c.d — how RoCE stores an IPv4 address in a GID. */
-    static boolean isIpv4Mapped(MemorySegment gid) {
-        for (int i = 0; i < 10; i++) {
-            if (gid.get(JAVA_BYTE, i) != 0) {
-                return false;
-            }
-        }
-        return gid.get(JAVA_BYTE, 10) == (byte) 0xff && gid.get(JAVA_BYTE, 11) == (byte) 0xff;
     }
 
     private void connect(MemorySegment qp, int remoteQpn, int gidIndex) {

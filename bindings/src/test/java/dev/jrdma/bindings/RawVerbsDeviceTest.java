@@ -93,7 +93,7 @@ class RawVerbsDeviceTest {
             for (long i = 0; i < n; i++) {
                 MemorySegment entry = table.asSlice(i * ibv_gid_entry.layout().byteSize(), ibv_gid_entry.layout());
                 MemorySegment gid = ibv_gid_entry.gid(entry);
-                if (ibv_gid_entry.gid_type(entry) != IBV_GID_TYPE_ROCE_V2() || !RawRcLoopback.isIpv4Mapped(gid)) {
+                if (ibv_gid_entry.gid_type(entry) != IBV_GID_TYPE_ROCE_V2() || !RawDevices.isIpv4Mapped(gid)) {
                     continue;
                 }
                 InetAddress ip = InetAddress.getByAddress(gid.asSlice(12, 4).toArray(JAVA_BYTE));

@@ -1,0 +1,86 @@
+package dev.jrdma.bindings.shim;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.StructLayout;
+import java.lang.invoke.MethodHandle;
+
+/**
+ * The few libc calls the verbs need around them: {@code poll(2)}, so that waiting on a
+ * completion channel or rdma_cm event channel fd has a timeout (ibv_get_cq_event and
+ * rdma_get_cm_event block forever), and {@code strerror} for error messages.
+ */
+public final class Posix {
+    private Posix() {}
+
+    /** {@code POLLIN} on Linux. */
+    public static final short POLLIN = 0x001;
+    /** {@code EINTR} on Linux. */
+    public static final int EINTR = 4;
+
+    /** {@code struct pollfd { int fd; short events; short revents; }} */
+    private static final StructLayout POLLFD = MemoryLayout.structLayout(
+            JAVA_INT.withName("fd"), JAVA_SHORT.withName("events"), JAVA_SHORT.withName("revents"));
+
+    private static final Linker LINKER = Linker.nativeLinker();
+    private static final MethodHandle POLL = LINKER.downcallHandle(
+            LINKER.defaultLookup().find("poll").orElseThrow(),
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT),
+            Errno.CAPTURE);
+    private static final MethodHandle STRERROR = LINKER.downcallHandle(
+            LINKER.defaultLookup().find("strerror").orElseThrow(),
+            FunctionDescriptor.of(ADDRESS, JAVA_INT));
+
+    /**
+     * Waits until {@code fd} is readable or {@code timeoutMillis} passes (-1: forever).
+     * Returns true when readable, false on timeout; EINTR is retried with the remaining time.
+     */
+    public static boolean awaitReadable(int fd, long timeoutMillis) {
+        long deadline = System.nanoTime() + timeoutMillis * 1_000_000L;
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment pollfd = arena.allocate(POLLFD);
+            MemorySegment errno = Errno.allocate(arena);
+            while (true) {
+                pollfd.set(JAVA_INT, 0, fd);
+                pollfd.set(JAVA_SHORT, 4, POLLIN);
+                pollfd.set(JAVA_SHORT, 6, (short) 0);
+                int wait = timeoutMillis < 0 ? -1
+                        : (int) Math.max(0, Math.min(Integer.MAX_VALUE, (deadline - System.nanoTime()) / 1_000_000L));
+                int n;
+                try {
+                    n = (int) POLL.invokeExact(errno, pollfd, 1L, wait);
+                } catch (Throwable t) {
+                    throw ErrnoVerbs.rethrow(t);
+                }
+                if (n > 0) {
+                    return true;
+                }
+                if (n == 0) {
+                    return false;
+                }
+                if (Errno.get(errno) != EINTR) {
+                    throw new IllegalStateException("poll(fd " + fd + ") failed: " + strerror(Errno.get(errno)));
+                }
+            }
+        }
+    }
+
+    /** The C library's text for an errno value, e.g. "Cannot allocate memory" for 12. */
+    public static String strerror(int errno) {
+        try {
+            MemorySegment text = (MemorySegment) STRERROR.invokeExact(errno);
+            // strerror's text is NUL-terminated and short; the bound only limits the scan.
+            return text.reinterpret(1024).getString(0);
+        } catch (Throwable t) {
+            throw ErrnoVerbs.rethrow(t);
+        }
+    }
+}
