@@ -1,10 +1,12 @@
 package dev.jrdma.bindings.shim;
 
+import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SegmentAllocator;
 import java.lang.foreign.StructLayout;
+import java.lang.invoke.MethodHandle;
 import java.lang.invoke.VarHandle;
 
 /**
@@ -32,6 +34,11 @@ public final class Errno {
     /** The errno captured by the last call that was given {@code state}. */
     public static int get(MemorySegment state) {
         return (int) ERRNO.get(state, 0L);
+    }
+
+    /** A downcall handle to {@code address} that captures errno into a leading state-segment argument. */
+    static MethodHandle capturing(MemorySegment address, FunctionDescriptor descriptor) {
+        return Linker.nativeLinker().downcallHandle(address, descriptor, CAPTURE);
     }
 
     /** Stores {@code value}, for shims that fail before reaching native code, as C's inline verbs set errno. */

@@ -2,8 +2,6 @@ package dev.jrdma.bindings.shim;
 
 import static dev.jrdma.bindings.generated.rdma_h.*;
 
-import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
 
@@ -18,37 +16,33 @@ import java.lang.invoke.MethodHandle;
 public final class ErrnoVerbs {
     private ErrnoVerbs() {}
 
-    private static MethodHandle capturing(MemorySegment address, FunctionDescriptor descriptor) {
-        return Linker.nativeLinker().downcallHandle(address, descriptor, Errno.CAPTURE);
-    }
-
     // Holder classes: a handle is only linked when its verb is first used.
     private static final class GetDeviceList {
-        static final MethodHandle MH = capturing(ibv_get_device_list$address(), ibv_get_device_list$descriptor());
+        static final MethodHandle MH = Errno.capturing(ibv_get_device_list$address(), ibv_get_device_list$descriptor());
     }
     private static final class OpenDevice {
-        static final MethodHandle MH = capturing(ibv_open_device$address(), ibv_open_device$descriptor());
+        static final MethodHandle MH = Errno.capturing(ibv_open_device$address(), ibv_open_device$descriptor());
     }
     private static final class AllocPd {
-        static final MethodHandle MH = capturing(ibv_alloc_pd$address(), ibv_alloc_pd$descriptor());
+        static final MethodHandle MH = Errno.capturing(ibv_alloc_pd$address(), ibv_alloc_pd$descriptor());
     }
     private static final class RegMrIova2 {
-        static final MethodHandle MH = capturing(ibv_reg_mr_iova2$address(), ibv_reg_mr_iova2$descriptor());
+        static final MethodHandle MH = Errno.capturing(ibv_reg_mr_iova2$address(), ibv_reg_mr_iova2$descriptor());
     }
     private static final class CreateCq {
-        static final MethodHandle MH = capturing(ibv_create_cq$address(), ibv_create_cq$descriptor());
+        static final MethodHandle MH = Errno.capturing(ibv_create_cq$address(), ibv_create_cq$descriptor());
     }
     private static final class CreateCompChannel {
-        static final MethodHandle MH = capturing(ibv_create_comp_channel$address(), ibv_create_comp_channel$descriptor());
+        static final MethodHandle MH = Errno.capturing(ibv_create_comp_channel$address(), ibv_create_comp_channel$descriptor());
     }
     private static final class CreateQp {
-        static final MethodHandle MH = capturing(ibv_create_qp$address(), ibv_create_qp$descriptor());
+        static final MethodHandle MH = Errno.capturing(ibv_create_qp$address(), ibv_create_qp$descriptor());
     }
     private static final class CreateSrq {
-        static final MethodHandle MH = capturing(ibv_create_srq$address(), ibv_create_srq$descriptor());
+        static final MethodHandle MH = Errno.capturing(ibv_create_srq$address(), ibv_create_srq$descriptor());
     }
     private static final class CreateAh {
-        static final MethodHandle MH = capturing(ibv_create_ah$address(), ibv_create_ah$descriptor());
+        static final MethodHandle MH = Errno.capturing(ibv_create_ah$address(), ibv_create_ah$descriptor());
     }
 
     /**

@@ -2,8 +2,6 @@ package dev.jrdma.bindings.shim;
 
 import static dev.jrdma.bindings.generated.rdma_h.*;
 
-import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
 
@@ -23,29 +21,25 @@ import java.lang.invoke.MethodHandle;
 public final class RdmaCmVerbs {
     private RdmaCmVerbs() {}
 
-    private static MethodHandle capturing(MemorySegment address, FunctionDescriptor descriptor) {
-        return Linker.nativeLinker().downcallHandle(address, descriptor, Errno.CAPTURE);
-    }
-
     private static final MethodHandle CREATE_EVENT_CHANNEL =
-            capturing(rdma_create_event_channel$address(), rdma_create_event_channel$descriptor());
-    private static final MethodHandle CREATE_ID = capturing(rdma_create_id$address(), rdma_create_id$descriptor());
-    private static final MethodHandle DESTROY_ID = capturing(rdma_destroy_id$address(), rdma_destroy_id$descriptor());
-    private static final MethodHandle BIND_ADDR = capturing(rdma_bind_addr$address(), rdma_bind_addr$descriptor());
+            Errno.capturing(rdma_create_event_channel$address(), rdma_create_event_channel$descriptor());
+    private static final MethodHandle CREATE_ID = Errno.capturing(rdma_create_id$address(), rdma_create_id$descriptor());
+    private static final MethodHandle DESTROY_ID = Errno.capturing(rdma_destroy_id$address(), rdma_destroy_id$descriptor());
+    private static final MethodHandle BIND_ADDR = Errno.capturing(rdma_bind_addr$address(), rdma_bind_addr$descriptor());
     private static final MethodHandle RESOLVE_ADDR =
-            capturing(rdma_resolve_addr$address(), rdma_resolve_addr$descriptor());
+            Errno.capturing(rdma_resolve_addr$address(), rdma_resolve_addr$descriptor());
     private static final MethodHandle RESOLVE_ROUTE =
-            capturing(rdma_resolve_route$address(), rdma_resolve_route$descriptor());
-    private static final MethodHandle CREATE_QP = capturing(rdma_create_qp$address(), rdma_create_qp$descriptor());
-    private static final MethodHandle CONNECT = capturing(rdma_connect$address(), rdma_connect$descriptor());
-    private static final MethodHandle LISTEN = capturing(rdma_listen$address(), rdma_listen$descriptor());
-    private static final MethodHandle ACCEPT = capturing(rdma_accept$address(), rdma_accept$descriptor());
-    private static final MethodHandle REJECT = capturing(rdma_reject$address(), rdma_reject$descriptor());
-    private static final MethodHandle DISCONNECT = capturing(rdma_disconnect$address(), rdma_disconnect$descriptor());
+            Errno.capturing(rdma_resolve_route$address(), rdma_resolve_route$descriptor());
+    private static final MethodHandle CREATE_QP = Errno.capturing(rdma_create_qp$address(), rdma_create_qp$descriptor());
+    private static final MethodHandle CONNECT = Errno.capturing(rdma_connect$address(), rdma_connect$descriptor());
+    private static final MethodHandle LISTEN = Errno.capturing(rdma_listen$address(), rdma_listen$descriptor());
+    private static final MethodHandle ACCEPT = Errno.capturing(rdma_accept$address(), rdma_accept$descriptor());
+    private static final MethodHandle REJECT = Errno.capturing(rdma_reject$address(), rdma_reject$descriptor());
+    private static final MethodHandle DISCONNECT = Errno.capturing(rdma_disconnect$address(), rdma_disconnect$descriptor());
     private static final MethodHandle GET_CM_EVENT =
-            capturing(rdma_get_cm_event$address(), rdma_get_cm_event$descriptor());
+            Errno.capturing(rdma_get_cm_event$address(), rdma_get_cm_event$descriptor());
     private static final MethodHandle ACK_CM_EVENT =
-            capturing(rdma_ack_cm_event$address(), rdma_ack_cm_event$descriptor());
+            Errno.capturing(rdma_ack_cm_event$address(), rdma_ack_cm_event$descriptor());
 
     /** {@code rdma_create_event_channel}: NULL and errno on failure (e.g. no rdma_ucm). */
     public static MemorySegment rdma_create_event_channel(MemorySegment errno) {
