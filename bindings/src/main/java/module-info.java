@@ -4,6 +4,6 @@
  * to jrdma's own modules.
  */
 module dev.jrdma.bindings {
-    exports dev.jrdma.bindings.generated to dev.jrdma, dev.jrdma.tools;
-    exports dev.jrdma.bindings.shim to dev.jrdma, dev.jrdma.tools;
+    exports dev.jrdma.bindings.generated to dev.jrdma, dev.jrdma.tools, dev.jrdma.bench;
+    exports dev.jrdma.bindings.shim to dev.jrdma, dev.jrdma.tools, dev.jrdma.bench;
 }
