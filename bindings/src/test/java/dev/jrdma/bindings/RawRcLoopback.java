@@ -97,7 +97,8 @@ final class RawRcLoopback implements AutoCloseable {
 
         pd = ErrnoVerbs.ibv_alloc_pd(errno, context);
         require(pd.address() != 0, "ibv_alloc_pd");
-        int access = IBV_ACCESS_LOCAL_WRITE() | IBV_ACCESS_REMOTE_WRITE() | IBV_ACCESS_REMOTE_READ();
+        int access = IBV_ACCESS_LOCAL_WRITE() | IBV_ACCESS_REMOTE_WRITE() | IBV_ACCESS_REMOTE_READ()
+                | IBV_ACCESS_MW_BIND();
         mr = ErrnoVerbs.ibv_reg_mr_iova2(errno, pd, buffer, buffer.byteSize(), buffer.address(), access);
         require(mr.address() != 0, "ibv_reg_mr_iova2");
         mr = mr.reinterpret(ibv_mr.layout().byteSize());
@@ -133,7 +134,8 @@ final class RawRcLoopback implements AutoCloseable {
         ibv_qp_attr.pkey_index(attr, (short) 0);
         ibv_qp_attr.port_num(attr, (byte) PORT);
         ibv_qp_attr.qp_access_flags(attr,
-                IBV_ACCESS_LOCAL_WRITE() | IBV_ACCESS_REMOTE_WRITE() | IBV_ACCESS_REMOTE_READ());
+                IBV_ACCESS_LOCAL_WRITE() | IBV_ACCESS_REMOTE_WRITE() | IBV_ACCESS_REMOTE_READ()
+                        | IBV_ACCESS_MW_BIND());
         check(ibv_modify_qp(qp, attr,
                 IBV_QP_STATE() | IBV_QP_PKEY_INDEX() | IBV_QP_PORT() | IBV_QP_ACCESS_FLAGS()), "ibv_modify_qp(INIT)");
 

@@ -12,6 +12,10 @@ import dev.jrdma.bindings.generated.ibv_device_attr_ex;
 import dev.jrdma.bindings.generated.ibv_gid_entry;
 import dev.jrdma.bindings.generated.ibv_port_attr;
 import dev.jrdma.bindings.generated.ibv_wc;
+import dev.jrdma.bindings.generated.ibv_mw;
+import dev.jrdma.bindings.generated.ibv_mw_bind;
+import dev.jrdma.bindings.generated.ibv_mw_bind_info;
+import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.InlineVerbs;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -22,6 +26,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Collections;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -193,5 +198,45 @@ class RawVerbsDeviceTest {
         MemorySegment wc = rc.pollOne();
         assertEquals(8, ibv_wc.wr_id(wc));
         assertEquals(IBV_WC_LOC_PROT_ERR(), ibv_wc.status(wc), RawRcLoopback.statusText(ibv_wc.status(wc)));
+    }
+
+    @Test
+    void typeOneMemoryWindowGrantsRemoteWriteToPartOfARegion() {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment errno = Errno.allocate(arena);
+            MemorySegment mw = InlineVerbs.ibv_alloc_mw(errno, rc.pd, IBV_MW_TYPE_1());
+            Assumptions.assumeFalse(mw.address() == 0 && Errno.get(errno) == EOPNOTSUPP(),
+                    rc.deviceName + " has no memory windows (ibv_alloc_mw: EOPNOTSUPP)");
+            assertNotEquals(0L, mw.address(), "ibv_alloc_mw failed: errno " + Errno.get(errno));
+            mw = mw.reinterpret(ibv_mw.layout().byteSize());
+            try {
+                // The window exposes 256 bytes in the middle of QP 1's half, for remote write only.
+                MemorySegment window = rc.half(1).asSlice(1024, 256);
+                MemorySegment bind = arena.allocate(ibv_mw_bind.layout());
+                ibv_mw_bind.wr_id(bind, 77);
+                ibv_mw_bind.send_flags(bind, IBV_SEND_SIGNALED());
+                MemorySegment info = ibv_mw_bind.bind_info(bind);
+                ibv_mw_bind_info.mr(info, rc.mr);
+                ibv_mw_bind_info.addr(info, window.address());
+                ibv_mw_bind_info.length(info, window.byteSize());
+                ibv_mw_bind_info.mw_access_flags(info, IBV_ACCESS_REMOTE_WRITE());
+                RawRcLoopback.check(InlineVerbs.ibv_bind_mw(rc.qps[1], mw, bind), "ibv_bind_mw");
+                MemorySegment wc = rc.pollOne();
+                assertEquals(77, ibv_wc.wr_id(wc));
+                assertEquals(IBV_WC_SUCCESS(), ibv_wc.status(wc), RawRcLoopback.statusText(ibv_wc.status(wc)));
+                assertEquals(IBV_WC_BIND_MW(), ibv_wc.opcode(wc));
+                int windowRkey = ibv_mw.rkey(mw);
+
+                MemorySegment source = rc.half(0).asSlice(0, 64);
+                source.fill((byte) 0x3c);
+                window.fill((byte) 0);
+                rc.postSend(0, 78, IBV_WR_RDMA_WRITE(), source, rc.lkey(), window.address() + 64, windowRkey);
+                wc = rc.pollOne();
+                assertEquals(IBV_WC_SUCCESS(), ibv_wc.status(wc), RawRcLoopback.statusText(ibv_wc.status(wc)));
+                assertArrayEquals(source.toArray(JAVA_BYTE), window.asSlice(64, 64).toArray(JAVA_BYTE));
+            } finally {
+                RawRcLoopback.check(InlineVerbs.ibv_dealloc_mw(mw), "ibv_dealloc_mw");
+            }
+        }
     }
 }
