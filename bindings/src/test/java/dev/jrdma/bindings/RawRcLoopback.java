@@ -5,6 +5,7 @@ import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
 import dev.jrdma.bindings.generated.ibv_ah_attr;
+import dev.jrdma.bindings.generated.ibv_comp_channel;
 import dev.jrdma.bindings.generated.ibv_gid_entry;
 import dev.jrdma.bindings.generated.ibv_global_route;
 import dev.jrdma.bindings.generated.ibv_port_attr;
@@ -44,6 +45,8 @@ final class RawRcLoopback implements AutoCloseable {
     MemorySegment context = MemorySegment.NULL;
     MemorySegment pd = MemorySegment.NULL;
     MemorySegment cq = MemorySegment.NULL;
+    MemorySegment channel = MemorySegment.NULL;
+    private final boolean withChannel;
     MemorySegment mr = MemorySegment.NULL;
     final MemorySegment[] qps = {MemorySegment.NULL, MemorySegment.NULL};
     final MemorySegment buffer;
@@ -56,7 +59,13 @@ final class RawRcLoopback implements AutoCloseable {
     private final MemorySegment badWr = arena.allocate(ADDRESS);
 
     RawRcLoopback(String deviceName, Consumer<String> log) {
+        this(deviceName, false, log);
+    }
+
+    /** With {@code withChannel}, the CQ reports to a completion channel ({@link #channel}). */
+    RawRcLoopback(String deviceName, boolean withChannel, Consumer<String> log) {
         this.deviceName = deviceName;
+        this.withChannel = withChannel;
         this.log = log;
         // Page-aligned: registration pins whole pages either way, and RDMA READ/WRITE targets
         // are then naturally aligned for atomics too.
@@ -104,7 +113,12 @@ final class RawRcLoopback implements AutoCloseable {
         mr = mr.reinterpret(ibv_mr.layout().byteSize());
         log.accept("registered " + buffer.byteSize() + " bytes: lkey 0x" + Integer.toHexString(lkey())
                 + " rkey 0x" + Integer.toHexString(rkey()));
-        cq = ErrnoVerbs.ibv_create_cq(errno, context, 16, MemorySegment.NULL, MemorySegment.NULL, 0);
+        if (withChannel) {
+            channel = ErrnoVerbs.ibv_create_comp_channel(errno, context);
+            require(channel.address() != 0, "ibv_create_comp_channel");
+            channel = channel.reinterpret(ibv_comp_channel.layout().byteSize());
+        }
+        cq = ErrnoVerbs.ibv_create_cq(errno, context, 16, MemorySegment.NULL, channel, 0);
         require(cq.address() != 0, "ibv_create_cq");
 
         MemorySegment init = arena.allocate(ibv_qp_init_attr.layout());
@@ -260,6 +274,9 @@ final class RawRcLoopback implements AutoCloseable {
         if (cq.address() != 0) {
             ibv_destroy_cq(cq);
         }
+        if (channel.address() != 0) {
+            ibv_destroy_comp_channel(channel);
+        }
         if (mr.address() != 0) {
             ibv_dereg_mr(mr);
         }
@@ -272,7 +289,7 @@ final class RawRcLoopback implements AutoCloseable {
         if (deviceList.address() != 0) {
             ibv_free_device_list(deviceList);
         }
-        cq = mr = pd = context = deviceList = MemorySegment.NULL;
+        cq = channel = mr = pd = context = deviceList = MemorySegment.NULL;
         arena.close();
     }
 }

@@ -45,6 +45,39 @@ public final class ErrnoVerbs {
         static final MethodHandle MH = Errno.capturing(ibv_create_ah$address(), ibv_create_ah$descriptor());
     }
 
+    private static final class GetCqEvent {
+        static final MethodHandle MH = Errno.capturing(ibv_get_cq_event$address(), ibv_get_cq_event$descriptor());
+    }
+    private static final class GetAsyncEvent {
+        static final MethodHandle MH = Errno.capturing(ibv_get_async_event$address(), ibv_get_async_event$descriptor());
+    }
+
+    /**
+     * {@code ibv_get_cq_event(channel, &cq, &cq_context)}: 0, or -1 and errno. Blocks until an
+     * event arrives; wait for {@code channel->fd} with {@link Posix#awaitReadable} first. Every
+     * event must be acknowledged ({@code ibv_ack_cq_events}) before the CQ can be destroyed.
+     */
+    public static int ibv_get_cq_event(MemorySegment errno, MemorySegment channel, MemorySegment cqOut,
+                                       MemorySegment cqContextOut) {
+        try {
+            return (int) GetCqEvent.MH.invokeExact(errno, channel, cqOut, cqContextOut);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * {@code ibv_get_async_event(context, event)}: 0, or -1 and errno. Blocks; wait for
+     * {@code context->async_fd} first. Acknowledge with {@code ibv_ack_async_event}.
+     */
+    public static int ibv_get_async_event(MemorySegment errno, MemorySegment context, MemorySegment event) {
+        try {
+            return (int) GetAsyncEvent.MH.invokeExact(errno, context, event);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
     /**
      * {@code ibv_get_device_list}. NULL (with errno) when libibverbs finds no uverbs support;
      * note that {@code ibv_free_device_list(NULL)} crashes, so only free a non-NULL list.
