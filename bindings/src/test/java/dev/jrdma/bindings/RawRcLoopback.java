@@ -107,7 +107,7 @@ final class RawRcLoopback implements AutoCloseable {
         pd = ErrnoVerbs.ibv_alloc_pd(errno, context);
         require(pd.address() != 0, "ibv_alloc_pd");
         int access = IBV_ACCESS_LOCAL_WRITE() | IBV_ACCESS_REMOTE_WRITE() | IBV_ACCESS_REMOTE_READ()
-                | IBV_ACCESS_MW_BIND();
+                | IBV_ACCESS_REMOTE_ATOMIC() | IBV_ACCESS_MW_BIND();
         mr = ErrnoVerbs.ibv_reg_mr_iova2(errno, pd, buffer, buffer.byteSize(), buffer.address(), access);
         require(mr.address() != 0, "ibv_reg_mr_iova2");
         mr = mr.reinterpret(ibv_mr.layout().byteSize());
@@ -149,7 +149,7 @@ final class RawRcLoopback implements AutoCloseable {
         ibv_qp_attr.port_num(attr, (byte) PORT);
         ibv_qp_attr.qp_access_flags(attr,
                 IBV_ACCESS_LOCAL_WRITE() | IBV_ACCESS_REMOTE_WRITE() | IBV_ACCESS_REMOTE_READ()
-                        | IBV_ACCESS_MW_BIND());
+                        | IBV_ACCESS_REMOTE_ATOMIC() | IBV_ACCESS_MW_BIND());
         check(ibv_modify_qp(qp, attr,
                 IBV_QP_STATE() | IBV_QP_PKEY_INDEX() | IBV_QP_PORT() | IBV_QP_ACCESS_FLAGS()), "ibv_modify_qp(INIT)");
 
@@ -226,6 +226,25 @@ final class RawRcLoopback implements AutoCloseable {
         ibv_send_wr.wr.rdma.remote_addr(rdma, remoteAddr);
         ibv_send_wr.wr.rdma.rkey(rdma, rkey);
         check(InlineVerbs.ibv_post_send(qps[qp], sendWr, badWr), "ibv_post_send");
+    }
+
+    /** Posts one signalled 8-byte atomic: fetch-and-add ({@code swap} unused) or compare-and-swap. */
+    void postAtomic(int qp, long wrId, int opcode, MemorySegment result, long remoteAddr, long compareAdd, long swap) {
+        ibv_sge.addr(sge, result.address());
+        ibv_sge.length(sge, 8);
+        ibv_sge.lkey(sge, lkey());
+        sendWr.fill((byte) 0);
+        ibv_send_wr.wr_id(sendWr, wrId);
+        ibv_send_wr.sg_list(sendWr, sge);
+        ibv_send_wr.num_sge(sendWr, 1);
+        ibv_send_wr.opcode(sendWr, opcode);
+        ibv_send_wr.send_flags(sendWr, IBV_SEND_SIGNALED());
+        MemorySegment atomic = ibv_send_wr.wr.atomic(ibv_send_wr.wr(sendWr));
+        ibv_send_wr.wr.atomic.remote_addr(atomic, remoteAddr);
+        ibv_send_wr.wr.atomic.compare_add(atomic, compareAdd);
+        ibv_send_wr.wr.atomic.swap(atomic, swap);
+        ibv_send_wr.wr.atomic.rkey(atomic, rkey());
+        check(InlineVerbs.ibv_post_send(qps[qp], sendWr, badWr), "ibv_post_send(atomic)");
     }
 
     /** Polls the CQ until one completion arrives (left in {@link #wc}) or the timeout passes. */

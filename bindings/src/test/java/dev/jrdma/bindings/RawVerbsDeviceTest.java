@@ -2,6 +2,7 @@ package dev.jrdma.bindings;
 
 import static dev.jrdma.bindings.generated.rdma_h.*;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -238,5 +239,32 @@ class RawVerbsDeviceTest {
                 RawRcLoopback.check(InlineVerbs.ibv_dealloc_mw(mw), "ibv_dealloc_mw");
             }
         }
+    }
+
+    @Test
+    void atomicsFetchAddAndCompareSwapOnTheRemoteWord() {
+        // Atomics need an 8-byte-aligned target; half(1) is page-aligned.
+        MemorySegment word = rc.half(1).asSlice(2048, 8);
+        MemorySegment result = rc.half(0).asSlice(2048, 8);
+        word.set(JAVA_LONG, 0, 40);
+        rc.postAtomic(0, 41, IBV_WR_ATOMIC_FETCH_AND_ADD(), result, word.address(), 2, 0);
+        MemorySegment wc = rc.pollOne();
+        assertEquals(IBV_WC_SUCCESS(), ibv_wc.status(wc), RawRcLoopback.statusText(ibv_wc.status(wc)));
+        assertEquals(IBV_WC_FETCH_ADD(), ibv_wc.opcode(wc));
+        assertEquals(40, result.get(JAVA_LONG, 0), "fetch-and-add returns the old value");
+        assertEquals(42, word.get(JAVA_LONG, 0));
+
+        rc.postAtomic(0, 42, IBV_WR_ATOMIC_CMP_AND_SWP(), result, word.address(), 42, 7);
+        wc = rc.pollOne();
+        assertEquals(IBV_WC_SUCCESS(), ibv_wc.status(wc), RawRcLoopback.statusText(ibv_wc.status(wc)));
+        assertEquals(IBV_WC_COMP_SWAP(), ibv_wc.opcode(wc));
+        assertEquals(42, result.get(JAVA_LONG, 0));
+        assertEquals(7, word.get(JAVA_LONG, 0), "compare matched, so the swap happened");
+
+        rc.postAtomic(0, 43, IBV_WR_ATOMIC_CMP_AND_SWP(), result, word.address(), 42, 99);
+        wc = rc.pollOne();
+        assertEquals(IBV_WC_SUCCESS(), ibv_wc.status(wc), RawRcLoopback.statusText(ibv_wc.status(wc)));
+        assertEquals(7, result.get(JAVA_LONG, 0));
+        assertEquals(7, word.get(JAVA_LONG, 0), "compare failed, so the word is unchanged");
     }
 }
