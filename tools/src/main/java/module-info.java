@@ -1,4 +1,13 @@
-/** The jrdma command line: perftest-style tests and device tools (planned). */
+/** The jrdma command line: perftest-compatible tests and device tools. */
 module dev.jrdma.tools {
     requires dev.jrdma;
+    requires info.picocli;
+    requires com.fasterxml.jackson.core;
+    requires org.apache.commons.csv;
+    // HdrHistogram 2.2.2 has no module descriptor; this is its automatic module name.
+    requires HdrHistogram;
+
+    exports dev.jrdma.tools.perftest;
+    // picocli reflects on the command classes (annotated fields and methods).
+    opens dev.jrdma.tools to info.picocli;
 }

@@ -1,0 +1,92 @@
+package dev.jrdma.tools;
+
+import java.io.PrintWriter;
+import picocli.AutoComplete;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
+
+/**
+ * The {@code jrdma} command: perftest-compatible tests and device tools.
+ *
+ * <p>Exit codes: 0 success, 1 failure (device, peer, timeout), 2 usage error. Errors print one
+ * line on stderr naming the command and, for usage errors, the option.
+ */
+@Command(name = "jrdma", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+        description = "RDMA verbs from Java: perftest-compatible tests and device tools.",
+        subcommands = {
+            PerftestCommands.SendLat.class, PerftestCommands.SendBw.class,
+            PerftestCommands.WriteLat.class, PerftestCommands.WriteBw.class,
+            PerftestCommands.ReadLat.class, PerftestCommands.ReadBw.class,
+            PerftestCommands.AtomicLat.class, PerftestCommands.AtomicBw.class,
+            DeviceCommands.Devices.class, DeviceCommands.DevInfo.class,
+            AutoComplete.GenerateCompletion.class,
+        })
+public final class Jrdma implements java.util.concurrent.Callable<Integer> {
+    /** Exit code of a failed run. */
+    public static final int EXIT_FAILURE = 1;
+    /** Exit code of a usage error. */
+    public static final int EXIT_USAGE = 2;
+
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        spec.commandLine().getErr().println("jrdma: missing command (try 'jrdma --help')");
+        return EXIT_USAGE;
+    }
+
+    /** The configured command line, writing to the given streams. */
+    public static CommandLine commandLine(PrintWriter out, PrintWriter err) {
+        CommandLine cl = new CommandLine(new Jrdma());
+        cl.setOut(out);
+        cl.setErr(err);
+        cl.setCaseInsensitiveEnumValuesAllowed(false);
+        cl.setParameterExceptionHandler((ex, args) -> {
+            CommandLine c = ex.getCommandLine();
+            c.getErr().println(qualifiedName(c) + ": " + oneLine(ex.getMessage()) + " (see '"
+                    + qualifiedName(c) + " --help')");
+            c.getErr().flush();
+            return EXIT_USAGE;
+        });
+        cl.setExecutionExceptionHandler((ex, c, parseResult) -> {
+            c.getErr().println(qualifiedName(c) + ": " + oneLine(describe(ex)));
+            c.getErr().flush();
+            return EXIT_FAILURE;
+        });
+        // Give each test its own defaults (perftest's per-binary DEF_* values), also in --help.
+        for (CommandLine sub : cl.getSubcommands().values()) {
+            if (sub.getCommand() instanceof PerftestCommands.Base b) {
+                sub.setDefaultValueProvider(new PerftestCommands.Defaults(b.kind()));
+            }
+        }
+        return cl;
+    }
+
+    /** Runs the command line and returns its exit code. */
+    public static int run(PrintWriter out, PrintWriter err, String... args) {
+        int code = commandLine(out, err).execute(args);
+        out.flush();
+        err.flush();
+        return code;
+    }
+
+    public static void main(String[] args) {
+        System.exit(run(new PrintWriter(System.out, true), new PrintWriter(System.err, true), args));
+    }
+
+    private static String qualifiedName(CommandLine c) {
+        return c.getCommandSpec().qualifiedName();
+    }
+
+    private static String describe(Exception ex) {
+        String m = ex.getMessage();
+        return (m == null || m.isBlank()) ? ex.getClass().getSimpleName() : m;
+    }
+
+    private static String oneLine(String s) {
+        return s == null ? "" : s.strip().replaceAll("\\s*\\R\\s*", "; ");
+    }
+}

@@ -1,0 +1,154 @@
+package dev.jrdma.tools.perftest;
+
+import com.fasterxml.jackson.core.JsonEncoding;
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.Writer;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * {@code --json}: one valid JSON document per run (perftest's --out_json writes a not-quite-JSON
+ * file per size and overwrites it; see perftest issues #216, #236). Written with Jackson's
+ * streaming generator: correct escaping and number output without databind or reflection.
+ * Non-finite numbers (a peer's "inf") are written as null.
+ */
+public final class JsonReport {
+    private static final JsonFactory FACTORY = JsonFactory.builder().build();
+
+    private JsonReport() {
+    }
+
+    public static void write(RunReport r, Writer out) throws IOException {
+        try (JsonGenerator g = FACTORY.createGenerator(out)) {
+            g.configure(JsonGenerator.Feature.AUTO_CLOSE_TARGET, false);
+            write(r, g);
+        }
+        out.write('\n');
+        out.flush();
+    }
+
+    public static void write(RunReport r, OutputStream out) throws IOException {
+        try (JsonGenerator g = FACTORY.createGenerator(out, JsonEncoding.UTF8)) {
+            g.configure(JsonGenerator.Feature.AUTO_CLOSE_TARGET, false);
+            write(r, g);
+        }
+        out.write('\n');
+        out.flush();
+    }
+
+    private static void write(RunReport r, JsonGenerator g) throws IOException {
+        g.useDefaultPrettyPrinter();
+        g.writeStartObject();
+        g.writeStringField("test", r.test());
+        g.writeStringField("title", r.info().title());
+        g.writeStringField("role", r.info().client() ? "client" : "server");
+        g.writeStringField("device", r.info().device());
+        g.writeStringField("peer_version", r.peerVersion());
+        g.writeObjectFieldStart("parameters");
+        for (Map.Entry<String, Object> e : r.parameters().entrySet()) {
+            g.writeFieldName(e.getKey());
+            value(g, e.getValue());
+        }
+        g.writeEndObject();
+        g.writeObjectFieldStart("endpoints");
+        endpoints(g, "local", r.local());
+        endpoints(g, "remote", r.remote());
+        g.writeEndObject();
+        if (!r.latency().isEmpty()) {
+            g.writeStringField("unit", "usec");
+            g.writeArrayFieldStart("latency");
+            for (LatencyReport l : r.latency()) {
+                g.writeStartObject();
+                g.writeNumberField("bytes", l.size());
+                g.writeNumberField("iterations", l.iters());
+                number(g, "t_min", l.tMin());
+                number(g, "t_max", l.tMax());
+                number(g, "t_typical", l.tTypical());
+                number(g, "t_avg", l.tAvg());
+                number(g, "t_stdev", l.tStdev());
+                number(g, "p99", l.p99());
+                number(g, "p99_9", l.p999());
+                g.writeEndObject();
+            }
+            g.writeEndArray();
+        }
+        if (!r.bandwidth().isEmpty()) {
+            g.writeStringField("unit", r.gbits() ? "Gb/sec" : "MB/sec");
+            g.writeArrayFieldStart("bandwidth");
+            for (BwReportData b : r.bandwidth()) {
+                g.writeStartObject();
+                g.writeNumberField("bytes", b.size());
+                g.writeNumberField("iterations", b.iters());
+                number(g, "bw_peak", b.bwPeak());
+                number(g, "bw_average", b.bwAvg());
+                number(g, "msg_rate_mpps", b.msgRate());
+                g.writeEndObject();
+            }
+            g.writeEndArray();
+        }
+        g.writeEndObject();
+    }
+
+    private static void endpoints(JsonGenerator g, String name, List<PeerInfo> qps) throws IOException {
+        g.writeArrayFieldStart(name);
+        for (PeerInfo p : qps) {
+            g.writeStartObject();
+            g.writeNumberField("lid", p.lid());
+            g.writeNumberField("qpn", p.qpn());
+            g.writeNumberField("psn", p.psn());
+            g.writeNumberField("rkey", Integer.toUnsignedLong(p.rkey()));
+            g.writeStringField("vaddr", "0x" + Long.toHexString(p.vaddr()));
+            g.writeNumberField("out_reads", p.outReads());
+            if (p.hasGid()) {
+                g.writeStringField("gid", gid(p.gid()));
+            } else {
+                g.writeNullField("gid");
+            }
+            g.writeNumberField("srqn", Integer.toUnsignedLong(p.srqn()));
+            g.writeEndObject();
+        }
+        g.writeEndArray();
+    }
+
+    /** The usual IPv6 notation with groups of 4 hex digits, e.g. 0000:...:ffff:0ac8:0001. */
+    static String gid(byte[] raw) {
+        HexFormat hex = HexFormat.of();
+        StringBuilder sb = new StringBuilder(39);
+        for (int i = 0; i < 16; i += 2) {
+            if (i > 0) {
+                sb.append(':');
+            }
+            sb.append(hex.toHexDigits(raw[i])).append(hex.toHexDigits(raw[i + 1]));
+        }
+        return sb.toString();
+    }
+
+    private static void number(JsonGenerator g, String name, double v) throws IOException {
+        if (Double.isFinite(v)) {
+            g.writeNumberField(name, v);
+        } else {
+            g.writeNullField(name);
+        }
+    }
+
+    private static void value(JsonGenerator g, Object v) throws IOException {
+        switch (v) {
+            case null -> g.writeNull();
+            case Boolean b -> g.writeBoolean(b);
+            case Integer i -> g.writeNumber(i);
+            case Long l -> g.writeNumber(l);
+            case Double d -> {
+                if (Double.isFinite(d)) {
+                    g.writeNumber(d);
+                } else {
+                    g.writeNull();
+                }
+            }
+            default -> g.writeString(v.toString());
+        }
+    }
+}

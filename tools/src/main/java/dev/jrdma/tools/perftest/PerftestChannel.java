@@ -1,0 +1,371 @@
+package dev.jrdma.tools.perftest;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * perftest's out-of-band TCP channel (perftest 6.06, src/perftest_communication.c), with a
+ * timeout on connect, accept and every read and write.
+ *
+ * <p>Every exchange is lock-step and symmetric: the client ({@code servername} given) writes its
+ * message and then reads the peer's; the server reads and then writes ({@code ctx_xchg_data},
+ * {@code ctx_hand_shake}). Each message is fixed-size and perftest reads it with a single
+ * {@code read()}, so we always write a message in one piece. Multi-field exchanges (system data,
+ * BW report) are one lock-step exchange per field, never batched: batching would deadlock a
+ * perftest server that waits to answer the first field.
+ *
+ * <p>The order of a session, as every perftest 6.06 binary runs it over Ethernet exchange:
+ * {@link #exchangeVersion}, {@link #exchangeSystemData}, {@link #exchangeMtu}, then the
+ * test-specific sequence of {@link #exchangeKeys} and {@link #sync} calls (see
+ * {@link PerftestSchedule}), the BW report exchange for BW tests, and {@link #close()}, which is
+ * one last sync followed by the 5-byte "done" message ({@code ctx_close_connection}).
+ *
+ * <p>Not thread-safe; one thread drives a session.
+ */
+public final class PerftestChannel implements AutoCloseable {
+
+    /** perftest's default TCP port. */
+    public static final int DEFAULT_PORT = 18515;
+
+    private final SocketChannel socket;
+    private final boolean client;
+    private final Duration timeout;
+    private final Selector selector;
+    private boolean closed;
+
+    private PerftestChannel(SocketChannel socket, boolean client, Duration timeout) throws IOException {
+        this.socket = socket;
+        this.client = client;
+        this.timeout = timeout;
+        socket.configureBlocking(false);
+        socket.setOption(StandardSocketOptions.TCP_NODELAY, true);
+        this.selector = Selector.open();
+    }
+
+    /** Connects to a perftest (or jrdma) server; the client writes first in every exchange. */
+    public static PerftestChannel connect(String host, int port, Duration timeout) throws IOException {
+        Objects.requireNonNull(host, "host");
+        InetSocketAddress address = new InetSocketAddress(host, port);
+        if (address.isUnresolved()) {
+            throw new PerftestProtocolException("connect: cannot resolve host '" + host + "'");
+        }
+        SocketChannel socket = SocketChannel.open();
+        try {
+            socket.configureBlocking(false);
+            long deadline = System.nanoTime() + timeout.toNanos();
+            if (!socket.connect(address)) {
+                try (Selector sel = Selector.open()) {
+                    socket.register(sel, SelectionKey.OP_CONNECT);
+                    while (!socket.finishConnect()) {
+                        long left = deadline - System.nanoTime();
+                        if (left <= 0) {
+                            throw new PerftestProtocolException("connect: no answer from " + host + ":" + port
+                                    + " within " + seconds(timeout) + " (is the server running?)");
+                        }
+                        sel.select(Math.max(1, left / 1_000_000));
+                        sel.selectedKeys().clear();
+                    }
+                }
+            }
+            return new PerftestChannel(socket, true, timeout);
+        } catch (PerftestProtocolException e) {
+            socket.close();
+            throw e;
+        } catch (IOException e) {
+            socket.close();
+            throw new PerftestProtocolException("connect: cannot connect to " + host + ":" + port + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Opens the listening socket of a server. perftest binds the wildcard address with
+     * SO_REUSEADDR and accepts exactly one client.
+     */
+    public static Listener listen(SocketAddress bindTo) throws IOException {
+        ServerSocketChannel server = ServerSocketChannel.open();
+        try {
+            server.setOption(StandardSocketOptions.SO_REUSEADDR, true);
+            server.bind(bindTo, 1);
+            server.configureBlocking(false);
+            return new Listener(server);
+        } catch (IOException e) {
+            server.close();
+            throw new PerftestProtocolException("listen: cannot listen on " + bindTo + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** A bound server socket that accepts one client; separate so tests can bind port 0. */
+    public static final class Listener implements AutoCloseable {
+        private final ServerSocketChannel server;
+
+        private Listener(ServerSocketChannel server) {
+            this.server = server;
+        }
+
+        /** The bound port. */
+        public int port() throws IOException {
+            return ((InetSocketAddress) server.getLocalAddress()).getPort();
+        }
+
+        /** Waits for one client; the server reads first in every exchange. */
+        public PerftestChannel accept(Duration timeout) throws IOException {
+            long deadline = System.nanoTime() + timeout.toNanos();
+            try (Selector sel = Selector.open()) {
+                server.register(sel, SelectionKey.OP_ACCEPT);
+                while (true) {
+                    SocketChannel s = server.accept();
+                    if (s != null) {
+                        return new PerftestChannel(s, false, timeout);
+                    }
+                    long left = deadline - System.nanoTime();
+                    if (left <= 0) {
+                        throw new PerftestProtocolException("accept: no client connected within " + seconds(timeout));
+                    }
+                    sel.select(Math.max(1, left / 1_000_000));
+                    sel.selectedKeys().clear();
+                }
+            }
+        }
+
+        @Override
+        public void close() throws IOException {
+            server.close();
+        }
+    }
+
+    /** True for the side that connected (perftest's client, the side with a host argument). */
+    public boolean isClient() {
+        return client;
+    }
+
+    /**
+     * One lock-step exchange of fixed-size messages: the client writes then reads, the server
+     * reads then writes.
+     *
+     * @param step   names the step in error messages
+     * @param mine   this side's message, written in one piece
+     * @param length the size of the peer's message
+     */
+    public byte[] exchange(String step, byte[] mine, int length) throws IOException {
+        byte[] theirs;
+        if (client) {
+            write(step, mine);
+            theirs = read(step, length);
+        } else {
+            theirs = read(step, length);
+            write(step, mine);
+        }
+        return theirs;
+    }
+
+    /**
+     * Step 1: versions. Returns the peer's version string.
+     *
+     * @throws PerftestProtocolException when the peer is older than 5.70 or sent garbage
+     */
+    public String exchangeVersion(String myVersion) throws IOException {
+        String theirs = PerftestVersion.decode(exchange("version", PerftestVersion.encode(myVersion), PerftestVersion.SIZE));
+        PerftestVersion.requireCompatible(theirs);
+        return theirs;
+    }
+
+    /** The result of {@link #exchangeSystemData}: each value is the maximum of both sides. */
+    public record SystemData(int pageSize, int cacheLineSize) {
+    }
+
+    /**
+     * Step 2 ({@code check_sys_data}): page size ("cycle buffer") and cache line size, each one
+     * 4-byte big-endian int in its own exchange; both sides keep the maximum.
+     */
+    public SystemData exchangeSystemData(int pageSize, int cacheLineSize) throws IOException {
+        int remotePage = ByteBuffer.wrap(exchange("system data (page size)", beInt(pageSize), 4)).getInt();
+        int remoteLine = ByteBuffer.wrap(exchange("system data (cache line size)", beInt(cacheLineSize), 4)).getInt();
+        if (remotePage <= 0 || remoteLine <= 0) {
+            throw new PerftestProtocolException("system data: peer sent page size " + remotePage
+                    + " and cache line size " + remoteLine);
+        }
+        return new SystemData(Math.max(pageSize, remotePage), Math.max(cacheLineSize, remoteLine));
+    }
+
+    /**
+     * Step 3 ({@code check_mtu}): the active MTU as the {@code ibv_mtu} enum (1 = 256 ... 5 = 4096)
+     * in decimal ASCII, 2 bytes (the digit and NUL). Returns the smaller of both; like perftest, a
+     * value outside 1..5 from the peer is ignored (ours is kept).
+     */
+    public int exchangeMtu(int myMtuEnum) throws IOException {
+        if (myMtuEnum < 1 || myMtuEnum > 5) {
+            throw new IllegalArgumentException("MTU enum must be 1..5, got " + myMtuEnum);
+        }
+        byte[] mine = {(byte) ('0' + myMtuEnum), 0};
+        byte[] theirs = exchange("MTU", mine, 2);
+        int remote = theirs[0] - '0';
+        if (theirs[1] != 0 || remote < 0 || remote > 9) {
+            throw new PerftestProtocolException("MTU: expected one ASCII digit and NUL, got 0x"
+                    + String.format("%02x%02x", theirs[0], theirs[1]));
+        }
+        return (remote >= 1 && remote <= 5 && remote < myMtuEnum) ? remote : myMtuEnum;
+    }
+
+    /** One QP's key exchange ({@code ctx_hand_shake}); returns the peer's record. */
+    public PeerInfo exchangeKeys(PeerInfo mine) throws IOException {
+        return PeerInfo.parse(exchange("key exchange", mine.format(), PeerInfo.wireSize(mine.hasGid())), mine.hasGid());
+    }
+
+    /**
+     * perftest's barrier: one more key exchange of the same record. The peer's record is parsed
+     * (so a desynchronised peer is detected) and returned.
+     */
+    public PeerInfo sync(PeerInfo mine) throws IOException {
+        return PeerInfo.parse(exchange("sync", mine.format(), PeerInfo.wireSize(mine.hasGid())), mine.hasGid());
+    }
+
+    /**
+     * The BW report exchange ({@code xchg_bw_reports}, peer version >= 5.33): size and iterations
+     * as 8-byte big-endian integers, then BW peak, BW average and message rate as big-endian
+     * IEEE doubles, each in its own lock-step exchange. The per-port fields follow only with
+     * perftest's dual-port report (-O), which jrdma does not offer.
+     */
+    public BwReportData exchangeBwReport(BwReportData mine) throws IOException {
+        long size = ByteBuffer.wrap(exchange("BW report (size)", beLong(mine.size()), 8)).getLong();
+        long iters = ByteBuffer.wrap(exchange("BW report (iterations)", beLong(mine.iters()), 8)).getLong();
+        double peak = ByteBuffer.wrap(exchange("BW report (BW peak)", beLong(Double.doubleToRawLongBits(mine.bwPeak())), 8)).getDouble();
+        double avg = ByteBuffer.wrap(exchange("BW report (BW average)", beLong(Double.doubleToRawLongBits(mine.bwAvg())), 8)).getDouble();
+        double rate = ByteBuffer.wrap(exchange("BW report (message rate)", beLong(Double.doubleToRawLongBits(mine.msgRate())), 8)).getDouble();
+        return new BwReportData(size, iters, peak, avg, rate);
+    }
+
+    /**
+     * The end of a session ({@code ctx_close_connection}): a last sync, then both sides write
+     * "done" with its NUL (5 bytes, never read by perftest) and close.
+     */
+    public void finish(PeerInfo mine) throws IOException {
+        sync(mine);
+        write("done", "done\0".getBytes(StandardCharsets.US_ASCII));
+        drainDone();
+        close();
+    }
+
+    /**
+     * Best effort: reads the peer's "done" (perftest writes it but never reads ours) so that our
+     * close is a FIN, not a reset for unread data. Errors and silence are ignored.
+     */
+    private void drainDone() {
+        try {
+            socket.shutdownOutput();
+            ByteBuffer buf = ByteBuffer.allocate(64);
+            long deadline = System.nanoTime() + Math.min(timeout.toNanos(), 1_000_000_000L);
+            SelectionKey key = socket.register(selector, SelectionKey.OP_READ);
+            try {
+                while (buf.hasRemaining() && System.nanoTime() < deadline) {
+                    int n = socket.read(buf);
+                    if (n < 0) {
+                        break;
+                    }
+                    if (n == 0) {
+                        selector.select(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
+                        selector.selectedKeys().clear();
+                    }
+                }
+            } finally {
+                key.cancel();
+                selector.selectNow();
+            }
+        } catch (IOException ignored) {
+            // the run is over; a peer that already went away is fine
+        }
+    }
+
+    private void write(String step, byte[] data) throws IOException {
+        ByteBuffer buf = ByteBuffer.wrap(data);
+        long deadline = System.nanoTime() + timeout.toNanos();
+        try {
+            SelectionKey key = socket.register(selector, SelectionKey.OP_WRITE);
+            try {
+                while (buf.hasRemaining()) {
+                    if (socket.write(buf) == 0) {
+                        await(step, "write", deadline);
+                    }
+                }
+            } finally {
+                key.cancel();
+                selector.selectNow();
+            }
+        } catch (PerftestProtocolException e) {
+            throw e;
+        } catch (IOException e) {
+            throw new PerftestProtocolException(step + ": write to peer failed: " + e.getMessage(), e);
+        }
+    }
+
+    private byte[] read(String step, int length) throws IOException {
+        ByteBuffer buf = ByteBuffer.allocate(length);
+        long deadline = System.nanoTime() + timeout.toNanos();
+        try {
+            SelectionKey key = socket.register(selector, SelectionKey.OP_READ);
+            try {
+                while (buf.hasRemaining()) {
+                    int n = socket.read(buf);
+                    if (n < 0) {
+                        throw new PerftestProtocolException(step + ": peer closed the connection after "
+                                + buf.position() + " of " + length + " bytes");
+                    }
+                    if (n == 0) {
+                        await(step, "read (" + buf.position() + " of " + length + " bytes received)", deadline);
+                    }
+                }
+            } finally {
+                key.cancel();
+                selector.selectNow();
+            }
+        } catch (PerftestProtocolException e) {
+            throw e;
+        } catch (IOException e) {
+            throw new PerftestProtocolException(step + ": read from peer failed: " + e.getMessage(), e);
+        }
+        return buf.array();
+    }
+
+    private void await(String step, String what, long deadline) throws IOException {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+            throw new PerftestProtocolException(step + ": " + what + " timed out after " + seconds(timeout)
+                    + " (peer gone or not in step?)");
+        }
+        selector.select(Math.max(1, left / 1_000_000));
+        selector.selectedKeys().clear();
+    }
+
+    private static String seconds(Duration d) {
+        return d.toMillis() % 1000 == 0 ? d.toSeconds() + " s" : d.toMillis() + " ms";
+    }
+
+    private static byte[] beInt(int v) {
+        return ByteBuffer.allocate(4).putInt(v).array();
+    }
+
+    private static byte[] beLong(long v) {
+        return ByteBuffer.allocate(8).putLong(v).array();
+    }
+
+    @Override
+    public void close() throws IOException {
+        if (!closed) {
+            closed = true;
+            try {
+                selector.close();
+            } finally {
+                socket.close();
+            }
+        }
+    }
+}

@@ -1,0 +1,20 @@
+package dev.jrdma.tools.perftest;
+
+import java.io.IOException;
+
+/**
+ * The peer on perftest's out-of-band TCP channel sent something we cannot accept (malformed,
+ * truncated, incompatible version), closed the connection, or did not answer in time.
+ * The message names the step and the field, so it can be printed as one line.
+ */
+public final class PerftestProtocolException extends IOException {
+    private static final long serialVersionUID = 1L;
+
+    public PerftestProtocolException(String message) {
+        super(message);
+    }
+
+    public PerftestProtocolException(String message, Throwable cause) {
+        super(message, cause);
+    }
+}

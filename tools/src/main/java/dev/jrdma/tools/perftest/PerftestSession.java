@@ -1,0 +1,90 @@
+package dev.jrdma.tools.perftest;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Drives one side of a perftest session over a {@link PerftestChannel}: the preamble, then the
+ * test's {@link PerftestSchedule}, calling back into the device part for everything that is not
+ * an exchange. The device part implements {@link Device}; this class owns the order.
+ */
+public final class PerftestSession {
+
+    /** What the device part does at the schedule's non-exchange steps. */
+    public interface Device {
+        /** Move the QPs to RTR/RTS with the peer's records (one per QP, in order). */
+        void connect(List<PeerInfo> remote) throws IOException;
+
+        /** Run size number {@code index} of the sweep (0 for a single size) and print its row. */
+        void run(int index) throws IOException;
+
+        /**
+         * This side's BW report for the exchange (BW tests): the client's result; a passive server
+         * may send zeros (perftest sends uninitialised memory there).
+         */
+        BwReportData bandwidthReport();
+
+        /** The peer's BW report, received after the runs (the passive server prints it). */
+        void remoteBandwidthReport(BwReportData remote);
+    }
+
+    /** Outcome of the preamble. */
+    public record Preamble(String peerVersion, PerftestChannel.SystemData systemData, int mtuEnum) {
+    }
+
+    private PerftestSession() {
+    }
+
+    /**
+     * Version, system data and MTU exchange, in perftest's order.
+     *
+     * @param mtuEnum this side's active MTU as ibv_mtu (1..5)
+     */
+    public static Preamble preamble(PerftestChannel ch, int pageSize, int cacheLineSize, int mtuEnum)
+            throws IOException {
+        String v = ch.exchangeVersion(PerftestVersion.ANNOUNCED);
+        PerftestChannel.SystemData sys = ch.exchangeSystemData(pageSize, cacheLineSize);
+        int mtu = ch.exchangeMtu(mtuEnum);
+        return new Preamble(v, sys, mtu);
+    }
+
+    /**
+     * Runs the schedule after the preamble. Returns the peer's records as last received.
+     *
+     * @param mine  this side's records, one per QP (all with or all without GID)
+     * @param sizes 1, or the number of sizes of an -a sweep
+     */
+    public static List<PeerInfo> run(PerftestChannel ch, TestKind kind, List<PeerInfo> mine, int sizes, Device device)
+            throws IOException {
+        if (mine.isEmpty()) {
+            throw new IllegalArgumentException("no QPs");
+        }
+        List<PeerInfo> remote = new ArrayList<>(mine.size());
+        for (int i = 0; i < mine.size(); i++) {
+            remote.add(null);
+        }
+        int run = 0;
+        for (PerftestSchedule.Step step : PerftestSchedule.of(kind, ch.isClient(), sizes)) {
+            switch (step) {
+                case KEYS -> {
+                    for (int i = 0; i < mine.size(); i++) {
+                        remote.set(i, ch.exchangeKeys(mine.get(i)));
+                    }
+                }
+                case SYNC -> {
+                    PeerInfo peer = ch.sync(mine.get(0));
+                    if (remote.get(0) == null) {
+                        remote.set(0, peer);   // write/read/atomic lat sync before the first key exchange
+                    }
+                }
+                case CONNECT -> device.connect(List.copyOf(remote));
+                case RUN -> device.run(run++);
+                case REPORT -> device.remoteBandwidthReport(ch.exchangeBwReport(device.bandwidthReport()));
+                case FINISH -> ch.finish(mine.get(0));
+                case CLOSE -> ch.close();
+            }
+        }
+        return List.copyOf(remote);
+    }
+}

@@ -1,0 +1,107 @@
+package dev.jrdma.tools.perftest;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * A test run's parameters with perftest's defaults and dependencies applied: what the device
+ * part needs to run the test and print it as perftest would.
+ *
+ * @param kind          the test
+ * @param host          the server to connect to, or null for the server side
+ * @param device        -d, or null for the first device
+ * @param ibPort        -i
+ * @param gidIndex      -x, or -1 to pick one (perftest picks the best RoCE GID)
+ * @param port          -p, the TCP port of the out-of-band exchange
+ * @param mtu           -m in bytes, or 0 for the port's active MTU
+ * @param connection    -c
+ * @param rdmaCm        -R
+ * @param qpTimeout     -u
+ * @param sl            -S
+ * @param sizes         one size, or the -a sweep
+ * @param iters         -n (ignored for duration runs)
+ * @param durationSeconds -D, 0 for an iteration run
+ * @param txDepth       -t, clamped to -n like perftest
+ * @param rxDepth       -r, clamped to -n for send tests like perftest
+ * @param inlineSize    -I, or -1 for perftest's per-test default (see {@link TestKind#defaultInline})
+ * @param qps           -q
+ * @param cqMod         -Q
+ * @param bidirectional -b
+ * @param noPeak        -N, or forced by perftest's rules (duration runs, send_bw server, > 20000 iterations)
+ * @param reportGbits   --report_gbits
+ * @param events        -e
+ * @param outReads      -o, or -1 for the device maximum
+ * @param atomicType    -A
+ * @param output        --output, or null for the full report
+ * @param json          --json
+ * @param csv           --csv
+ * @param histogram     --histogram, or null
+ * @param timeout       --timeout for every out-of-band step and completion wait
+ */
+public record PerftestSettings(TestKind kind, String host, String device, int ibPort, int gidIndex, int port,
+                               int mtu, TestKind.Connection connection, boolean rdmaCm, int qpTimeout, int sl,
+                               List<Long> sizes, long iters, int durationSeconds, int txDepth, int rxDepth,
+                               int inlineSize, int qps, int cqMod, boolean bidirectional, boolean noPeak,
+                               boolean reportGbits, boolean events, int outReads, TestKind.AtomicType atomicType,
+                               TestKind.Output output, boolean json, boolean csv, Path histogram,
+                               Duration timeout) {
+
+    public PerftestSettings {
+        sizes = List.copyOf(sizes);
+    }
+
+    /**
+     * The parameters for --json/--csv, in a stable order, with the resolved values (what ran, not
+     * what was typed); -1 means "device default" where noted in the field docs.
+     */
+    public java.util.Map<String, Object> toParameters() {
+        java.util.Map<String, Object> p = new java.util.LinkedHashMap<>();
+        p.put("test", kind.command());
+        p.put("perftest_equivalent", kind.perftestBinary());
+        p.put("role", client() ? "client" : "server");
+        p.put("host", host);
+        p.put("device", device);
+        p.put("ib_port", ibPort);
+        p.put("gid_index", gidIndex);
+        p.put("port", port);
+        p.put("mtu", mtu);
+        p.put("connection", connection.name());
+        p.put("rdma_cm", rdmaCm);
+        p.put("qp_timeout", qpTimeout);
+        p.put("sl", sl);
+        p.put("all_sizes", sizes.size() > 1);
+        p.put("size", sizes.size() == 1 ? sizes.get(0) : null);
+        p.put("iterations", durationSeconds > 0 ? null : iters);
+        p.put("duration_seconds", durationSeconds > 0 ? durationSeconds : null);
+        p.put("tx_depth", txDepth);
+        p.put("rx_depth", rxDepth);
+        p.put("inline_size", inlineSize);
+        p.put("qps", qps);
+        p.put("cq_mod", cqMod);
+        p.put("bidirectional", bidirectional);
+        p.put("no_peak", noPeak);
+        p.put("report_gbits", reportGbits);
+        p.put("events", events);
+        p.put("out_reads", outReads);
+        p.put("atomic_type", atomicType == null ? null : atomicType.name());
+        return p;
+    }
+
+    /** The side with a host argument. */
+    public boolean client() {
+        return host != null;
+    }
+
+    /** The sizes of perftest's -a sweep: 2, 4, ... 2^23 (atomics: 8 only). */
+    public static List<Long> sweep(TestKind kind) {
+        if (kind.verb() == Verb.ATOMIC) {
+            return List.of(8L);
+        }
+        java.util.ArrayList<Long> sizes = new java.util.ArrayList<>();
+        for (int i = 1; i < 24; i++) {
+            sizes.add(1L << i);
+        }
+        return sizes;
+    }
+}

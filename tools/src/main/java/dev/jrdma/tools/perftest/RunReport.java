@@ -1,0 +1,32 @@
+package dev.jrdma.tools.perftest;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Everything one run reports, for the machine-readable outputs ({@link JsonReport},
+ * {@link CsvReport}): one document per run, every size of an -a sweep in {@code latency} or
+ * {@code bandwidth}.
+ *
+ * @param test        the subcommand, e.g. "send-lat"
+ * @param info        the header facts
+ * @param parameters  test parameters in display order (name to String/Number/Boolean)
+ * @param peerVersion the version string the peer announced
+ * @param local       this side's QPs
+ * @param remote      the peer's QPs
+ * @param latency     latency rows (latency tests), else empty
+ * @param bandwidth   bandwidth rows (BW tests), else empty
+ * @param gbits       bandwidth unit Gb/s (else MB/s with MB = 2^20 bytes)
+ */
+public record RunReport(String test, TestInfo info, Map<String, Object> parameters, String peerVersion,
+                        List<PeerInfo> local, List<PeerInfo> remote, List<LatencyReport> latency,
+                        List<BwReportData> bandwidth, boolean gbits) {
+
+    public RunReport {
+        parameters = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(parameters));
+        local = List.copyOf(local);
+        remote = List.copyOf(remote);
+        latency = List.copyOf(latency);
+        bandwidth = List.copyOf(bandwidth);
+    }
+}

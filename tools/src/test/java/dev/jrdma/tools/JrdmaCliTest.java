@@ -1,0 +1,184 @@
+package dev.jrdma.tools;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.jrdma.tools.perftest.PerftestSettings;
+import dev.jrdma.tools.perftest.TestKind;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import picocli.CommandLine;
+
+class JrdmaCliTest {
+    private record Result(int code, String out, String err) {
+    }
+
+    private static Result run(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int code = Jrdma.run(new PrintWriter(out), new PrintWriter(err), args);
+        return new Result(code, out.toString(), err.toString());
+    }
+
+    /** Parses a test command line and returns the resolved settings without running anything. */
+    private static PerftestSettings settings(String... args) {
+        CommandLine cl = Jrdma.commandLine(new PrintWriter(new StringWriter()), new PrintWriter(new StringWriter()));
+        CommandLine.ParseResult pr = cl.parseArgs(args);
+        CommandLine sub = pr.subcommand().commandSpec().commandLine();
+        return ((PerftestCommands.Base) sub.getCommand()).settings();
+    }
+
+    @Test
+    void helpListsEveryCommand() {
+        Result r = run("--help");
+        assertEquals(0, r.code());
+        for (String c : List.of("send-lat", "send-bw", "write-lat", "write-bw", "read-lat", "read-bw", "atomic-lat",
+                "atomic-bw", "devices", "devinfo", "generate-completion")) {
+            assertTrue(r.out().contains(c), c + " missing from:\n" + r.out());
+        }
+    }
+
+    @Test
+    void version() {
+        Result r = run("--version");
+        assertEquals(0, r.code());
+        assertTrue(r.out().startsWith("jrdma "), r.out());
+        assertTrue(r.out().contains("perftest out-of-band protocol 6.06"), r.out());
+        assertEquals(0, run("write-bw", "--version").code());
+    }
+
+    /** The help text with line wrapping undone. */
+    private static String help(String command) {
+        Result r = run(command, "--help");
+        assertEquals(0, r.code());
+        return r.out().replaceAll("\\s+", " ");
+    }
+
+    @Test
+    void helpShowsEachTestsOwnDefaults() {
+        String sendLat = help("send-lat");
+        assertTrue(sendLat.contains("Message size, K and M suffixes allowed (default: 2)"), sendLat);
+        assertTrue(sendLat.contains("(default: 1000)"), sendLat);
+        assertTrue(sendLat.contains("--rx-depth"), sendLat);
+        assertFalse(sendLat.contains("--cq-mod"), sendLat);
+        String writeBw = help("write-bw");
+        assertTrue(writeBw.contains("(default: 65536)"), writeBw);
+        assertTrue(writeBw.contains("at least 5 (default: 5000)"), writeBw);
+        assertTrue(writeBw.contains("Send queue depth (default: 128)"), writeBw);
+        assertFalse(writeBw.contains("--rx-depth"), writeBw);
+        String atomic = help("atomic-lat");
+        assertTrue(atomic.contains("CMP_AND_SWAP, FETCH_AND_ADD (default: FETCH_AND_ADD)"), atomic);
+        assertTrue(atomic.contains("(default: 8)"), atomic);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+        "send-lat -s 0 | option '--size' (-s): must be between 1 and 2147483647, got 0",
+        "send-lat -n 3 | option '--iters' (-n): must be between 5 and 100000000, got 3",
+        "send-lat -c XX | --connection",
+        "write-lat -c UD | option '--connection' (-c): UD is not available for write-lat (choose RC, UC)",
+        "read-bw -c UC | option '--connection' (-c): UC is not available for read-bw (choose RC)",
+        "send-lat --output bogus | --output",
+        "send-lat --output bandwidth | option '--output': bandwidth is not available for send-lat (choose latency)",
+        "write-bw -s 12Q | '12Q' is not a size",
+        "send-lat -m 1000 | option '--mtu' (-m): must be 256, 512, 1024, 2048 or 4096, got 1000",
+        "atomic-bw -s 16 | atomic operations are 8 bytes",
+        "send-lat --json --csv | exclude each other",
+        "send-lat -a -D 5 | exclude each other",
+        "write-bw --histogram h.txt | only latency tests",
+        "send-lat -q 2 | Unknown option: '-q'",
+        "write-lat -r 4 | Unknown option: '-r'",
+        "send-lat host1 host2 | Unmatched argument",
+        "devinfo -i 0 | option '--ib-port' (-i): must be >= 1, got 0",
+        "bogus | Unmatched argument",
+    })
+    void usageErrorsAreOneLineNamingTheOptionWithExitCode2(String line, String expected) {
+        Result r = run(line.trim().split(" "));
+        assertEquals(2, r.code(), r.err());
+        assertTrue(r.err().contains(expected.trim()), () -> "'" + r.err() + "' should contain '" + expected + "'");
+        assertEquals(1, r.err().strip().lines().count(), () -> "one line: " + r.err());
+        assertTrue(r.err().startsWith("jrdma"), r.err());
+        assertEquals("", r.out());
+    }
+
+    @Test
+    void noCommandIsAUsageError() {
+        Result r = run();
+        assertEquals(2, r.code());
+        assertTrue(r.err().contains("missing command"), r.err());
+    }
+
+    @ParameterizedTest
+    @CsvSource({"send-lat", "send-bw", "write-lat", "write-bw", "read-lat", "read-bw", "atomic-lat", "atomic-bw",
+        "devices", "devinfo"})
+    void deviceCommandsSayHonestlyThatTheyAreNotImplementedYet(String command) {
+        Result r = run(command);
+        assertEquals(1, r.code());
+        assertEquals("jrdma " + command + ": not implemented yet: needs the dev.jrdma API (the device part of the CLI"
+                + " has not landed)\n", r.err());
+    }
+
+    @Test
+    void settingsApplyPerftestDefaultsAndDependencies() {
+        PerftestSettings s = settings("send-lat");
+        assertEquals(TestKind.SEND_LAT, s.kind());
+        assertEquals(List.of(2L), s.sizes());
+        assertEquals(1000, s.iters());
+        assertEquals(1, s.txDepth());
+        assertEquals(512, s.rxDepth());
+        assertEquals(18515, s.port());
+        assertEquals(-1, s.gidIndex());
+        assertEquals(-1, s.inlineSize());
+        assertEquals(TestKind.Connection.RC, s.connection());
+        assertFalse(s.client());
+        assertEquals(60, s.timeout().toSeconds());
+
+        s = settings("send-lat", "-n", "100", "-x", "1", "-s", "1K", "10.200.0.1");
+        assertEquals("10.200.0.1", s.host());
+        assertEquals(100, s.rxDepth(), "rx depth clamped to -n");
+        assertEquals(List.of(1024L), s.sizes());
+        assertEquals(1, s.gidIndex());
+
+        s = settings("write-bw", "-n", "20", "-a", "host");
+        assertEquals(20, s.txDepth(), "tx depth clamped to -n");
+        assertEquals(20, s.cqMod(), "cq_mod clamped to tx depth");
+        assertEquals(23, s.sizes().size());
+        assertEquals(8_388_608L, s.sizes().get(22));
+        assertFalse(s.noPeak());
+
+        s = settings("read-bw", "-n", "200", "host");
+        assertEquals(1, s.cqMod(), "no CQ moderation for 64 KiB messages unless asked for");
+        s = settings("read-bw", "-n", "200", "-Q", "10", "host");
+        assertEquals(10, s.cqMod());
+
+        assertTrue(settings("send-bw").noPeak(), "send_bw server never computes a peak");
+        assertFalse(settings("send-bw", "host").noPeak());
+        assertTrue(settings("write-bw", "-n", "20001", "host").noPeak(), "> 20000 iterations: no peak");
+        assertTrue(settings("write-bw", "-D", "5", "host").noPeak());
+        assertEquals(5000, settings("write-bw").iters());
+        assertEquals(TestKind.AtomicType.FETCH_AND_ADD, settings("atomic-lat").atomicType());
+        assertEquals(List.of(8L), settings("atomic-bw", "-a").sizes());
+        assertEquals(64 * 1024 * 1024L, settings("write-bw", "-s", "64M").sizes().get(0));
+        assertEquals(220, TestKind.WRITE_LAT.defaultInline(TestKind.Connection.RC));
+        assertEquals(236, settings("send-lat", "-I", "236").inlineSize());
+    }
+
+    @Test
+    void parametersForTheMachineReadableOutputs() {
+        java.util.Map<String, Object> p = settings("write-bw", "-a", "-q", "2", "host").toParameters();
+        assertEquals("write-bw", p.get("test"));
+        assertEquals("ib_write_bw", p.get("perftest_equivalent"));
+        assertEquals("client", p.get("role"));
+        assertEquals(true, p.get("all_sizes"));
+        assertEquals(null, p.get("size"));
+        assertEquals(5000L, p.get("iterations"));
+        assertEquals(2, p.get("qps"));
+        assertEquals("RC", p.get("connection"));
+        assertEquals(List.of("test", "perftest_equivalent", "role", "host"), List.copyOf(p.keySet()).subList(0, 4));
+    }
+}

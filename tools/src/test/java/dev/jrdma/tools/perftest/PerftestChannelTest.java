@@ -1,0 +1,175 @@
+package dev.jrdma.tools.perftest;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class PerftestChannelTest {
+    private static final Duration T = Duration.ofSeconds(10);
+    private static final byte[] GID = HexFormat.of().parseHex("fe800000000000000000000000000001");
+    private final ExecutorService pool = Executors.newCachedThreadPool();
+
+    @AfterEach
+    void stop() {
+        pool.shutdownNow();
+    }
+
+    @Test
+    void fullSessionBetweenTwoJrdmaSides() throws Exception {
+        PeerInfo serverKeys = new PeerInfo(0, 16, 0x11, 0xcdfed9, 0x409, 0x55daec22b000L, GID, 0);
+        PeerInfo clientKeys = new PeerInfo(0, 16, 0x12, 0x5a8577, 0x56f, 0x56475680b000L, GID, 0);
+        try (PerftestChannel.Listener listener = PerftestChannel.listen(new InetSocketAddress("127.0.0.1", 0))) {
+            int port = listener.port();
+            Future<Object[]> server = pool.submit(() -> {
+                try (PerftestChannel ch = listener.accept(T)) {
+                    String v = ch.exchangeVersion("6.06");
+                    PerftestChannel.SystemData sys = ch.exchangeSystemData(4096, 128);
+                    int mtu = ch.exchangeMtu(5);
+                    PeerInfo peer = ch.exchangeKeys(serverKeys);
+                    ch.sync(serverKeys);
+                    BwReportData rep = ch.exchangeBwReport(new BwReportData(0, 0, 0, 0, 0));
+                    ch.finish(serverKeys);
+                    return new Object[] {v, sys, mtu, peer, rep};
+                }
+            });
+            BwReportData mine = new BwReportData(65536, 5000, 11_000.5, 10_000.25, 0.16);
+            try (PerftestChannel ch = PerftestChannel.connect("127.0.0.1", port, T)) {
+                assertTrue(ch.isClient());
+                assertEquals("6.06", ch.exchangeVersion("6.06"));
+                assertEquals(new PerftestChannel.SystemData(65536, 128), ch.exchangeSystemData(65536, 64));
+                assertEquals(3, ch.exchangeMtu(3));
+                assertEquals(serverKeys, ch.exchangeKeys(clientKeys));
+                assertEquals(serverKeys, ch.sync(clientKeys));
+                assertEquals(new BwReportData(0, 0, 0, 0, 0), ch.exchangeBwReport(mine));
+                ch.finish(clientKeys);
+            }
+            Object[] s = server.get();
+            assertEquals("6.06", s[0]);
+            assertEquals(new PerftestChannel.SystemData(65536, 128), s[1]);
+            assertEquals(3, s[2]);
+            assertEquals(clientKeys, s[3]);
+            assertEquals(mine, s[4]);
+        }
+    }
+
+    @Test
+    void mtuFromThePeerOutsideTheEnumIsIgnoredLikePerftest() throws Exception {
+        byte[] reply = {'7', 0};
+        assertEquals(Integer.valueOf(4), withRawServer(reply, ch -> ch.exchangeMtu(4)));
+    }
+
+    @Test
+    void oldPeerIsRejected() {
+        byte[] reply = PerftestVersion.encode("5.60");
+        Exception e = assertThrows(Exception.class, () -> withRawServer(reply, ch -> ch.exchangeVersion("6.06")));
+        assertTrue(e.getMessage().contains("older than 5.70"), e.getMessage());
+    }
+
+    @Test
+    void silentPeerTimesOutWithAMessage() throws Exception {
+        try (ServerSocket ss = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            CompletableFuture<Socket> accepted = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return ss.accept();
+                } catch (Exception e) {
+                    throw new RuntimeException(e);
+                }
+            }, pool);
+            assertTimeoutPreemptively(Duration.ofSeconds(5), () -> {
+                try (PerftestChannel ch = PerftestChannel.connect("127.0.0.1", ss.getLocalPort(), Duration.ofMillis(300))) {
+                    PerftestProtocolException e = assertThrows(PerftestProtocolException.class, () -> ch.exchangeVersion("6.06"));
+                    assertTrue(e.getMessage().startsWith("version: read"), e.getMessage());
+                    assertTrue(e.getMessage().contains("timed out after 300 ms"), e.getMessage());
+                }
+            });
+            accepted.get().close();
+        }
+    }
+
+    @Test
+    void peerThatClosesMidMessageIsReported() throws Exception {
+        try (ServerSocket ss = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            Future<?> peer = pool.submit(() -> {
+                try (Socket s = ss.accept()) {
+                    s.getInputStream().readNBytes(16);
+                    s.getOutputStream().write("6.0".getBytes());   // 3 of 16 bytes, then gone
+                }
+                return null;
+            });
+            try (PerftestChannel ch = PerftestChannel.connect("127.0.0.1", ss.getLocalPort(), T)) {
+                PerftestProtocolException e = assertThrows(PerftestProtocolException.class, () -> ch.exchangeVersion("6.06"));
+                assertEquals("version: peer closed the connection after 3 of 16 bytes", e.getMessage());
+            }
+            peer.get();
+        }
+    }
+
+    @Test
+    void acceptTimesOut() throws Exception {
+        try (PerftestChannel.Listener l = PerftestChannel.listen(new InetSocketAddress("127.0.0.1", 0))) {
+            PerftestProtocolException e = assertThrows(PerftestProtocolException.class, () -> l.accept(Duration.ofMillis(200)));
+            assertTrue(e.getMessage().startsWith("accept: no client connected within"), e.getMessage());
+        }
+    }
+
+    @Test
+    void connectionRefusedIsOneClearLine() throws Exception {
+        int port;
+        try (ServerSocket ss = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            port = ss.getLocalPort();
+        }
+        PerftestProtocolException e = assertThrows(PerftestProtocolException.class,
+                () -> PerftestChannel.connect("127.0.0.1", port, T));
+        assertTrue(e.getMessage().startsWith("connect: cannot connect to 127.0.0.1:" + port), e.getMessage());
+    }
+
+    @Test
+    void garbageKeysAreRejected() {
+        byte[] reply = new byte[108];
+        java.util.Arrays.fill(reply, (byte) 'Z');
+        PeerInfo mine = new PeerInfo(0, 1, 1, 1, 1, 1, GID, 0);
+        Exception e = assertThrows(PerftestProtocolException.class, () -> withRawServer(reply, ch -> ch.exchangeKeys(mine)));
+        assertTrue(e.getMessage().contains("field LID"), e.getMessage());
+    }
+
+    interface Step<T> {
+        T run(PerftestChannel ch) throws Exception;
+    }
+
+    /** A raw server that reads whatever the client sends first and answers with {@code reply}. */
+    private <T> T withRawServer(byte[] reply, Step<T> step) throws Exception {
+        try (ServerSocket ss = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            Future<?> peer = pool.submit(() -> {
+                try (Socket s = ss.accept()) {
+                    InputStream in = s.getInputStream();
+                    OutputStream out = s.getOutputStream();
+                    in.read(new byte[256]);
+                    out.write(reply);
+                    out.flush();
+                    in.read(new byte[256]);   // until the client closes
+                }
+                return null;
+            });
+            try (PerftestChannel ch = PerftestChannel.connect("127.0.0.1", ss.getLocalPort(), T)) {
+                return step.run(ch);
+            } finally {
+                peer.get();
+            }
+        }
+    }
+}
