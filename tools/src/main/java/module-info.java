@@ -6,6 +6,9 @@ module dev.jrdma.tools {
     requires org.apache.commons.csv;
     // HdrHistogram 2.2.2 has no module descriptor; this is its automatic module name.
     requires HdrHistogram;
+    // --plot: PNG through java.desktop's ImageIO, SVG through XChart's vector encoder.
+    requires org.knowm.xchart;
+    requires java.desktop;
 
     exports dev.jrdma.tools.perftest;
     // picocli reflects on the command classes (annotated fields and methods).

@@ -2,6 +2,7 @@ package dev.jrdma.tools;
 
 import dev.jrdma.tools.perftest.PerftestChannel;
 import dev.jrdma.tools.perftest.PerftestSettings;
+import dev.jrdma.tools.perftest.ResultPlot;
 import dev.jrdma.tools.perftest.TestKind;
 import dev.jrdma.tools.perftest.TestKind.AtomicType;
 import dev.jrdma.tools.perftest.TestKind.Connection;
@@ -58,7 +59,8 @@ final class PerftestCommands {
                 description = "Connection type: ${COMPLETION-CANDIDATES} where the test offers it (default: ${DEFAULT-VALUE}).")
         Connection connection;
 
-        @Option(names = {"-R", "--rdma_cm"}, description = "Connect the QPs with rdma_cm.")
+        @Option(names = {"-R", "--rdma_cm"},
+                description = "Connect the QPs and exchange the keys with rdma_cm (RC or UD) instead of TCP.")
         boolean rdmaCm;
 
         @Option(names = {"-u", "--qp-timeout"}, paramLabel = "N", description = "QP timeout exponent (default: ${DEFAULT-VALUE}).")
@@ -71,14 +73,15 @@ final class PerftestCommands {
                 description = "Message size, K and M suffixes allowed (default: ${DEFAULT-VALUE}).")
         long size;
 
-        @Option(names = {"-a", "--all"}, description = "Run all sizes from 2 to 2^23 bytes.")
+        @Option(names = {"-a", "--all"}, description = "Run all sizes from 2 to 2^23 bytes (UD: up to the path MTU).")
         boolean all;
 
         @Option(names = {"-n", "--iters"}, paramLabel = "N",
                 description = "Number of exchanges, at least 5 (default: ${DEFAULT-VALUE}).")
         long iters;
 
-        @Option(names = {"-D", "--duration"}, paramLabel = "SECONDS", description = "Run for this long instead of -n iterations.")
+        @Option(names = {"-D", "--duration"}, paramLabel = "SECONDS",
+                description = "Run for this long instead of -n iterations (progress on stderr when it is a terminal).")
         Integer duration;
 
         @Option(names = {"-t", "--tx-depth"}, paramLabel = "N", description = "Send queue depth (default: ${DEFAULT-VALUE}).")
@@ -102,6 +105,11 @@ final class PerftestCommands {
                 description = "Write the latency percentile distribution (HdrHistogram format) to FILE.")
         Path histogram;
 
+        @Option(names = "--plot", paramLabel = "FILE",
+                description = "Draw the result to FILE (.png or .svg): the latency percentile curve, or BW and "
+                        + "message rate vs size for -a.")
+        Path plot;
+
         @Option(names = "--timeout", paramLabel = "SECONDS",
                 description = "Give up when the peer does not answer within this time (default: ${DEFAULT-VALUE}).")
         int timeoutSeconds;
@@ -116,7 +124,8 @@ final class PerftestCommands {
                 description = "Request a completion every N messages (default: ${DEFAULT-VALUE}).")
         int cqMod;
 
-        @Option(names = {"-b", "--bidirectional"}, description = "Measure both directions at once.")
+        @Option(names = {"-b", "--bidirectional"},
+                description = "Measure both directions at once (both sides run; each prints the sum).")
         boolean bidirectional;
 
         @Option(names = {"-N", "--noPeak"}, description = "Do not compute the peak bandwidth.")
@@ -309,6 +318,23 @@ final class PerftestCommands {
             if (c.histogram != null && k.bandwidth()) {
                 throw usage("option '--histogram': only latency tests have a latency distribution");
             }
+            if (c.plot != null) {
+                if (ResultPlot.Format.of(c.plot) == null) {
+                    throw usage("option '--plot': FILE must end in .png or .svg, got '" + c.plot + "'");
+                }
+                if (k.bandwidth() && !c.all) {
+                    throw usage("option '--plot': a BW test draws BW and message rate vs size, which needs --all (-a)");
+                }
+            }
+            boolean eventsGiven = events() != null && events().events;
+            if (duration > 0 && eventsGiven) {
+                // perftest: "Duration mode doesn't work with events."
+                throw usage("options '--duration' (-D) and '--events' (-e) exclude each other");
+            }
+            if (c.rdmaCm && c.connection == Connection.UC) {
+                // perftest: "UC is not supported in librdmacm" (rdma_cm has no UC port space).
+                throw usage("option '--rdma_cm' (-R): UC is not supported by rdma_cm (use RC or UD)");
+            }
             List<Long> sizes = c.all ? PerftestSettings.sweep(k) : List.of(c.size);
             long iters = c.iters;
             // perftest clamps the queue depths to the iteration count (force_dependecies).
@@ -358,9 +384,10 @@ final class PerftestCommands {
             AtomicType atomicType = atomic() != null ? atomic().atomicType : null;
             boolean events = events() != null && events().events;
             return new PerftestSettings(k, host, c.device, c.ibPort, c.gidIndex == null ? -1 : c.gidIndex, c.port, mtu,
-                    c.connection, c.rdmaCm, c.qpTimeout, c.sl, sizes, iters, duration, txDepth, rxDepth, inlineSize, qps,
+                    c.connection, c.rdmaCm, c.qpTimeout, c.sl, sizes,
+                    spec.commandLine().getParseResult().hasMatchedOption("--size"), iters, duration, txDepth, rxDepth, inlineSize, qps,
                     cqMod, bidirectional, noPeak, gbits, events, outReads, atomicType, c.output, c.json, c.csv,
-                    c.histogram, Duration.ofSeconds(c.timeoutSeconds));
+                    c.histogram, c.plot, Duration.ofSeconds(c.timeoutSeconds));
         }
 
         private void range(String longName, String shortName, long value, long min, long max) {

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.jrdma.tools.perftest.PerftestSchedule;
 import dev.jrdma.tools.perftest.PerftestSettings;
 import dev.jrdma.tools.perftest.TestKind;
 import java.io.PrintWriter;
@@ -90,6 +91,13 @@ class JrdmaCliTest {
         "atomic-bw -s 16 | atomic operations are 8 bytes",
         "send-lat --json --csv | exclude each other",
         "send-lat -a -D 5 | exclude each other",
+        "send-lat -D 5 -e | options '--duration' (-D) and '--events' (-e) exclude each other",
+        "read-bw -e -D 2 host | options '--duration' (-D) and '--events' (-e) exclude each other",
+        "send-lat -R -c UC | option '--rdma_cm' (-R): UC is not supported by rdma_cm (use RC or UD)",
+        "send-lat --plot lat.pdf | option '--plot': FILE must end in .png or .svg, got 'lat.pdf'",
+        "write-bw --plot bw.png | option '--plot': a BW test draws BW and message rate vs size, which needs --all (-a)",
+        "send-lat -b | Unknown option: '-b'",
+        "read-lat -D 0 | option '--duration' (-D): must be between 1 and 86400, got 0",
         "write-bw --histogram h.txt | only latency tests",
         "send-lat -q 2 | Unknown option: '-q'",
         "write-lat -r 4 | Unknown option: '-r'",
@@ -166,6 +174,52 @@ class JrdmaCliTest {
         assertEquals(64 * 1024 * 1024L, settings("write-bw", "-s", "64M").sizes().get(0));
         assertEquals(220, TestKind.WRITE_LAT.defaultInline(TestKind.Connection.RC));
         assertEquals(236, settings("send-lat", "-I", "236").inlineSize());
+    }
+
+    @Test
+    void bidirectionalDurationRdmaCmAndUd() {
+        PerftestSettings s = settings("send-bw", "-b", "-D", "5", "host");
+        assertTrue(s.bidirectional());
+        assertEquals(5, s.durationSeconds());
+        assertTrue(s.noPeak(), "duration runs never compute a peak");
+        assertEquals(new PerftestSchedule.Options(true, true, false), PerftestSchedule.Options.of(s));
+        assertFalse(settings("send-bw", "-b").noPeak(), "a bidirectional send_bw server computes its peak");
+        assertEquals(new PerftestSchedule.Options(false, false, true),
+                PerftestSchedule.Options.of(settings("write-lat", "-R", "host")));
+        assertEquals(128, settings("write-bw", "-D", "3", "host").txDepth(), "no clamping to -n in duration runs");
+
+        // UD: the sizes follow the agreed MTU (perftest's check_mtu).
+        assertEquals(List.of(1024L), settings("send-bw", "-c", "UD", "host").sizesForMtu(1024), "default 64 KiB lowered");
+        assertEquals(10, settings("send-lat", "-c", "UD", "-a").sizesForMtu(1024).size());
+        assertEquals(List.of(512L), settings("send-lat", "-c", "UD", "-s", "512").sizesForMtu(1024));
+        IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> settings("send-bw", "-c", "UD", "-s", "2048", "host").sizesForMtu(1024));
+        assertTrue(e.getMessage().startsWith("option '--size' (-s)"), e.getMessage());
+        assertEquals(List.of(65536L), settings("send-bw", "host").sizesForMtu(1024), "RC is not limited by the MTU");
+    }
+
+    @Test
+    void progressLineOnlyForDurationRunsOnATerminal() {
+        java.io.StringWriter err = new java.io.StringWriter();
+        java.io.PrintWriter pw = new java.io.PrintWriter(err);
+        var duration = settings("send-bw", "-D", "10", "host");
+        assertTrue(dev.jrdma.tools.perftest.ProgressLine.forRun(duration, pw, true).active());
+        var quiet = dev.jrdma.tools.perftest.ProgressLine.forRun(duration, pw, false);
+        assertFalse(quiet.active());
+        assertFalse(quiet.update(0, 1_000_000_000L, 5));
+        quiet.finish();
+        assertFalse(dev.jrdma.tools.perftest.ProgressLine.forRun(settings("send-bw", "host"), pw, true).active());
+        var shown = dev.jrdma.tools.perftest.ProgressLine.forRun(duration, pw, true);
+        assertTrue(shown.update(0, 2_000_000_000L, 5));
+        pw.flush();
+        assertEquals("\rsend-bw: 2.0/10 s, 5 iterations", err.toString());
+    }
+
+    @Test
+    void plotAndHistogramFilesAreAccepted() {
+        assertEquals(java.nio.file.Path.of("lat.svg"), settings("send-lat", "--plot", "lat.svg").plot());
+        assertEquals(java.nio.file.Path.of("bw.png"), settings("write-bw", "-a", "--plot", "bw.png", "host").plot());
+        assertEquals(java.nio.file.Path.of("h.hgrm"), settings("read-lat", "--histogram", "h.hgrm").histogram());
     }
 
     @Test

@@ -20,10 +20,25 @@ public final class CsvReport {
     public static final List<String> BANDWIDTH_COLUMNS = List.of("test", "role", "device", "connection",
             "peer_version", "bytes", "iterations", "bw_peak", "bw_average", "msg_rate_mpps", "bw_unit");
 
+    /** Columns of a -D latency run (perftest's duration table: average and transactions per second). */
+    public static final List<String> DURATION_LATENCY_COLUMNS = List.of("test", "role", "device", "connection",
+            "peer_version", "bytes", "iterations", "t_avg_usec", "tps");
+
     private CsvReport() {
     }
 
     public static void write(RunReport r, Appendable out) throws IOException {
+        if (!r.durationLatency().isEmpty()) {
+            CSVPrinter p = new CSVPrinter(out, CSVFormat.DEFAULT.builder().setRecordSeparator('\n')
+                    .setHeader(DURATION_LATENCY_COLUMNS.toArray(String[]::new)).get());
+            for (DurationLatency d : r.durationLatency()) {
+                List<Object> row = identity(r);
+                row.addAll(List.of(d.size(), d.iters(), num(d.tAvgUs()), num(d.tps())));
+                p.printRecord(row);
+            }
+            p.flush();
+            return;
+        }
         boolean lat = !r.latency().isEmpty() || r.bandwidth().isEmpty() && !r.info().bandwidth();
         List<String> columns = lat ? LATENCY_COLUMNS : BANDWIDTH_COLUMNS;
         CSVFormat format = CSVFormat.DEFAULT.builder().setRecordSeparator('\n')

@@ -76,6 +76,22 @@ public final class JsonReport {
             }
             g.writeEndArray();
         }
+        if (!r.durationLatency().isEmpty()) {
+            // -D: perftest's duration table has only the average and the transaction rate.
+            if (r.latency().isEmpty()) {
+                g.writeStringField("unit", "usec");
+            }
+            g.writeArrayFieldStart("duration_latency");
+            for (DurationLatency d : r.durationLatency()) {
+                g.writeStartObject();
+                g.writeNumberField("bytes", d.size());
+                g.writeNumberField("iterations", d.iters());
+                number(g, "t_avg", d.tAvgUs());
+                number(g, "tps", d.tps());
+                g.writeEndObject();
+            }
+            g.writeEndArray();
+        }
         if (!r.bandwidth().isEmpty()) {
             g.writeStringField("unit", r.gbits() ? "Gb/sec" : "MB/sec");
             g.writeArrayFieldStart("bandwidth");

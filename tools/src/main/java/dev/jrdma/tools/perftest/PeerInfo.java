@@ -186,6 +186,62 @@ public record PeerInfo(int lid, int outReads, int qpn, int psn, int rkey, long v
         }
     }
 
+    /** An all-zero record (what perftest's -R barriers send before its records are filled). */
+    public static PeerInfo zero(boolean withGid) {
+        return new PeerInfo(0, 0, 0, 0, 0, 0, withGid ? new byte[16] : null, 0);
+    }
+
+    /**
+     * Size of the -R form: perftest sends its {@code struct pingpong_dest} itself over the rdma_cm
+     * control QP (x86-64 layout: five 32-bit ints, 4 bytes of padding, the 64-bit vaddr at 24,
+     * the GID at 32, srqn at 48, gid_index at 52).
+     */
+    public static final int RDMA_CM_SIZE = 56;
+
+    /**
+     * The -R form ({@code rdma_write_keys}): the integers and vaddr big-endian, the GID raw (all
+     * zero when this record has none). perftest leaves the padding as stack garbage; we send
+     * zeros.
+     *
+     * @param gidIndex the sender's GID index (perftest fills the field; the reader ignores it)
+     */
+    public byte[] formatRdmaCm(int gidIndex) {
+        java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(RDMA_CM_SIZE);   // big-endian
+        b.putInt(lid).putInt(outReads).putInt(qpn).putInt(psn).putInt(rkey).putInt(0).putLong(vaddr);
+        b.put(gid == null ? new byte[16] : gid);
+        b.putInt(srqn).putInt(gidIndex);
+        return b.array();
+    }
+
+    /**
+     * Parses the -R form like perftest's {@code rdma_read_keys}: it takes LID, OUT_READS, QPN,
+     * PSN, RKEY, VADDR and the GID, and ignores srqn and gid_index (so they are not returned).
+     *
+     * @param withGid whether this side uses a GID (the record is the same size either way)
+     * @throws PerftestProtocolException for a wrong size or a field outside its range
+     */
+    public static PeerInfo parseRdmaCm(byte[] msg, boolean withGid) throws PerftestProtocolException {
+        if (msg.length != RDMA_CM_SIZE) {
+            throw new PerftestProtocolException("rdma_cm key record: expected " + RDMA_CM_SIZE + " bytes, got "
+                    + msg.length);
+        }
+        java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(msg);
+        int lid = b.getInt();
+        int outReads = b.getInt();
+        int qpn = b.getInt();
+        int psn = b.getInt();
+        int rkey = b.getInt();
+        b.getInt();   // padding
+        long vaddr = b.getLong();
+        byte[] gid = new byte[16];
+        b.get(gid);
+        try {
+            return new PeerInfo(lid, outReads, qpn, psn, rkey, vaddr, withGid ? gid : null, 0);
+        } catch (IllegalArgumentException e) {
+            throw new PerftestProtocolException("rdma_cm key record: " + e.getMessage());
+        }
+    }
+
     @Override
     public boolean equals(Object o) {
         return o instanceof PeerInfo p && lid == p.lid && outReads == p.outReads && qpn == p.qpn && psn == p.psn

@@ -30,6 +30,9 @@ import java.util.Objects;
  * {@link PerftestSchedule}), the BW report exchange for BW tests, and {@link #close()}, which is
  * one last sync followed by the 5-byte "done" message ({@code ctx_close_connection}).
  *
+ * <p>With -R ({@link #overRdmaCm}) the same messages travel over perftest's rdma_cm control QP
+ * instead of TCP; only the key record's encoding and the end of the session differ.
+ *
  * <p>Not thread-safe; one thread drives a session.
  */
 public final class PerftestChannel implements AutoCloseable {
@@ -37,7 +40,9 @@ public final class PerftestChannel implements AutoCloseable {
     /** perftest's default TCP port. */
     public static final int DEFAULT_PORT = 18515;
 
-    private final SocketChannel socket;
+    private final SocketChannel socket;      // null for -R
+    private final RdmaCmLink link;           // null for TCP
+    private final int gidIndex;              // -R: the sender's GID index field of the key record
     private final boolean client;
     private final Duration timeout;
     private final Selector selector;
@@ -45,11 +50,62 @@ public final class PerftestChannel implements AutoCloseable {
 
     private PerftestChannel(SocketChannel socket, boolean client, Duration timeout) throws IOException {
         this.socket = socket;
+        this.link = null;
+        this.gidIndex = -1;
         this.client = client;
         this.timeout = timeout;
         socket.configureBlocking(false);
         socket.setOption(StandardSocketOptions.TCP_NODELAY, true);
         this.selector = Selector.open();
+    }
+
+    private PerftestChannel(RdmaCmLink link, int gidIndex) {
+        this.socket = null;
+        this.link = link;
+        this.gidIndex = gidIndex;
+        this.client = link.isClient();
+        this.timeout = link.timeout();
+        this.selector = null;
+    }
+
+    /**
+     * -R: perftest's rdma_cm control channel. Every message of the session travels as one SEND on
+     * an RC QP that rdma_cm connected on the -p port (the device part implements the QP as a
+     * {@link RdmaCmLink}); the order and the preamble are the same as over TCP, but key records
+     * and syncs are perftest's binary {@code struct pingpong_dest} ({@link PeerInfo#formatRdmaCm})
+     * and the session ends after the final sync without "done".
+     *
+     * @param gidIndex this side's GID index, sent in the record's gid_index field
+     */
+    public static PerftestChannel overRdmaCm(RdmaCmLink link, int gidIndex) {
+        return new PerftestChannel(Objects.requireNonNull(link, "link"), gidIndex);
+    }
+
+    /**
+     * One rdma_cm control QP as a message link: a write is one SEND, a read one received message.
+     * Implementations bound every wait by {@link #timeout()} and throw {@link PerftestProtocolException}
+     * naming the step on timeout or a message of the wrong size.
+     */
+    public interface RdmaCmLink extends AutoCloseable {
+        /** The side that called rdma_connect (the one with a host argument). */
+        boolean isClient();
+
+        /** The limit for each send completion and each receive. */
+        Duration timeout();
+
+        /** Sends one message. */
+        void send(String step, byte[] message) throws IOException;
+
+        /** Receives one message, which must be exactly {@code length} bytes. */
+        byte[] receive(String step, int length) throws IOException;
+
+        @Override
+        void close() throws IOException;
+    }
+
+    /** True for the -R control channel. */
+    public boolean isRdmaCm() {
+        return link != null;
     }
 
     /** Connects to a perftest (or jrdma) server; the client writes first in every exchange. */
@@ -218,7 +274,7 @@ public final class PerftestChannel implements AutoCloseable {
 
     /** One QP's key exchange ({@code ctx_hand_shake}); returns the peer's record. */
     public PeerInfo exchangeKeys(PeerInfo mine) throws IOException {
-        return PeerInfo.parse(exchange("key exchange", mine.format(), PeerInfo.wireSize(mine.hasGid())), mine.hasGid());
+        return exchangeRecord("key exchange", mine);
     }
 
     /**
@@ -226,7 +282,27 @@ public final class PerftestChannel implements AutoCloseable {
      * (so a desynchronised peer is detected) and returned.
      */
     public PeerInfo sync(PeerInfo mine) throws IOException {
-        return PeerInfo.parse(exchange("sync", mine.format(), PeerInfo.wireSize(mine.hasGid())), mine.hasGid());
+        return exchangeRecord("sync", mine);
+    }
+
+    /**
+     * -R's barrier around the rdma_cm connection of the test QPs: a sync with an all-zero record
+     * (perftest's my_dest before it is filled, gid_index included). Returns the peer's record.
+     */
+    public PeerInfo syncZero(boolean withGid) throws IOException {
+        PeerInfo zero = PeerInfo.zero(withGid);
+        if (link != null) {
+            return PeerInfo.parseRdmaCm(exchange("sync before/after rdma_cm connect", zero.formatRdmaCm(0),
+                    PeerInfo.RDMA_CM_SIZE), withGid);
+        }
+        return sync(zero);
+    }
+
+    private PeerInfo exchangeRecord(String step, PeerInfo mine) throws IOException {
+        if (link != null) {
+            return PeerInfo.parseRdmaCm(exchange(step, mine.formatRdmaCm(gidIndex), PeerInfo.RDMA_CM_SIZE), mine.hasGid());
+        }
+        return PeerInfo.parse(exchange(step, mine.format(), PeerInfo.wireSize(mine.hasGid())), mine.hasGid());
     }
 
     /**
@@ -250,6 +326,10 @@ public final class PerftestChannel implements AutoCloseable {
      */
     public void finish(PeerInfo mine) throws IOException {
         sync(mine);
+        if (link != null) {
+            close();   // ctx_close_connection writes "done" only on the socket
+            return;
+        }
         write("done", "done\0".getBytes(StandardCharsets.US_ASCII));
         drainDone();
         close();
@@ -286,6 +366,10 @@ public final class PerftestChannel implements AutoCloseable {
     }
 
     private void write(String step, byte[] data) throws IOException {
+        if (link != null) {
+            link.send(step, data);
+            return;
+        }
         ByteBuffer buf = ByteBuffer.wrap(data);
         long deadline = System.nanoTime() + timeout.toNanos();
         try {
@@ -308,6 +392,13 @@ public final class PerftestChannel implements AutoCloseable {
     }
 
     private byte[] read(String step, int length) throws IOException {
+        if (link != null) {
+            byte[] m = link.receive(step, length);
+            if (m.length != length) {
+                throw new PerftestProtocolException(step + ": expected a " + length + "-byte message, got " + m.length);
+            }
+            return m;
+        }
         ByteBuffer buf = ByteBuffer.allocate(length);
         long deadline = System.nanoTime() + timeout.toNanos();
         try {
@@ -361,6 +452,10 @@ public final class PerftestChannel implements AutoCloseable {
     public void close() throws IOException {
         if (!closed) {
             closed = true;
+            if (link != null) {
+                link.close();
+                return;
+            }
             try {
                 selector.close();
             } finally {

@@ -6,11 +6,11 @@ import java.util.List;
 
 /**
  * The order of out-of-band exchanges after the version/system-data/MTU preamble, as each
- * perftest 6.06 binary runs it (src/*_lat.c, src/*_bw.c main()), for iteration runs without -b,
- * over the Ethernet exchange (no -R). perftest's sides simply block on the next message, so a
- * peer that deviates (one more sync, a report it does not expect) hangs or desynchronises the
- * other side: the device part must follow these lists exactly. Verified against captured
- * perftest-to-perftest exchanges (src/test/resources/.../golden/*.wire.txt).
+ * perftest 6.06 binary runs it (src/*_lat.c, src/*_bw.c main()). perftest's sides simply block
+ * on the next message, so a peer that deviates (one more sync, a report it does not expect)
+ * hangs or desynchronises the other side: the device part must follow these lists exactly.
+ * Verified against captured perftest-to-perftest exchanges (src/test/resources/.../golden/*.wire.txt),
+ * including -b, -D and -c UD; -R from the sources (see {@link Options#rdmaCm()}).
  *
  * <p>Notes from the sources:
  * <ul>
@@ -21,6 +21,14 @@ import java.util.List;
  *     the last size, with the client's numbers); the server's own record is uninitialised memory
  *     in perftest, so a client must not interpret it.</li>
  * <li>atomic_lat has no -a loop; jrdma's -a for atomics is the single size 8.</li>
+ * <li>-b (bidirectional, BW tests only): both sides run and both records are real. send_bw
+ *     exchanges reports after each size except in duration runs; write/read/atomic_bw exchange
+ *     them after each size even in duration runs, and with -a add a sync between run and report
+ *     (their "version >= 4.6" branch). The passive-server sync+report at the end disappears.</li>
+ * <li>-D does not change the order: perftest's duration loop is timed with SIGALRM on each side,
+ *     not coordinated over the channel (so the two sides' windows only roughly overlap).</li>
+ * <li>-c UD has the same order as RC (the address handle is built from the peer's GID and QPN in
+ *     CONNECT); only the -a sweep is shorter: 2 .. the agreed MTU ({@link #udSweep}).</li>
  * </ul>
  */
 public final class PerftestSchedule {
@@ -31,6 +39,17 @@ public final class PerftestSchedule {
         KEYS,
         /** One sync with QP 0's record ({@link PerftestChannel#sync}). */
         SYNC,
+        /**
+         * -R only: a sync with an all-zero record. perftest's create_rdma_cm_connection syncs
+         * before and after rdma_cm connects the test QPs, while its my_dest is still zeroed.
+         */
+        CM_SYNC,
+        /**
+         * -R only: connect the test QPs through rdma_cm (no exchange on the control channel): a
+         * second listen/connect on the same -p port, whose control listener perftest has already
+         * destroyed; IPv4 only (AF_INET hints), one rdma_cm id per QP.
+         */
+        CM_CONNECT,
         /** Connect the QPs (RTR/RTS) with the peer's keys: no exchange. */
         CONNECT,
         /** Run one size (no exchange); followed by printing its row where the test prints one. */
@@ -39,72 +58,184 @@ public final class PerftestSchedule {
         REPORT,
         /** Final sync + "done" ({@link PerftestChannel#finish}). */
         FINISH,
-        /** Close the socket with no final exchange (write_lat). */
+        /** Close the socket with no final exchange (write_lat, and -R after its final sync). */
         CLOSE
+    }
+
+    /**
+     * The options that change the order.
+     *
+     * @param bidirectional -b (BW tests only)
+     * @param duration      -D (changes only send_bw -b: no report exchange)
+     * @param rdmaCm        -R. perftest then carries every message of the session (preamble
+     *                      included) as SENDs on a separate RC "control" QP connected through
+     *                      rdma_cm on the -p port, not over TCP: keys and syncs travel as the
+     *                      binary 56-byte struct ({@link PeerInfo#formatRdmaCm}), the test QPs
+     *                      are connected by rdma_cm between two zero-record syncs instead of
+     *                      CONNECT, and the final sync is not followed by "done". With -c UD
+     *                      the address handles come from rdma_cm's events, and for latency and
+     *                      -b runs the client also sends its QPN in one UD message on the test
+     *                      QP (send_qp_num_for_ah): all inside CM_CONNECT, not on this channel.
+     */
+    public record Options(boolean bidirectional, boolean duration, boolean rdmaCm) {
+        /** Iteration run, one direction, Ethernet (TCP) exchange. */
+        public static final Options DEFAULT = new Options(false, false, false);
+
+        /** The options of a resolved command line. */
+        public static Options of(PerftestSettings s) {
+            return new Options(s.bidirectional(), s.durationSeconds() > 0, s.rdmaCm());
+        }
     }
 
     private PerftestSchedule() {
     }
 
     /**
-     * The steps for one side.
+     * The steps for one side of an iteration run without -b over the Ethernet exchange.
      *
      * @param kind   the test
      * @param client the side with a host argument
      * @param sizes  1, or the number of sizes of an -a sweep
      */
     public static List<Step> of(TestKind kind, boolean client, int sizes) {
+        return of(kind, client, sizes, Options.DEFAULT);
+    }
+
+    /**
+     * The steps for one side.
+     *
+     * @param kind    the test
+     * @param client  the side with a host argument
+     * @param sizes   1, or the number of sizes of an -a sweep
+     * @param options -b, -D, -R
+     * @throws IllegalArgumentException for -b on a latency test (perftest refuses it too)
+     */
+    public static List<Step> of(TestKind kind, boolean client, int sizes, Options options) {
         if (sizes < 1) {
             throw new IllegalArgumentException("sizes must be >= 1");
         }
+        boolean duplex = options.bidirectional();
+        if (duplex && !kind.bandwidth()) {
+            throw new IllegalArgumentException("-b is only available in BW tests, not " + kind.command());
+        }
         List<Step> s = new ArrayList<>();
+        if (options.rdmaCm()) {
+            s.addAll(List.of(Step.CM_SYNC, Step.CM_CONNECT, Step.CM_SYNC));
+        }
+        // With -R the test QPs are already connected by rdma_cm: perftest skips ctx_connect.
+        List<Step> connect = options.rdmaCm() ? List.of() : List.of(Step.CONNECT);
+        // ctx_close_connection: the sync, then "done" only over TCP.
+        List<Step> finish = options.rdmaCm() ? List.of(Step.SYNC, Step.CLOSE) : List.of(Step.FINISH);
         switch (kind) {
             case SEND_LAT -> {
-                s.addAll(List.of(Step.KEYS, Step.CONNECT, Step.SYNC, Step.KEYS));
+                s.add(Step.KEYS);
+                s.addAll(connect);
+                s.addAll(List.of(Step.SYNC, Step.KEYS));
                 for (int i = 0; i < sizes; i++) {
                     s.add(Step.SYNC);   // receives posted before the peer sends
                     s.add(Step.RUN);
                 }
-                s.add(Step.FINISH);
+                s.addAll(finish);
             }
             case WRITE_LAT -> {
-                s.addAll(List.of(Step.SYNC, Step.KEYS, Step.CONNECT, Step.KEYS, Step.SYNC));
+                s.addAll(List.of(Step.SYNC, Step.KEYS));
+                s.addAll(connect);
+                s.addAll(List.of(Step.KEYS, Step.SYNC));
                 s.addAll(Collections.nCopies(sizes, Step.RUN));
                 s.add(Step.CLOSE);
             }
             case READ_LAT, ATOMIC_LAT -> {
                 int runs = kind == TestKind.ATOMIC_LAT ? 1 : sizes;
-                s.addAll(List.of(Step.SYNC, Step.KEYS, Step.CONNECT, Step.KEYS, Step.SYNC));
+                s.addAll(List.of(Step.SYNC, Step.KEYS));
+                s.addAll(connect);
+                s.addAll(List.of(Step.KEYS, Step.SYNC));
                 if (client) {
                     s.addAll(Collections.nCopies(runs, Step.RUN));
                 }
-                s.add(Step.FINISH);
+                s.addAll(finish);
             }
             case SEND_BW -> {
-                s.addAll(List.of(Step.KEYS, Step.CONNECT, Step.SYNC, Step.KEYS));
-                if (sizes == 1) {
-                    s.add(Step.SYNC);
+                s.add(Step.KEYS);
+                s.addAll(connect);
+                s.addAll(List.of(Step.SYNC, Step.KEYS));
+                // send_bw skips the bidirectional report in duration runs (test_type != DURATION).
+                boolean report = duplex && !options.duration();
+                for (int i = 0; i < sizes; i++) {
+                    s.add(Step.SYNC);   // receives posted before the peer sends
                     s.add(Step.RUN);
-                } else {
-                    for (int i = 0; i < sizes; i++) {
-                        s.add(Step.SYNC);
-                        s.add(Step.RUN);
-                        s.add(Step.SYNC);
+                    if (report) {
+                        s.add(Step.REPORT);
+                    }
+                    if (sizes > 1) {
+                        s.add(Step.SYNC);   // the -a loop's barrier between sizes
                     }
                 }
-                s.add(Step.FINISH);
+                s.addAll(finish);
             }
             case WRITE_BW, READ_BW, ATOMIC_BW -> {
                 int runs = kind == TestKind.ATOMIC_BW ? 1 : sizes;
-                s.addAll(List.of(Step.KEYS, Step.CONNECT, Step.KEYS, Step.SYNC));
-                if (client) {
-                    s.addAll(Collections.nCopies(runs, Step.RUN));
+                s.add(Step.KEYS);
+                s.addAll(connect);
+                s.addAll(List.of(Step.KEYS, Step.SYNC));
+                if (duplex) {
+                    for (int i = 0; i < runs; i++) {
+                        s.add(Step.SYNC);
+                        s.add(Step.RUN);
+                        if (runs > 1) {
+                            s.add(Step.SYNC);   // the -a loop only (atomic_bw's -a is a single run)
+                        }
+                        s.add(Step.REPORT);
+                    }
+                } else {
+                    if (client) {
+                        s.addAll(Collections.nCopies(runs, Step.RUN));
+                    }
+                    // The passive server waits here for the client to finish.
+                    s.add(Step.SYNC);
+                    s.add(Step.REPORT);
                 }
-                s.add(Step.SYNC);
-                s.add(Step.REPORT);
-                s.add(Step.FINISH);
+                s.addAll(finish);
             }
         }
         return List.copyOf(s);
+    }
+
+    /**
+     * perftest's -a sweep for UD: 2 .. the agreed path MTU in bytes (a UD message must fit one
+     * packet), instead of 2 .. 2^23.
+     *
+     * @param mtuBytes the agreed path MTU, 256 .. 4096
+     */
+    public static List<Long> udSweep(int mtuBytes) {
+        if (Integer.bitCount(mtuBytes) != 1 || mtuBytes < 256 || mtuBytes > 4096) {
+            throw new IllegalArgumentException("MTU must be 256, 512, 1024, 2048 or 4096, got " + mtuBytes);
+        }
+        List<Long> sizes = new ArrayList<>();
+        for (long size = 2; size <= mtuBytes; size <<= 1) {
+            sizes.add(size);
+        }
+        return List.copyOf(sizes);
+    }
+
+    /**
+     * The message size of a UD test once the MTU is agreed (perftest's check_mtu): a size larger
+     * than the MTU is lowered to it when it was not given explicitly (send_bw's default 65536,
+     * or -a) and refused when it was.
+     *
+     * @param size     the size the run would use
+     * @param explicit -s was given
+     * @param mtuBytes the agreed path MTU
+     * @return the size to run
+     * @throws IllegalArgumentException naming -s when an explicit size exceeds the MTU
+     */
+    public static long udSize(long size, boolean explicit, int mtuBytes) {
+        if (size <= mtuBytes) {
+            return size;
+        }
+        if (explicit) {
+            throw new IllegalArgumentException("option '--size' (-s): a UD message must fit the path MTU of "
+                    + mtuBytes + " bytes, got " + size);
+        }
+        return mtuBytes;
     }
 }

@@ -16,6 +16,14 @@ public final class PerftestSession {
         /** Move the QPs to RTR/RTS with the peer's records (one per QP, in order). */
         void connect(List<PeerInfo> remote) throws IOException;
 
+        /**
+         * -R: connect the test QPs through rdma_cm (perftest's rdma_cm_client_connection /
+         * rdma_cm_server_connection on the -p port) instead of {@link #connect}.
+         */
+        default void connectRdmaCm() throws IOException {
+            throw new UnsupportedOperationException("rdma_cm (-R) is not supported by this device part");
+        }
+
         /** Run size number {@code index} of the sweep (0 for a single size) and print its row. */
         void run(int index) throws IOException;
 
@@ -57,6 +65,19 @@ public final class PerftestSession {
      */
     public static List<PeerInfo> run(PerftestChannel ch, TestKind kind, List<PeerInfo> mine, int sizes, Device device)
             throws IOException {
+        return run(ch, kind, mine, sizes, PerftestSchedule.Options.DEFAULT, device);
+    }
+
+    /**
+     * Runs the schedule for the given -b/-D/-R options after the preamble. Returns the peer's
+     * records as last received. -R needs a channel from {@link PerftestChannel#overRdmaCm}, the
+     * other sessions a TCP one.
+     *
+     * @param mine  this side's records, one per QP (all with or all without GID)
+     * @param sizes 1, or the number of sizes of an -a sweep
+     */
+    public static List<PeerInfo> run(PerftestChannel ch, TestKind kind, List<PeerInfo> mine, int sizes,
+                                     PerftestSchedule.Options options, Device device) throws IOException {
         if (mine.isEmpty()) {
             throw new IllegalArgumentException("no QPs");
         }
@@ -65,7 +86,13 @@ public final class PerftestSession {
             remote.add(null);
         }
         int run = 0;
-        for (PerftestSchedule.Step step : PerftestSchedule.of(kind, ch.isClient(), sizes)) {
+        if (options.rdmaCm() != ch.isRdmaCm()) {
+            throw new IllegalArgumentException(options.rdmaCm()
+                    ? "-R runs over the rdma_cm control channel (PerftestChannel.overRdmaCm), not TCP"
+                    : "the rdma_cm control channel is only for -R sessions");
+        }
+        boolean withGid = mine.get(0).hasGid();
+        for (PerftestSchedule.Step step : PerftestSchedule.of(kind, ch.isClient(), sizes, options)) {
             switch (step) {
                 case KEYS -> {
                     for (int i = 0; i < mine.size(); i++) {
@@ -78,6 +105,8 @@ public final class PerftestSession {
                         remote.set(0, peer);   // write/read/atomic lat sync before the first key exchange
                     }
                 }
+                case CM_SYNC -> ch.syncZero(withGid);   // the peer's record is all zero too: nothing to keep
+                case CM_CONNECT -> device.connectRdmaCm();
                 case CONNECT -> device.connect(List.copyOf(remote));
                 case RUN -> device.run(run++);
                 case REPORT -> device.remoteBandwidthReport(ch.exchangeBwReport(device.bandwidthReport()));

@@ -19,7 +19,8 @@ import java.util.List;
  * @param rdmaCm        -R
  * @param qpTimeout     -u
  * @param sl            -S
- * @param sizes         one size, or the -a sweep
+ * @param sizes         one size, or the -a sweep (for UD see {@link #sizesForMtu})
+ * @param sizeGiven     -s was on the command line (UD: a larger size than the MTU is then an error)
  * @param iters         -n (ignored for duration runs)
  * @param durationSeconds -D, 0 for an iteration run
  * @param txDepth       -t, clamped to -n like perftest
@@ -37,15 +38,16 @@ import java.util.List;
  * @param json          --json
  * @param csv           --csv
  * @param histogram     --histogram, or null
+ * @param plot          --plot (.png or .svg), or null
  * @param timeout       --timeout for every out-of-band step and completion wait
  */
 public record PerftestSettings(TestKind kind, String host, String device, int ibPort, int gidIndex, int port,
                                int mtu, TestKind.Connection connection, boolean rdmaCm, int qpTimeout, int sl,
-                               List<Long> sizes, long iters, int durationSeconds, int txDepth, int rxDepth,
+                               List<Long> sizes, boolean sizeGiven, long iters, int durationSeconds, int txDepth, int rxDepth,
                                int inlineSize, int qps, int cqMod, boolean bidirectional, boolean noPeak,
                                boolean reportGbits, boolean events, int outReads, TestKind.AtomicType atomicType,
                                TestKind.Output output, boolean json, boolean csv, Path histogram,
-                               Duration timeout) {
+                               Path plot, Duration timeout) {
 
     public PerftestSettings {
         sizes = List.copyOf(sizes);
@@ -86,6 +88,23 @@ public record PerftestSettings(TestKind kind, String host, String device, int ib
         p.put("out_reads", outReads);
         p.put("atomic_type", atomicType == null ? null : atomicType.name());
         return p;
+    }
+
+    /**
+     * The sizes to run once the path MTU is agreed: for UD perftest's check_mtu rules (the -a
+     * sweep ends at the MTU; a default size above it is lowered, an explicit one is an error),
+     * otherwise {@link #sizes()} unchanged.
+     *
+     * @throws IllegalArgumentException naming -s for an explicit UD size above the MTU
+     */
+    public List<Long> sizesForMtu(int mtuBytes) {
+        if (connection != TestKind.Connection.UD) {
+            return sizes;
+        }
+        if (sizes.size() > 1) {
+            return PerftestSchedule.udSweep(mtuBytes);
+        }
+        return List.of(PerftestSchedule.udSize(sizes.get(0), sizeGiven, mtuBytes));
     }
 
     /** The side with a host argument. */

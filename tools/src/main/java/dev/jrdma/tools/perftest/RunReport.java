@@ -17,12 +17,22 @@ import java.util.Map;
  * @param latency     latency rows (latency tests), else empty
  * @param bandwidth   bandwidth rows (BW tests), else empty
  * @param gbits       bandwidth unit Gb/s (else MB/s with MB = 2^20 bytes)
+ * @param durationLatency the row of a -D latency run (perftest prints only t_avg and tps there),
+ *                    else empty; {@code latency} may then hold the samples' full row as well
  */
 public record RunReport(String test, TestInfo info, Map<String, Object> parameters, String peerVersion,
                         List<PeerInfo> local, List<PeerInfo> remote, List<LatencyReport> latency,
-                        List<BwReportData> bandwidth, boolean gbits) {
+                        List<BwReportData> bandwidth, boolean gbits, List<DurationLatency> durationLatency) {
+
+    /** A run without -D latency rows. */
+    public RunReport(String test, TestInfo info, Map<String, Object> parameters, String peerVersion,
+                     List<PeerInfo> local, List<PeerInfo> remote, List<LatencyReport> latency,
+                     List<BwReportData> bandwidth, boolean gbits) {
+        this(test, info, parameters, peerVersion, local, remote, latency, bandwidth, gbits, List.of());
+    }
 
     public RunReport {
+        durationLatency = List.copyOf(durationLatency);
         parameters = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(parameters));
         local = List.copyOf(local);
         remote = List.copyOf(remote);

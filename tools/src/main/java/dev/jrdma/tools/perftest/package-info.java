@@ -19,7 +19,10 @@
  *     {@link dev.jrdma.tools.perftest.BandwidthMath}: perftest's definitions with nanoTime inputs.</li>
  * <li>{@link dev.jrdma.tools.perftest.PerftestFormat}: perftest's text, tabs included;
  *     {@link dev.jrdma.tools.perftest.JsonReport} and {@link dev.jrdma.tools.perftest.CsvReport}: one
- *     document per run.</li>
+ *     document per run; {@link dev.jrdma.tools.perftest.DurationLatency}: the -D latency row.</li>
+ * <li>{@link dev.jrdma.tools.perftest.HistogramFile} (--histogram, HdrHistogram's percentile
+ *     distribution) and {@link dev.jrdma.tools.perftest.ResultPlot} (--plot, XChart PNG/SVG);
+ *     {@link dev.jrdma.tools.perftest.ProgressLine}: the -D progress line on a terminal's stderr.</li>
  * </ul>
  *
  * <h2>perftest facts worth knowing (6.06, verified in its sources and captures)</h2>
@@ -37,6 +40,12 @@
  * <li>The address line prints LID 0 as "0000" (C's %#04x), GID bytes in decimal.</li>
  * <li>perftest's -a sweep exchanges one BW report after all sizes (write/read/atomic BW), so the
  *     server prints only the last size.</li>
+ * <li>-b: both sides run, reports are exchanged after every size (send_bw: not in duration runs)
+ *     and each side prints the sum of both records. -D: the same exchanges as an iteration run.
+ *     UD: the RC order; -a stops at the MTU and a default size above it is lowered to it.</li>
+ * <li>-R moves the whole exchange, preamble included, onto an rdma_cm-connected RC control QP:
+ *     keys travel as the binary 56-byte struct, two all-zero syncs frame the rdma_cm connection
+ *     of the test QPs, and no "done" follows the final sync.</li>
  * </ul>
  */
 package dev.jrdma.tools.perftest;

@@ -48,13 +48,44 @@ class GoldenReplayTest {
         "ib_read_bw, READ_BW, client, 1", "ib_read_bw, READ_BW, server, 1",
         "ib_atomic_bw, ATOMIC_BW, client, 1", "ib_atomic_bw, ATOMIC_BW, server, 1",
         "ib_write_bw-a, WRITE_BW, client, 23", "ib_write_bw-a, WRITE_BW, server, 23",
+        // -c UD: the RC order; the -a sweep ends at the 1024-byte MTU (10 sizes).
+        "ib_send_lat-c-UD, SEND_LAT, client, 1", "ib_send_lat-c-UD, SEND_LAT, server, 1",
+        "ib_send_bw-c-UD, SEND_BW, client, 1", "ib_send_bw-c-UD, SEND_BW, server, 1",
+        "ib_send_lat-c-UD-a, SEND_LAT, client, 10", "ib_send_lat-c-UD-a, SEND_LAT, server, 10",
+        "ib_send_bw-c-UD-a, SEND_BW, client, 10", "ib_send_bw-c-UD-a, SEND_BW, server, 10",
     })
     void replay(String capture, TestKind kind, String role, int sizes) throws Exception {
+        replay(capture, kind, role, sizes, PerftestSchedule.Options.DEFAULT);
+    }
+
+    @ParameterizedTest(name = "{0} jrdma as {2}")
+    @CsvSource({
+        "ib_send_bw-b, SEND_BW, client, 1, b", "ib_send_bw-b, SEND_BW, server, 1, b",
+        "ib_write_bw-b, WRITE_BW, client, 1, b", "ib_write_bw-b, WRITE_BW, server, 1, b",
+        "ib_read_bw-b, READ_BW, client, 1, b", "ib_read_bw-b, READ_BW, server, 1, b",
+        "ib_atomic_bw-b, ATOMIC_BW, client, 1, b", "ib_atomic_bw-b, ATOMIC_BW, server, 1, b",
+        "ib_write_bw-b-a, WRITE_BW, client, 23, b", "ib_write_bw-b-a, WRITE_BW, server, 23, b",
+        "ib_send_bw-b-D, SEND_BW, client, 1, bD", "ib_send_bw-b-D, SEND_BW, server, 1, bD",
+        "ib_send_lat-D, SEND_LAT, client, 1, D", "ib_send_lat-D, SEND_LAT, server, 1, D",
+        "ib_write_lat-D, WRITE_LAT, client, 1, D", "ib_write_lat-D, WRITE_LAT, server, 1, D",
+        "ib_read_lat-D, READ_LAT, client, 1, D", "ib_read_lat-D, READ_LAT, server, 1, D",
+        "ib_atomic_lat-D, ATOMIC_LAT, client, 1, D", "ib_atomic_lat-D, ATOMIC_LAT, server, 1, D",
+        "ib_send_bw-D, SEND_BW, client, 1, D", "ib_send_bw-D, SEND_BW, server, 1, D",
+        "ib_write_bw-D, WRITE_BW, client, 1, D", "ib_write_bw-D, WRITE_BW, server, 1, D",
+        "ib_read_bw-D, READ_BW, client, 1, D", "ib_read_bw-D, READ_BW, server, 1, D",
+    })
+    void replayWithOptions(String capture, TestKind kind, String role, int sizes, String flags) throws Exception {
+        replay(capture, kind, role, sizes,
+                new PerftestSchedule.Options(flags.contains("b"), flags.contains("D"), false));
+    }
+
+    private void replay(String capture, TestKind kind, String role, int sizes, PerftestSchedule.Options options)
+            throws Exception {
         boolean jrdmaIsClient = role.equals("client");
         byte[][] wire = Golden.wire(capture);
         byte[] ours = wire[jrdmaIsClient ? 0 : 1];
         byte[] theirs = wire[jrdmaIsClient ? 1 : 0];
-        List<PerftestSchedule.Step> steps = PerftestSchedule.of(kind, jrdmaIsClient, sizes);
+        List<PerftestSchedule.Step> steps = PerftestSchedule.of(kind, jrdmaIsClient, sizes, options);
         List<Integer> messages = messageSizes(steps);
 
         // What jrdma's side says, taken from the capture of the perftest it replaces.
@@ -94,10 +125,10 @@ class GoldenReplayTest {
                 assertEquals(version, pre.peerVersion());
                 assertEquals(new PerftestChannel.SystemData(4096, 64), pre.systemData());
                 assertEquals(3, pre.mtuEnum());
-                int reportAt = PREAMBLE + 108 * countKeyMessagesBeforeReport(steps);
+                List<Integer> reportAt = reportOffsets(steps);
                 List<Integer> runs = new ArrayList<>();
                 List<BwReportData> remoteReports = new ArrayList<>();
-                List<PeerInfo> remote = PerftestSession.run(ch, kind, List.of(keys), sizes, new PerftestSession.Device() {
+                List<PeerInfo> remote = PerftestSession.run(ch, kind, List.of(keys), sizes, options, new PerftestSession.Device() {
                     @Override
                     public void connect(List<PeerInfo> r) {
                         assertEquals(List.of(peerKeys), r);
@@ -110,7 +141,7 @@ class GoldenReplayTest {
 
                     @Override
                     public BwReportData bandwidthReport() {
-                        return decodeReport(ours, reportAt);
+                        return decodeReport(ours, reportAt.get(remoteReports.size()));
                     }
 
                     @Override
@@ -119,15 +150,19 @@ class GoldenReplayTest {
                     }
                 });
                 assertEquals(List.of(peerKeys), remote);
-                int expectedRuns = jrdmaIsClient || kind == TestKind.SEND_LAT || kind == TestKind.SEND_BW
-                        || kind == TestKind.WRITE_LAT ? (kind.verb() == Verb.ATOMIC ? 1 : sizes) : 0;
+                // Both sides run in -b; otherwise only the client of read/atomic lat and write/read/atomic BW.
+                int expectedRuns = jrdmaIsClient || options.bidirectional() || kind == TestKind.SEND_LAT
+                        || kind == TestKind.SEND_BW || kind == TestKind.WRITE_LAT ? (kind.verb() == Verb.ATOMIC ? 1 : sizes) : 0;
                 assertEquals(expectedRuns, runs.size());
-                if (kind.bandwidth() && kind != TestKind.SEND_BW) {
-                    assertEquals(1, remoteReports.size());
-                    // The server's record is perftest's uninitialised stack memory: nothing to check.
-                    if (!jrdmaIsClient) {
-                        assertEquals(decodeReport(theirs, reportAt), remoteReports.get(0));
-                    }
+                assertEquals(reportAt.size(), remoteReports.size());
+                for (int i = 0; i < reportAt.size(); i++) {
+                    // (A passive server's record is perftest's uninitialised stack memory: compared as bytes only.)
+                    assertEquals(decodeReport(theirs, reportAt.get(i)), remoteReports.get(i));
+                }
+                if (options.bidirectional() && !reportAt.isEmpty()) {
+                    // -b: both records are real results of the same size and iteration count.
+                    assertEquals(decodeReport(ours, reportAt.get(0)).size(), remoteReports.get(0).size());
+                    assertEquals(decodeReport(ours, reportAt.get(0)).iters(), remoteReports.get(0).iters());
                 }
             } finally {
                 byte[] sent = peer.get();
@@ -140,17 +175,21 @@ class GoldenReplayTest {
         }
     }
 
-    private static int countKeyMessagesBeforeReport(List<PerftestSchedule.Step> steps) {
-        int n = 0;
+    /** Byte offset of each BW report in either direction's stream. */
+    private static List<Integer> reportOffsets(List<PerftestSchedule.Step> steps) {
+        List<Integer> at = new ArrayList<>();
+        int offset = PREAMBLE;
         for (PerftestSchedule.Step s : steps) {
-            if (s == PerftestSchedule.Step.REPORT) {
-                return n;
-            }
-            if (s == PerftestSchedule.Step.KEYS || s == PerftestSchedule.Step.SYNC) {
-                n++;
+            switch (s) {
+                case KEYS, SYNC -> offset += 108;
+                case REPORT -> {
+                    at.add(offset);
+                    offset += 40;
+                }
+                default -> { }
             }
         }
-        return n;
+        return at;
     }
 
     private static BwReportData decodeReport(byte[] stream, int at) {
