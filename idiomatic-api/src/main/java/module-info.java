@@ -1,7 +1,8 @@
 /**
- * jrdma: RDMA verbs for Java 22+. The typed API is being built on top of the raw bindings in
- * {@code dev.jrdma.bindings}; see the project README for its status.
+ * jrdma: RDMA verbs for Java 22+. The public API is the single package {@code dev.jrdma};
+ * the raw bindings it is built on ({@code dev.jrdma.bindings}) are an implementation detail.
  */
 module dev.jrdma {
     requires dev.jrdma.bindings;
+    exports dev.jrdma;
 }

@@ -1,5 +1,86 @@
 /**
- * The jrdma verbs API (under construction): devices, contexts, protection domains, memory
- * regions, completion queues and queue pairs as typed, AutoCloseable Java objects.
+ * jrdma: RDMA verbs for Java 22+, typed, {@link java.lang.AutoCloseable}, with native memory
+ * from {@link java.lang.foreign.Arena}s and no allocation on the data path.
+ *
+ * <h2>The object graph</h2>
+ * <pre>
+ * Rdma.devices() -&gt; RdmaDevice.open() -&gt; Context
+ *     Context.allocateProtectionDomain() -&gt; ProtectionDomain
+ *         ProtectionDomain.allocate(size, access) / register(segment, access) -&gt; MemoryRegion
+ *         ProtectionDomain.queuePair(RC).completionQueue(cq).build() -&gt; QueuePair
+ *         ProtectionDomain.createSharedReceiveQueue(...) -&gt; SharedReceiveQueue
+ *         ProtectionDomain.createAddressHandle(remote, port, gidIndex) -&gt; AddressHandle (UD)
+ *         ProtectionDomain.allocateMemoryWindow() -&gt; MemoryWindow
+ *     Context.createCompletionChannel() -&gt; CompletionChannel
+ *     Context.createCompletionQueue(depth[, channel]) -&gt; CompletionQueue
+ *     Context.onAsyncEvent(listener)                  (port changes, QP/CQ errors)
+ *
+ * CmEventChannel.create() -&gt; CmId                     (rdma_cm: resolve/connect or bind/listen/accept)
+ *     CmId.context() -&gt; Context (librdmacm's), CmId.createQueuePair(builder) -&gt; QueuePair
+ * </pre>
+ * Every object keeps the objects it was made from alive, and closing an object first closes
+ * what was made from it (newest first): closing the {@link dev.jrdma.Context} releases
+ * everything. {@code close()} is idempotent; any use of a closed object throws
+ * {@link java.lang.IllegalStateException} naming it, before native code is reached.
+ *
+ * <h2>Connecting two queue pairs</h2>
+ * <pre>{@code
+ * try (Context context = Rdma.devices().getFirst().open()) {
+ *     ProtectionDomain pd = context.allocateProtectionDomain();
+ *     CompletionQueue cq = context.createCompletionQueue(64);
+ *     QueuePair qp = pd.queuePair(QueuePairType.RC).completionQueue(cq).build();
+ *     int gidIndex = context.gidTable(1).stream()            // RoCE: a RoCE v2 IPv4 GID
+ *             .filter(g -> g.type() == GidType.ROCE_V2 && g.ipv4().isPresent())
+ *             .findFirst().orElseThrow().index();
+ *     Endpoint local = qp.localEndpoint(1, gidIndex);
+ *     Endpoint remote = EndpointExchange.connect(server, local, timeout); // out of band, over TCP
+ *     qp.connect(remote);                                     // RESET -> INIT -> RTR -> RTS
+ *
+ *     MemoryRegion buffer = pd.allocate(4096, EnumSet.of(Access.LOCAL_WRITE));
+ *     SendRequest send = new SendRequest().opcode(SendOpcode.SEND).sge(buffer, 0, 12);
+ *     WorkCompletion wc = new WorkCompletion();
+ *     for (long i = 0; ; i++) {
+ *         qp.post(send.wrId(i));                              // built once, re-posted
+ *         cq.take(wc, Duration.ofSeconds(5)).checkSuccess();  // WorkCompletionException on error
+ *     }
+ * }
+ * }</pre>
+ *
+ * <h2>Memory</h2>
+ * {@link dev.jrdma.ProtectionDomain#allocate} returns a region that owns page-aligned memory
+ * and frees it on close. {@link dev.jrdma.ProtectionDomain#register} registers a native
+ * segment the caller owns; heap segments are refused. A region must not outlive its segment's
+ * arena: every use checks the arena, and the three-argument {@code register(segment, arena,
+ * access)} deregisters the region when the arena closes. Access rights are an
+ * {@link java.util.EnumSet} of {@link dev.jrdma.Access}; the default is local write only.
+ * One-sided operations target a {@link dev.jrdma.RemoteMemory} (address, length, rkey) that
+ * the owner obtains from {@link dev.jrdma.MemoryRegion#remote()} and sends to its peer.
+ *
+ * <h2>The data path</h2>
+ * {@link dev.jrdma.SendRequest} and {@link dev.jrdma.ReceiveRequest} are work requests in
+ * native memory: build them once, change a field, post again. {@link dev.jrdma.WorkCompletion}
+ * and {@link dev.jrdma.WorkCompletions} are reusable views the completion queue is polled
+ * into. None of these allocate per operation; none of them are thread-safe.
+ *
+ * <h2>Waiting</h2>
+ * Every wait is bounded: {@link dev.jrdma.CompletionQueue#take} busy-polls with a timeout,
+ * {@link dev.jrdma.CompletionChannel#await} sleeps until a completion event or the timeout,
+ * {@link dev.jrdma.EndpointExchange} bounds every socket operation, and every
+ * {@link dev.jrdma.CmId} method that waits for an rdma_cm event takes a timeout.
+ *
+ * <h2>Errors</h2>
+ * A failing verb throws {@link dev.jrdma.RdmaException} with the verb, the object, the errno
+ * and its text ({@link dev.jrdma.OperationNotSupportedException} for EOPNOTSUPP); an EINVAL
+ * from a queue pair transition says which attribute bits the IB state table requires or
+ * forbids. A failed work request arrives as a completion whose
+ * {@link dev.jrdma.WorkCompletion#checkSuccess()} throws {@link dev.jrdma.WorkCompletionException}.
+ * Argument errors found in Java (a range outside a memory region, a misaligned atomic target)
+ * are {@link java.lang.IllegalArgumentException}s thrown before anything is posted.
+ *
+ * <h2>Threads</h2>
+ * Creating and closing objects is thread-safe. Queue pairs, completion queues and the request
+ * and completion objects are not safe for concurrent use on one queue (post sends from one
+ * thread, receives from one thread, poll a CQ from one thread), and an object must not be
+ * closed while another thread is using it.
  */
 package dev.jrdma;

@@ -1,0 +1,83 @@
+package dev.jrdma;
+
+import dev.jrdma.bindings.generated.ibv_ah;
+import dev.jrdma.bindings.generated.ibv_ah_attr;
+import dev.jrdma.bindings.generated.ibv_global_route;
+import dev.jrdma.bindings.generated.rdma_h;
+import dev.jrdma.bindings.shim.Errno;
+import dev.jrdma.bindings.shim.ErrnoVerbs;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * An address handle ({@code struct ibv_ah}): the route to a remote port that UD sends carry
+ * ({@link SendRequest#datagram}). From {@link ProtectionDomain#createAddressHandle}; usable only
+ * with queue pairs of the same protection domain. Thread-safe (immutable once created).
+ */
+public final class AddressHandle extends NativeResource {
+    private final ProtectionDomain pd;
+    private final MemorySegment handle;
+    private final String description;
+
+    private AddressHandle(ProtectionDomain pd, MemorySegment handle, Endpoint remote) {
+        super(pd);
+        this.pd = pd;
+        this.handle = handle;
+        this.description = "address handle #" + ibv_ah.handle(handle) + " to " + remote.gid() + " on "
+                + pd.context().name();
+    }
+
+    static AddressHandle create(ProtectionDomain pd, Endpoint remote, int port, int gidIndex, int hopLimit) {
+        MemorySegment ah;
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment attr = arena.allocate(ibv_ah_attr.layout());
+            ibv_ah_attr.port_num(attr, (byte) port);
+            ibv_ah_attr.dlid(attr, (short) remote.lid());
+            if (!remote.gid().equals(Gid.ZERO)) {
+                // RoCE routes by GRH only, so an address handle there is always global.
+                ibv_ah_attr.is_global(attr, (byte) 1);
+                MemorySegment grh = ibv_ah_attr.grh(attr);
+                remote.gid().write(ibv_global_route.dgid(grh));
+                ibv_global_route.sgid_index(grh, (byte) gidIndex);
+                ibv_global_route.hop_limit(grh, (byte) hopLimit);
+            }
+            MemorySegment errno = Errno.allocate(arena);
+            ah = ErrnoVerbs.ibv_create_ah(errno, pd.handle(), attr);
+            if (ah.address() == 0) {
+                throw RdmaException.of("ibv_create_ah", pd + ", port " + port + ", GID index " + gidIndex + " to "
+                        + remote.gid(), Errno.get(errno));
+            }
+        }
+        ah = ah.reinterpret(ibv_ah.layout().byteSize());
+        try {
+            return new AddressHandle(pd, ah, remote);
+        } catch (RuntimeException e) {
+            rdma_h.ibv_destroy_ah(ah);
+            throw e;
+        }
+    }
+
+    /** The protection domain. */
+    public ProtectionDomain protectionDomain() {
+        return pd;
+    }
+
+    MemorySegment handle() {
+        checkOpen();
+        return handle;
+    }
+
+    @Override
+    void release() {
+        int rc = rdma_h.ibv_destroy_ah(handle);
+        if (rc != 0) {
+            throw RdmaException.of("ibv_destroy_ah", this, rc);
+        }
+    }
+
+    /** {@code address handle #<handle> to <gid> on <device>}. */
+    @Override
+    public String toString() {
+        return description;
+    }
+}

@@ -1,0 +1,292 @@
+package dev.jrdma;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT;
+
+import dev.jrdma.bindings.generated.rdma_cm_id;
+import dev.jrdma.bindings.generated.rdma_conn_param;
+import dev.jrdma.bindings.generated.rdma_h;
+import dev.jrdma.bindings.shim.Errno;
+import dev.jrdma.bindings.shim.RdmaCmVerbs;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.Inet4Address;
+import java.net.InetSocketAddress;
+import java.nio.ByteOrder;
+import java.time.Duration;
+
+/**
+ * An rdma_cm connection id ({@code struct rdma_cm_id}): the rdma_cm counterpart of a socket.
+ * Client: {@link #resolveAddress}, {@link #resolveRoute}, {@link #createQueuePair},
+ * {@link #connect}. Server: {@link #bind}, {@link #listen}, {@link #awaitConnectRequest}, then
+ * on the new id {@link #createQueuePair} and {@link #accept}. rdma_cm moves the queue pair
+ * through its states. Every wait is bounded by a timeout. IPv4 addresses only.
+ *
+ * <p>The device is the one librdmacm resolved: {@link #context()} is a view of librdmacm's own
+ * context, on which the protection domain, completion queues and memory regions for this
+ * connection are created; they are closed with the id. Not thread-safe.
+ */
+public final class CmId extends NativeResource {
+    private static final int MAX_PRIVATE_DATA = 56;
+
+    private final CmEventChannel channel;
+    private final MemorySegment handle;
+    private Context context;
+
+    private CmId(CmEventChannel channel, MemorySegment handle) {
+        super(channel);
+        this.channel = channel;
+        this.handle = handle.reinterpret(rdma_cm_id.layout().byteSize());
+        channel.register(this, handle.address());
+    }
+
+    static CmId create(CmEventChannel channel) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment errno = Errno.allocate(arena);
+            MemorySegment out = arena.allocate(ADDRESS);
+            if (RdmaCmVerbs.rdma_create_id(errno, channel.handle(), out, MemorySegment.NULL, rdma_h.RDMA_PS_TCP())
+                    != 0) {
+                throw RdmaException.of("rdma_create_id", channel, Errno.get(errno));
+            }
+            return adopt(channel, out.get(ADDRESS, 0));
+        }
+    }
+
+    /** Wraps an id librdmacm created (a connect request's), destroying it if wrapping fails. */
+    static CmId adopt(CmEventChannel channel, MemorySegment id) {
+        try {
+            return new CmId(channel, id);
+        } catch (RuntimeException e) {
+            try (Arena arena = Arena.ofConfined()) {
+                RdmaCmVerbs.rdma_destroy_id(Errno.allocate(arena), id);
+            }
+            throw e;
+        }
+    }
+
+    MemorySegment handle() {
+        checkOpen();
+        return handle;
+    }
+
+    /** The handle without the open check: for releasing dependents while this id closes. */
+    MemorySegment rawHandle() {
+        return handle;
+    }
+
+    private void check(int rc, String verb, MemorySegment errno) {
+        if (rc != 0) {
+            throw RdmaException.of(verb, this, Errno.get(errno));
+        }
+    }
+
+    private CmEventChannel.Event expect(CmEventType expected, Duration timeout, String what) {
+        CmEventChannel.Event event = channel.await(this, handle.address(), timeout, what);
+        if (event.type() != expected) {
+            throw new RdmaException(what + " on " + this + " failed: rdma_cm reported " + event.type() + " ("
+                    + event.type().description() + ", status " + event.status() + ") instead of " + expected,
+                    what, toString(), Math.abs(event.status()));
+        }
+        return event;
+    }
+
+    /** Resolves {@code destination} to a local device and port (waits for ADDR_RESOLVED). */
+    public void resolveAddress(InetSocketAddress destination, Duration timeout) {
+        checkOpen();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment errno = Errno.allocate(arena);
+            check(RdmaCmVerbs.rdma_resolve_addr(errno, handle, MemorySegment.NULL, sockaddr(arena, destination),
+                    timeoutMillis(timeout)), "rdma_resolve_addr", errno);
+        }
+        expect(CmEventType.ADDR_RESOLVED, timeout, "rdma_resolve_addr");
+    }
+
+    /** Resolves the route to the destination (waits for ROUTE_RESOLVED). */
+    public void resolveRoute(Duration timeout) {
+        checkOpen();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment errno = Errno.allocate(arena);
+            check(RdmaCmVerbs.rdma_resolve_route(errno, handle, timeoutMillis(timeout)), "rdma_resolve_route", errno);
+        }
+        expect(CmEventType.ROUTE_RESOLVED, timeout, "rdma_resolve_route");
+    }
+
+    /** Binds the id to a local address (port 0: any free port, see {@link #localPort()}). */
+    public void bind(InetSocketAddress local) {
+        checkOpen();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment errno = Errno.allocate(arena);
+            check(RdmaCmVerbs.rdma_bind_addr(errno, handle, sockaddr(arena, local)), "rdma_bind_addr", errno);
+        }
+    }
+
+    /** The local port the id is bound to. */
+    public int localPort() {
+        checkOpen();
+        return Short.toUnsignedInt(Short.reverseBytes(rdma_h.rdma_get_src_port(handle)));
+    }
+
+    /** Listens for connect requests on the bound address. */
+    public void listen(int backlog) {
+        checkOpen();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment errno = Errno.allocate(arena);
+            check(RdmaCmVerbs.rdma_listen(errno, handle, backlog), "rdma_listen", errno);
+        }
+    }
+
+    /** Waits for the next connect request to this listening id. */
+    public ConnectionRequest awaitConnectRequest(Duration timeout) {
+        checkOpen();
+        CmEventChannel.Event event = expect(CmEventType.CONNECT_REQUEST, timeout, "awaiting a connect request");
+        return new ConnectionRequest(event.newId(), event.privateData());
+    }
+
+    /**
+     * The context of the device this id is bound to (after {@link #resolveAddress}, or for
+     * the id of a connect request): a view of librdmacm's context, closed with this id.
+     */
+    public Context context() {
+        checkOpen();
+        if (context == null || context.isClosed()) {
+            MemorySegment verbs = rdma_cm_id.verbs(handle);
+            if (verbs.address() == 0) {
+                throw new IllegalStateException(this + " has no device yet: resolve an address first");
+            }
+            context = Context.borrowed(verbs, this);
+        }
+        return context;
+    }
+
+    /**
+     * Creates this id's queue pair (RC) with {@code rdma_create_qp}, from a builder on a
+     * protection domain of {@link #context()}; rdma_cm moves it to RTS on connect/accept.
+     */
+    public QueuePair createQueuePair(QueuePair.Builder builder) {
+        checkOpen();
+        if (builder.protectionDomain().context() != context) {
+            throw new IllegalArgumentException("the protection domain must come from " + this + ".context()");
+        }
+        return builder.build(this);
+    }
+
+    /** Connects (waits for ESTABLISHED) and returns the private data of the peer's reply. */
+    public byte[] connect(byte[] privateData, Duration timeout) {
+        checkOpen();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment errno = Errno.allocate(arena);
+            check(RdmaCmVerbs.rdma_connect(errno, handle, connParam(arena, privateData)), "rdma_connect", errno);
+        }
+        CmEventChannel.Event event = expect(CmEventType.ESTABLISHED, timeout, "rdma_connect");
+        refreshQueuePair();
+        return event.privateData();
+    }
+
+    /** Accepts this connect request's connection (waits for ESTABLISHED). */
+    public void accept(byte[] privateData, Duration timeout) {
+        checkOpen();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment errno = Errno.allocate(arena);
+            check(RdmaCmVerbs.rdma_accept(errno, handle, connParam(arena, privateData)), "rdma_accept", errno);
+        }
+        expect(CmEventType.ESTABLISHED, timeout, "rdma_accept");
+        refreshQueuePair();
+    }
+
+    /** Rejects this connect request, with private data for the peer. */
+    public void reject(byte[] privateData) {
+        checkOpen();
+        checkPrivateData(privateData);
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment errno = Errno.allocate(arena);
+            MemorySegment data = privateData.length == 0 ? MemorySegment.NULL
+                    : arena.allocateFrom(JAVA_BYTE, privateData);
+            check(RdmaCmVerbs.rdma_reject(errno, handle, data, (byte) privateData.length), "rdma_reject", errno);
+        }
+    }
+
+    /** Disconnects and waits for DISCONNECTED; the queue pair moves to ERR. */
+    public void disconnect(Duration timeout) {
+        checkOpen();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment errno = Errno.allocate(arena);
+            check(RdmaCmVerbs.rdma_disconnect(errno, handle), "rdma_disconnect", errno);
+        }
+        awaitDisconnect(timeout);
+    }
+
+    /** Waits for the peer (or a local {@code disconnect}) to end the connection. */
+    public void awaitDisconnect(Duration timeout) {
+        checkOpen();
+        expect(CmEventType.DISCONNECTED, timeout, "awaiting DISCONNECTED");
+        refreshQueuePair();
+    }
+
+    private void refreshQueuePair() {
+        for (NativeResource r : dependents()) {
+            if (r instanceof QueuePair qp) {
+                qp.refreshState();
+            }
+        }
+    }
+
+    private static void checkPrivateData(byte[] privateData) {
+        if (privateData.length > MAX_PRIVATE_DATA) {
+            throw new IllegalArgumentException("private data is limited to " + MAX_PRIVATE_DATA + " bytes here, not "
+                    + privateData.length);
+        }
+    }
+
+    private static MemorySegment connParam(Arena arena, byte[] privateData) {
+        checkPrivateData(privateData);
+        MemorySegment param = arena.allocate(rdma_conn_param.layout());
+        if (privateData.length > 0) {
+            rdma_conn_param.private_data(param, arena.allocateFrom(JAVA_BYTE, privateData));
+            rdma_conn_param.private_data_len(param, (byte) privateData.length);
+        }
+        // One outstanding RDMA READ/atomic each way and full retries, as ConnectionOptions.DEFAULTS.
+        rdma_conn_param.responder_resources(param, (byte) 1);
+        rdma_conn_param.initiator_depth(param, (byte) 1);
+        rdma_conn_param.retry_count(param, (byte) 7);
+        rdma_conn_param.rnr_retry_count(param, (byte) 7);
+        return param;
+    }
+
+    /** A {@code struct sockaddr_in}: family in host order, port and address in network order. */
+    private static MemorySegment sockaddr(Arena arena, InetSocketAddress address) {
+        if (!(address.getAddress() instanceof Inet4Address ipv4)) {
+            throw new IllegalArgumentException("only IPv4 addresses are supported, not " + address);
+        }
+        MemorySegment sin = arena.allocate(16, 4);
+        sin.set(JAVA_SHORT, 0, (short) rdma_h.AF_INET());
+        sin.set(JAVA_SHORT.withOrder(ByteOrder.BIG_ENDIAN), 2, (short) address.getPort());
+        MemorySegment.copy(ipv4.getAddress(), 0, sin, JAVA_BYTE, 4, 4);
+        return sin;
+    }
+
+    private static int timeoutMillis(Duration timeout) {
+        long millis = timeout.toMillis();
+        if (millis <= 0) {
+            throw new IllegalArgumentException("the timeout must be positive: " + timeout);
+        }
+        return (int) Math.min(Integer.MAX_VALUE, millis);
+    }
+
+    @Override
+    void release() {
+        channel.unregister(handle.address());
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment errno = Errno.allocate(arena);
+            if (RdmaCmVerbs.rdma_destroy_id(errno, handle) != 0) {
+                throw RdmaException.of("rdma_destroy_id", this, Errno.get(errno));
+            }
+        }
+    }
+
+    /** {@code rdma_cm id 0x<address>}. */
+    @Override
+    public String toString() {
+        return "rdma_cm id 0x" + Long.toHexString(handle.address());
+    }
+}

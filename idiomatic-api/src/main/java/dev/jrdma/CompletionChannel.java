@@ -1,0 +1,108 @@
+package dev.jrdma;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+
+import dev.jrdma.bindings.generated.ibv_comp_channel;
+import dev.jrdma.bindings.generated.rdma_h;
+import dev.jrdma.bindings.shim.Errno;
+import dev.jrdma.bindings.shim.ErrnoVerbs;
+import dev.jrdma.bindings.shim.Posix;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * A completion channel ({@code struct ibv_comp_channel}): lets a thread sleep until a
+ * completion queue created on it ({@link Context#createCompletionQueue(int, CompletionChannel)})
+ * has a completion, instead of spinning. The cycle is: {@link CompletionQueue#requestNotification},
+ * {@link #await(Duration)}, then poll the CQ empty (and request notification again before the
+ * last poll, so no completion slips between the two).
+ *
+ * <p>Closing the channel first closes the completion queues created on it. Events are
+ * acknowledged as {@code await} returns them: {@code ibv_destroy_cq} waits forever for
+ * unacknowledged events, and acknowledging at once rules that out. Thread safety: one thread
+ * awaits at a time.
+ */
+public final class CompletionChannel extends NativeResource {
+    private final Context context;
+    private final MemorySegment handle;
+    private final int fd;
+
+    private CompletionChannel(Context context, MemorySegment handle) {
+        super(context);
+        this.context = context;
+        this.handle = handle;
+        this.fd = ibv_comp_channel.fd(handle);
+    }
+
+    static CompletionChannel create(Context context) {
+        MemorySegment channel;
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment errno = Errno.allocate(arena);
+            channel = ErrnoVerbs.ibv_create_comp_channel(errno, context.handle());
+            if (channel.address() == 0) {
+                throw RdmaException.of("ibv_create_comp_channel", context, Errno.get(errno));
+            }
+        }
+        channel = channel.reinterpret(ibv_comp_channel.layout().byteSize());
+        try {
+            return new CompletionChannel(context, channel);
+        } catch (RuntimeException e) {
+            rdma_h.ibv_destroy_comp_channel(channel);
+            throw e;
+        }
+    }
+
+    MemorySegment handle() {
+        checkOpen();
+        return handle;
+    }
+
+    /** The context the channel belongs to. */
+    public Context context() {
+        return context;
+    }
+
+    /**
+     * Waits up to {@code timeout} for a completion event and returns the completion queue it is
+     * for (its notification is then disarmed: request it again); empty when the time passed.
+     */
+    public Optional<CompletionQueue> await(Duration timeout) {
+        checkOpen();
+        if (!Posix.awaitReadable(fd, Math.max(0, timeout.toMillis()))) {
+            return Optional.empty();
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment errno = Errno.allocate(arena);
+            MemorySegment cqOut = arena.allocate(ADDRESS);
+            MemorySegment contextOut = arena.allocate(ADDRESS);
+            if (ErrnoVerbs.ibv_get_cq_event(errno, handle, cqOut, contextOut) != 0) {
+                throw RdmaException.of("ibv_get_cq_event", this, Errno.get(errno));
+            }
+            MemorySegment cq = cqOut.get(ADDRESS, 0);
+            rdma_h.ibv_ack_cq_events(cq, 1);
+            for (NativeResource r : dependents()) {
+                if (r instanceof CompletionQueue q && q.nativeAddress() == cq.address()) {
+                    return Optional.of(q);
+                }
+            }
+            // The CQ was closed after the event arrived: nothing is left to report.
+            return Optional.empty();
+        }
+    }
+
+    @Override
+    void release() {
+        int rc = rdma_h.ibv_destroy_comp_channel(handle);
+        if (rc != 0) {
+            throw RdmaException.of("ibv_destroy_comp_channel", this, rc);
+        }
+    }
+
+    /** {@code completion channel fd <n> on <device>}. */
+    @Override
+    public String toString() {
+        return "completion channel fd " + fd + " on " + context.name();
+    }
+}

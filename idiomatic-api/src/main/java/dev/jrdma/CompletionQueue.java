@@ -1,0 +1,159 @@
+package dev.jrdma;
+
+import dev.jrdma.bindings.generated.ibv_cq;
+import dev.jrdma.bindings.generated.rdma_h;
+import dev.jrdma.bindings.shim.Errno;
+import dev.jrdma.bindings.shim.ErrnoVerbs;
+import dev.jrdma.bindings.shim.InlineVerbs;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.time.Duration;
+
+/**
+ * A completion queue ({@code struct ibv_cq}), from {@link Context#createCompletionQueue(int)}.
+ * Closing it first closes the queue pairs that use it (the verbs refuse to destroy a CQ that a
+ * QP still references).
+ *
+ * <p>Polling allocates nothing: completions are read into a {@link WorkCompletion} or
+ * {@link WorkCompletions} the caller creates once and reuses. Thread safety: polling one CQ
+ * from several threads is safe as far as libibverbs goes, but a {@code WorkCompletion} must
+ * not be shared between threads.
+ */
+public final class CompletionQueue extends NativeResource {
+    private final Context context;
+    private final MemorySegment handle;
+    private final int capacity;
+    private final String description;
+
+    private CompletionQueue(Context context, CompletionChannel channel, MemorySegment handle) {
+        super(context, channel);
+        this.context = context;
+        this.handle = handle;
+        this.capacity = ibv_cq.cqe(handle);
+        this.description = "completion queue #" + ibv_cq.handle(handle) + " on " + context.name();
+    }
+
+    static CompletionQueue create(Context context, int depth, CompletionChannel channel) {
+        if (depth < 1) {
+            throw new IllegalArgumentException("a completion queue needs a depth of at least 1, not " + depth);
+        }
+        MemorySegment cq;
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment errno = Errno.allocate(arena);
+            if (channel != null && channel.context() != context) {
+                throw new IllegalArgumentException(channel + " belongs to another context than " + context);
+            }
+            cq = ErrnoVerbs.ibv_create_cq(errno, context.handle(), depth, MemorySegment.NULL,
+                    channel == null ? MemorySegment.NULL : channel.handle(), 0);
+            if (cq.address() == 0) {
+                throw RdmaException.of("ibv_create_cq", context + ", depth " + depth, Errno.get(errno));
+            }
+        }
+        cq = cq.reinterpret(ibv_cq.layout().byteSize());
+        try {
+            return new CompletionQueue(context, channel, cq);
+        } catch (RuntimeException e) {
+            rdma_h.ibv_destroy_cq(cq);
+            throw e;
+        }
+    }
+
+    /** The context the CQ belongs to. */
+    public Context context() {
+        return context;
+    }
+
+    /** The number of completions the queue can hold (the provider may round the requested depth up). */
+    public int capacity() {
+        return capacity;
+    }
+
+    MemorySegment handle() {
+        checkOpen();
+        return handle;
+    }
+
+    /**
+     * Arms the completion channel: the next completion (only solicited ones if
+     * {@code solicitedOnly}) wakes {@link CompletionChannel#await}. One-shot: arm again after
+     * each event. Needs a CQ created with a channel.
+     */
+    public void requestNotification(boolean solicitedOnly) {
+        checkOpen();
+        int rc = InlineVerbs.ibv_req_notify_cq(handle, solicitedOnly ? 1 : 0);
+        if (rc != 0) {
+            throw RdmaException.of("ibv_req_notify_cq", this, rc);
+        }
+    }
+
+    /** Reads at most one completion into {@code wc}; returns 1 if there was one, else 0. Never blocks. */
+    public int poll(WorkCompletion wc) {
+        checkOpen();
+        return check(InlineVerbs.ibv_poll_cq(handle, 1, wc.segment()));
+    }
+
+    /**
+     * Reads up to {@code batch.capacity()} completions into {@code batch}; returns how many
+     * (also {@link WorkCompletions#count()}). Never blocks.
+     */
+    public int poll(WorkCompletions batch) {
+        checkOpen();
+        int n = check(InlineVerbs.ibv_poll_cq(handle, batch.capacity(), batch.segment()));
+        batch.count(n);
+        return n;
+    }
+
+    /**
+     * Busy-polls until one completion is read into {@code wc} or {@code timeout} passes; returns
+     * whether a completion arrived. Spins on the calling thread: meant for tests, samples and
+     * latency-bound loops.
+     */
+    public boolean poll(WorkCompletion wc, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (poll(wc) == 0) {
+            if (System.nanoTime() - deadline > 0) {
+                return false;
+            }
+            Thread.onSpinWait();
+        }
+        return true;
+    }
+
+    /**
+     * As {@link #poll(WorkCompletion, Duration)}, but a missing completion is an exception: returns
+     * {@code wc} holding the completion, or throws {@link IllegalStateException} after {@code timeout}.
+     */
+    public WorkCompletion take(WorkCompletion wc, Duration timeout) {
+        if (!poll(wc, timeout)) {
+            throw new IllegalStateException("no completion on " + this + " within " + timeout);
+        }
+        return wc;
+    }
+
+    private int check(int n) {
+        if (n < 0) {
+            // poll_cq has no errno; providers return a negative value (usually -errno).
+            throw RdmaException.of("ibv_poll_cq", this, -n);
+        }
+        return n;
+    }
+
+    @Override
+    long nativeAddress() {
+        return handle.address();
+    }
+
+    @Override
+    void release() {
+        int rc = rdma_h.ibv_destroy_cq(handle);
+        if (rc != 0) {
+            throw RdmaException.of("ibv_destroy_cq", this, rc);
+        }
+    }
+
+    /** {@code completion queue #<handle> on <device>}. */
+    @Override
+    public String toString() {
+        return description;
+    }
+}

@@ -1,0 +1,63 @@
+package dev.jrdma;
+
+import java.util.EnumSet;
+import java.util.Set;
+
+/**
+ * Tunables of the INIT -> RTR -> RTS transitions; {@link #DEFAULTS} suits a local fabric.
+ *
+ * @param remoteAccess      what peers may do through the QP (READ/WRITE/atomics; each memory
+ *                          region's own rights are checked as well)
+ * @param minRnrTimer       how long a peer waits before retrying a SEND that found no receive
+ *                          (IB-encoded, 12 = 0.64 ms)
+ * @param timeout           local ACK timeout, 4.096 us * 2^timeout (14 = 67 ms)
+ * @param retryCount        transport retries before RETRY_EXC_ERR (0-7)
+ * @param rnrRetry          RNR retries before RNR_RETRY_EXC_ERR (0-6, 7 = forever)
+ * @param maxReadAtomic     RDMA READ/atomics this QP may have outstanding as initiator
+ * @param maxDestReadAtomic RDMA READ/atomics this QP accepts at once as responder
+ * @param qkey              the Q_Key of a UD queue pair
+ * @param hopLimit          the GRH hop limit of RoCE/global routes
+ */
+public record ConnectionOptions(Set<Access> remoteAccess, int minRnrTimer, int timeout, int retryCount, int rnrRetry,
+                                int maxReadAtomic, int maxDestReadAtomic, int qkey, int hopLimit) {
+    /** Remote READ/WRITE/atomics allowed, RNR timer 12, timeout 14, 7 retries, 1 outstanding READ each way. */
+    public static final ConnectionOptions DEFAULTS = new ConnectionOptions(
+            EnumSet.of(Access.REMOTE_WRITE, Access.REMOTE_READ, Access.REMOTE_ATOMIC), 12, 14, 7, 7, 1, 1,
+            0x11111111, 64);
+
+    /** Validates ranges and copies the access set. */
+    public ConnectionOptions {
+        remoteAccess = remoteAccess.isEmpty() ? Set.of() : Set.copyOf(EnumSet.copyOf(remoteAccess));
+        check("minRnrTimer", minRnrTimer, 31);
+        check("timeout", timeout, 31);
+        check("retryCount", retryCount, 7);
+        check("rnrRetry", rnrRetry, 7);
+        check("maxReadAtomic", maxReadAtomic, 255);
+        check("maxDestReadAtomic", maxDestReadAtomic, 255);
+        check("hopLimit", hopLimit, 255);
+    }
+
+    private static void check(String name, int value, int max) {
+        if (value < 0 || value > max) {
+            throw new IllegalArgumentException(name + " must be within 0.." + max + ", not " + value);
+        }
+    }
+
+    /** These options with another RNR retry count (0 = fail at once when the peer has no receive posted). */
+    public ConnectionOptions withRnrRetry(int rnrRetry) {
+        return new ConnectionOptions(remoteAccess, minRnrTimer, timeout, retryCount, rnrRetry, maxReadAtomic,
+                maxDestReadAtomic, qkey, hopLimit);
+    }
+
+    /** These options with other remote access rights. */
+    public ConnectionOptions withRemoteAccess(Set<Access> remoteAccess) {
+        return new ConnectionOptions(remoteAccess, minRnrTimer, timeout, retryCount, rnrRetry, maxReadAtomic,
+                maxDestReadAtomic, qkey, hopLimit);
+    }
+
+    /** These options with another ACK timeout and retry count. */
+    public ConnectionOptions withTimeout(int timeout, int retryCount) {
+        return new ConnectionOptions(remoteAccess, minRnrTimer, timeout, retryCount, rnrRetry, maxReadAtomic,
+                maxDestReadAtomic, qkey, hopLimit);
+    }
+}

@@ -1,0 +1,42 @@
+package dev.jrdma;
+
+/**
+ * Capabilities of a device ({@code struct ibv_device_attr_ex}); from {@link Context#queryDevice()}.
+ *
+ * @param firmwareVersion         firmware version text
+ * @param nodeGuid                node GUID (as a number, see {@link RdmaDevice#nodeGuid()})
+ * @param systemImageGuid         system image GUID (as a number)
+ * @param maxMrSize               largest registrable memory region, bytes (unsigned: rxe reports 2^64-1 as -1)
+ * @param pageSizeCap             supported page sizes, a bit per size
+ * @param vendorId                IEEE vendor id
+ * @param vendorPartId            vendor part id
+ * @param hardwareVersion         hardware version
+ * @param maxQp                   max queue pairs
+ * @param maxQpWr                 max outstanding work requests per queue
+ * @param maxSge                  max scatter/gather entries per work request
+ * @param maxCq                   max completion queues
+ * @param maxCqe                  max entries per completion queue
+ * @param maxMr                   max memory regions
+ * @param maxPd                   max protection domains
+ * @param maxQpRdAtom             max RDMA READ/atomic requests a QP can answer at once
+ * @param maxQpInitRdAtom         max RDMA READ/atomic requests a QP can have outstanding
+ * @param maxSrq                  max shared receive queues
+ * @param maxAh                   max address handles
+ * @param maxMw                   max memory windows
+ * @param atomicCapability        atomicity guarantee of atomic operations
+ * @param physicalPortCount       number of ports
+ * @param deviceCapabilityFlags   {@code device_cap_flags} of the basic query
+ * @param deviceCapabilityFlagsEx {@code device_cap_flags_ex} (extended query; 0 when unsupported)
+ * @param completionTimestampMask mask of the completion timestamp (extended; 0 when unsupported)
+ * @param hcaCoreClock            device clock in kHz (extended; 0 when unsupported)
+ * @param odpGeneralCapabilities  on-demand paging capabilities (extended; 0 when unsupported)
+ * @param maxDeviceMemorySize     device memory available for allocation, bytes (extended)
+ */
+public record DeviceAttributes(String firmwareVersion, long nodeGuid, long systemImageGuid, long maxMrSize,
+                               long pageSizeCap, int vendorId, int vendorPartId, int hardwareVersion, int maxQp,
+                               int maxQpWr, int maxSge, int maxCq, int maxCqe, int maxMr, int maxPd, int maxQpRdAtom,
+                               int maxQpInitRdAtom, int maxSrq, int maxAh, int maxMw,
+                               AtomicCapability atomicCapability, int physicalPortCount, int deviceCapabilityFlags,
+                               long deviceCapabilityFlagsEx, long completionTimestampMask, long hcaCoreClock,
+                               long odpGeneralCapabilities, long maxDeviceMemorySize) {
+}

@@ -1,0 +1,40 @@
+package dev.jrdma;
+
+/** The link layer under a port ({@code IBV_LINK_LAYER_*}). */
+public enum LinkLayer {
+    /** Not reported (older providers; treat as InfiniBand). */
+    UNSPECIFIED(0),
+    /** InfiniBand: LIDs route packets. */
+    INFINIBAND(1),
+    /** Ethernet (RoCE): GIDs route packets, there are no LIDs. */
+    ETHERNET(2);
+
+    private static final LinkLayer[] BY_VALUE = new LinkLayer[256];
+    static {
+        for (LinkLayer e : values()) {
+            if (e.value >= 0 && e.value < BY_VALUE.length) {
+                BY_VALUE[e.value] = e;
+            }
+        }
+    }
+
+    private final int value;
+
+    LinkLayer(int value) {
+        this.value = value;
+    }
+
+    /** The value of the C enum constant. */
+    int value() {
+        return value;
+    }
+
+    /** The constant for a C value; IllegalArgumentException for values this version does not know. */
+    static LinkLayer of(int value) {
+        LinkLayer e = value >= 0 && value < BY_VALUE.length ? BY_VALUE[value] : null;
+        if (e == null) {
+            throw new IllegalArgumentException("unknown LinkLayer value " + value);
+        }
+        return e;
+    }
+}

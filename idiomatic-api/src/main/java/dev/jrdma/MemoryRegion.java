@@ -1,0 +1,220 @@
+package dev.jrdma;
+
+import dev.jrdma.bindings.generated.ibv_mr;
+import dev.jrdma.bindings.generated.rdma_h;
+import dev.jrdma.bindings.shim.Errno;
+import dev.jrdma.bindings.shim.ErrnoVerbs;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.Set;
+
+/**
+ * Registered memory ({@code struct ibv_mr}): native memory the device may access, with an
+ * lkey for local work requests and an rkey peers use to reach it.
+ *
+ * <p>Either the region owns its memory ({@link ProtectionDomain#allocate}) and frees it when
+ * closed, or the caller does ({@link ProtectionDomain#register}); then every use checks that
+ * the segment's arena is still alive and throws {@link IllegalStateException} if it is not.
+ *
+ * <p>Thread safety: the accessors are safe from any thread.
+ */
+public final class MemoryRegion extends NativeResource {
+    private final ProtectionDomain pd;
+    private final MemorySegment handle;
+    private final MemorySegment segment;
+    /** The arena this region allocated and frees, or null when the caller owns the memory. */
+    private final Arena ownArena;
+    private final Set<Access> access;
+    private final int lkey;
+    private final int rkey;
+
+    private MemoryRegion(ProtectionDomain pd, MemorySegment handle, MemorySegment segment, Arena ownArena,
+                         Set<Access> access) {
+        super(pd);
+        this.pd = pd;
+        this.handle = handle;
+        this.segment = segment;
+        this.ownArena = ownArena;
+        this.access = access;
+        this.lkey = ibv_mr.lkey(handle);
+        this.rkey = ibv_mr.rkey(handle);
+    }
+
+    static MemoryRegion register(ProtectionDomain pd, MemorySegment segment, Set<Access> access, Arena tieTo) {
+        if (!segment.isNative()) {
+            throw new IllegalArgumentException("cannot register a heap segment: the garbage collector moves heap"
+                    + " memory, allocate it from an Arena (or use ProtectionDomain.allocate)");
+        }
+        if (!segment.scope().isAlive()) {
+            throw new IllegalStateException("cannot register a segment whose arena is already closed");
+        }
+        if (tieTo != null && !tieTo.scope().equals(segment.scope())) {
+            throw new IllegalArgumentException("the segment was not allocated by the given arena");
+        }
+        MemoryRegion mr = create(pd, segment, access, null);
+        if (tieTo != null) {
+            try {
+                // Cleanup actions of an arena run before the memory it allocated earlier is
+                // freed (last registered, first run), so the region is deregistered while its
+                // pages still belong to us.
+                MemorySegment.NULL.reinterpret(tieTo, ignored -> mr.closeQuietly());
+            } catch (RuntimeException e) {
+                mr.close();
+                throw e;
+            }
+        }
+        return mr;
+    }
+
+    static MemoryRegion allocate(ProtectionDomain pd, long size, Set<Access> access) {
+        if (size <= 0) {
+            throw new IllegalArgumentException("size must be positive, not " + size);
+        }
+        // Shared: a region may be closed from any thread, and the arena goes with it.
+        Arena arena = Arena.ofShared();
+        try {
+            MemorySegment segment = arena.allocate(size, Libc.PAGE_SIZE);
+            return create(pd, segment, access, arena);
+        } catch (RuntimeException | Error e) {
+            arena.close();
+            throw e;
+        }
+    }
+
+    private static MemoryRegion create(ProtectionDomain pd, MemorySegment segment, Set<Access> access,
+                                       Arena ownArena) {
+        Set<Access> rights = access.isEmpty() ? EnumSet.noneOf(Access.class) : EnumSet.copyOf(access);
+        if ((rights.contains(Access.REMOTE_WRITE) || rights.contains(Access.REMOTE_ATOMIC))
+                && !rights.contains(Access.LOCAL_WRITE)) {
+            throw new IllegalArgumentException("REMOTE_WRITE and REMOTE_ATOMIC require LOCAL_WRITE (" + rights + ")");
+        }
+        if (segment.byteSize() == 0) {
+            throw new IllegalArgumentException("cannot register an empty segment");
+        }
+        MemorySegment mr;
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment errno = Errno.allocate(arena);
+            mr = ErrnoVerbs.ibv_reg_mr_iova2(errno, pd.handle(), segment, segment.byteSize(), segment.address(),
+                    Access.flags(rights));
+            if (mr.address() == 0) {
+                int e = Errno.get(errno);
+                String hint = e == Errnos.ENOMEM || e == Errnos.EPERM
+                        ? "registration pins " + segment.byteSize() + " bytes; RLIMIT_MEMLOCK (ulimit -l) may be"
+                                + " too low for that (raise it, or run with CAP_IPC_LOCK)"
+                        : null;
+                throw RdmaException.of("ibv_reg_mr", pd + ", " + segment.byteSize() + " bytes at 0x"
+                        + Long.toHexString(segment.address()) + ", " + rights, e, hint);
+            }
+        }
+        mr = mr.reinterpret(ibv_mr.layout().byteSize());
+        try {
+            return new MemoryRegion(pd, mr, segment, ownArena, Collections.unmodifiableSet(rights));
+        } catch (RuntimeException e) {
+            rdma_h.ibv_dereg_mr(mr);
+            throw e;
+        }
+    }
+
+    MemorySegment handle() {
+        checkUsable();
+        return handle;
+    }
+
+    /** Throws {@link IllegalStateException} if the region is closed or its memory is gone. */
+    void checkUsable() {
+        checkOpen();
+        if (!segment.scope().isAlive()) {
+            throw new IllegalStateException("the arena of the memory of " + this + " was closed before the region:"
+                    + " close memory regions before the arena that owns their memory");
+        }
+    }
+
+    /** Throws {@link IndexOutOfBoundsException} unless {@code [offset, offset + length)} lies in the region. */
+    void checkRange(long offset, long length) {
+        if (offset < 0 || length < 0 || offset > segment.byteSize() - length) {
+            throw new IndexOutOfBoundsException("[" + offset + ", " + (offset + length) + ") is outside " + this
+                    + " (" + segment.byteSize() + " bytes)");
+        }
+    }
+
+    /** The protection domain the region belongs to. */
+    public ProtectionDomain protectionDomain() {
+        return pd;
+    }
+
+    /** The registered memory. */
+    public MemorySegment segment() {
+        checkUsable();
+        return segment;
+    }
+
+    /** The address of the first registered byte. */
+    public long address() {
+        return segment.address();
+    }
+
+    /** The number of registered bytes. */
+    public long length() {
+        return segment.byteSize();
+    }
+
+    /** The access rights the region was registered with. */
+    public Set<Access> access() {
+        return access;
+    }
+
+    /** The local key, for scatter/gather entries of local work requests. */
+    public int lkey() {
+        checkUsable();
+        return lkey;
+    }
+
+    /** The remote key peers use in one-sided operations on this region. */
+    public int rkey() {
+        checkUsable();
+        return rkey;
+    }
+
+    /** The whole region as remote memory, to hand to a peer. */
+    public RemoteMemory remote() {
+        return remote(0, segment.byteSize());
+    }
+
+    /** The bytes {@code [offset, offset + length)} of the region as remote memory, to hand to a peer. */
+    public RemoteMemory remote(long offset, long length) {
+        checkUsable();
+        checkRange(offset, length);
+        return new RemoteMemory(segment.address() + offset, length, rkey);
+    }
+
+    private void closeQuietly() {
+        try {
+            close();
+        } catch (RuntimeException e) {
+            // An arena's cleanup must not throw; the region is closed either way.
+        }
+    }
+
+    @Override
+    void release() {
+        try {
+            int rc = rdma_h.ibv_dereg_mr(handle);
+            if (rc != 0) {
+                throw RdmaException.of("ibv_dereg_mr", this, rc);
+            }
+        } finally {
+            if (ownArena != null) {
+                ownArena.close();
+            }
+        }
+    }
+
+    /** {@code memory region lkey 0x.. (n bytes) on <device>}. */
+    @Override
+    public String toString() {
+        return "memory region lkey 0x" + Integer.toHexString(lkey) + " (" + segment.byteSize() + " bytes) on "
+                + pd.context().name();
+    }
+}

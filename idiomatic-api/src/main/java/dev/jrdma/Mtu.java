@@ -1,0 +1,47 @@
+package dev.jrdma;
+
+/** A path MTU ({@code enum ibv_mtu}): the largest payload of one packet. */
+public enum Mtu {
+    /** 256 bytes. */
+    MTU_256(1, 256),
+    /** 512 bytes. */
+    MTU_512(2, 512),
+    /** 1024 bytes (the largest that fits a 1500-byte Ethernet frame with RoCE v2 headers). */
+    MTU_1024(3, 1024),
+    /** 2048 bytes. */
+    MTU_2048(4, 2048),
+    /** 4096 bytes. */
+    MTU_4096(5, 4096);
+
+    private final int value;
+    private final int bytes;
+
+    Mtu(int value, int bytes) {
+        this.value = value;
+        this.bytes = bytes;
+    }
+
+    /** The MTU in bytes. */
+    public int bytes() {
+        return bytes;
+    }
+
+    int value() {
+        return value;
+    }
+
+    /** The smaller of two MTUs: what a path between two ports can carry. */
+    public Mtu min(Mtu other) {
+        return compareTo(other) <= 0 ? this : other;
+    }
+
+    /** The constant for a C {@code enum ibv_mtu} value. */
+    static Mtu of(int value) {
+        for (Mtu m : values()) {
+            if (m.value == value) {
+                return m;
+            }
+        }
+        throw new IllegalArgumentException("unknown ibv_mtu value " + value);
+    }
+}

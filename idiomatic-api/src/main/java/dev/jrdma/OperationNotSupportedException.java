@@ -1,0 +1,13 @@
+package dev.jrdma;
+
+/**
+ * The device or provider does not implement the operation (EOPNOTSUPP). Callers that can do
+ * without a capability catch this type rather than testing errno values.
+ */
+public final class OperationNotSupportedException extends RdmaException {
+    private static final long serialVersionUID = 1L;
+
+    OperationNotSupportedException(String verb, String object, String detail) {
+        super(verb, object, Errnos.EOPNOTSUPP, detail);
+    }
+}

@@ -1,0 +1,46 @@
+package dev.jrdma;
+
+/** The logical state of a port ({@code enum ibv_port_state}). */
+public enum PortState {
+    /** Reserved. */
+    NOP(0),
+    /** Link down. */
+    DOWN(1),
+    /** Link up, not yet configured by the subnet manager. */
+    INIT(2),
+    /** Configured, waiting to become active. */
+    ARMED(3),
+    /** Ready for traffic. */
+    ACTIVE(4),
+    /** Active, but deferring some traffic. */
+    ACTIVE_DEFER(5);
+
+    private static final PortState[] BY_VALUE = new PortState[256];
+    static {
+        for (PortState e : values()) {
+            if (e.value >= 0 && e.value < BY_VALUE.length) {
+                BY_VALUE[e.value] = e;
+            }
+        }
+    }
+
+    private final int value;
+
+    PortState(int value) {
+        this.value = value;
+    }
+
+    /** The value of the C enum constant. */
+    int value() {
+        return value;
+    }
+
+    /** The constant for a C value; IllegalArgumentException for values this version does not know. */
+    static PortState of(int value) {
+        PortState e = value >= 0 && value < BY_VALUE.length ? BY_VALUE[value] : null;
+        if (e == null) {
+            throw new IllegalArgumentException("unknown PortState value " + value);
+        }
+        return e;
+    }
+}

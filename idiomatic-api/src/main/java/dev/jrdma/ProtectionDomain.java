@@ -1,0 +1,146 @@
+package dev.jrdma;
+
+import dev.jrdma.bindings.generated.ibv_pd;
+import dev.jrdma.bindings.generated.rdma_h;
+import dev.jrdma.bindings.shim.Errno;
+import dev.jrdma.bindings.shim.ErrnoVerbs;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.Set;
+
+/**
+ * A protection domain ({@code struct ibv_pd}): memory regions and queue pairs work together
+ * only within one PD. Closing it first closes its memory regions and queue pairs.
+ *
+ * <p>Thread safety: registration and QP creation are safe from several threads.
+ */
+public final class ProtectionDomain extends NativeResource {
+    private final Context context;
+    private final MemorySegment handle;
+    private final String description;
+
+    private ProtectionDomain(Context context, MemorySegment handle) {
+        super(context);
+        this.context = context;
+        this.handle = handle;
+        this.description = "protection domain #" + ibv_pd.handle(handle) + " on " + context.name();
+    }
+
+    static ProtectionDomain allocate(Context context) {
+        MemorySegment pd;
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment errno = Errno.allocate(arena);
+            pd = ErrnoVerbs.ibv_alloc_pd(errno, context.handle());
+            if (pd.address() == 0) {
+                throw RdmaException.of("ibv_alloc_pd", context, Errno.get(errno));
+            }
+        }
+        pd = pd.reinterpret(ibv_pd.layout().byteSize());
+        try {
+            return new ProtectionDomain(context, pd);
+        } catch (RuntimeException e) {
+            rdma_h.ibv_dealloc_pd(pd);
+            throw e;
+        }
+    }
+
+    /** The context this PD belongs to. */
+    public Context context() {
+        return context;
+    }
+
+    MemorySegment handle() {
+        checkOpen();
+        return handle;
+    }
+
+    /**
+     * Registers memory the caller owns, with local write access only ({@link Access#DEFAULT}).
+     *
+     * @see #register(MemorySegment, Set)
+     */
+    public MemoryRegion register(MemorySegment segment) {
+        return register(segment, Access.DEFAULT);
+    }
+
+    /**
+     * Registers memory the caller owns. The segment must be native (heap memory can move) and
+     * its arena alive. The memory region must not outlive the arena: the region checks the
+     * arena before every use and throws {@link IllegalStateException} once it is closed, but
+     * the device keeps the pages pinned until the region is closed, so close the region before
+     * the arena. {@link #register(MemorySegment, Arena, Set)} does that automatically.
+     */
+    public MemoryRegion register(MemorySegment segment, Set<Access> access) {
+        checkOpen();
+        return MemoryRegion.register(this, segment, access, null);
+    }
+
+    /**
+     * Registers memory the caller owns and ties the region to {@code arena}, the arena that
+     * allocated {@code segment}: closing the arena deregisters the region before the memory is
+     * freed. The arena must be one that is closed explicitly (confined or shared); must be
+     * called from the arena's owner thread if it is confined.
+     */
+    public MemoryRegion register(MemorySegment segment, Arena arena, Set<Access> access) {
+        checkOpen();
+        return MemoryRegion.register(this, segment, access, arena);
+    }
+
+    /**
+     * Allocates {@code size} bytes of page-aligned, zeroed native memory and registers it. The
+     * memory belongs to the region: closing the region deregisters and then frees it.
+     */
+    public MemoryRegion allocate(long size, Set<Access> access) {
+        checkOpen();
+        return MemoryRegion.allocate(this, size, access);
+    }
+
+    /** As {@link #allocate(long, Set)} with local write access only. */
+    public MemoryRegion allocate(long size) {
+        return allocate(size, Access.DEFAULT);
+    }
+
+    /** Starts building a queue pair of {@code type} in this PD. */
+    public QueuePair.Builder queuePair(QueuePairType type) {
+        checkOpen();
+        return new QueuePair.Builder(this, type);
+    }
+
+    /**
+     * Allocates a type 1 memory window; {@link OperationNotSupportedException} when the
+     * provider has none.
+     */
+    public MemoryWindow allocateMemoryWindow() {
+        checkOpen();
+        return MemoryWindow.allocate(this);
+    }
+
+    /** Creates a shared receive queue for up to {@code maxWorkRequests} receives of up to {@code maxSges} SGEs. */
+    public SharedReceiveQueue createSharedReceiveQueue(int maxWorkRequests, int maxSges) {
+        checkOpen();
+        return SharedReceiveQueue.create(this, maxWorkRequests, maxSges);
+    }
+
+    /**
+     * Creates an address handle for UD sends to {@code remote}, leaving through {@code port}
+     * with source GID table entry {@code gidIndex} (hop limit 64).
+     */
+    public AddressHandle createAddressHandle(Endpoint remote, int port, int gidIndex) {
+        checkOpen();
+        return AddressHandle.create(this, remote, port, gidIndex, ConnectionOptions.DEFAULTS.hopLimit());
+    }
+
+    @Override
+    void release() {
+        int rc = rdma_h.ibv_dealloc_pd(handle);
+        if (rc != 0) {
+            throw RdmaException.of("ibv_dealloc_pd", this, rc);
+        }
+    }
+
+    /** {@code protection domain #<handle> on <device>}. */
+    @Override
+    public String toString() {
+        return description;
+    }
+}

@@ -1,0 +1,573 @@
+package dev.jrdma;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+
+import dev.jrdma.bindings.generated.ibv_ah_attr;
+import dev.jrdma.bindings.generated.ibv_global_route;
+import dev.jrdma.bindings.generated.ibv_qp;
+import dev.jrdma.bindings.generated.ibv_qp_attr;
+import dev.jrdma.bindings.generated.ibv_qp_cap;
+import dev.jrdma.bindings.generated.ibv_qp_init_attr;
+import dev.jrdma.bindings.generated.rdma_cm_id;
+import dev.jrdma.bindings.generated.rdma_h;
+import dev.jrdma.bindings.shim.Errno;
+import dev.jrdma.bindings.shim.ErrnoVerbs;
+import dev.jrdma.bindings.shim.InlineVerbs;
+import dev.jrdma.bindings.shim.RdmaCmVerbs;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.ref.Reference;
+import java.security.SecureRandom;
+import java.util.Set;
+
+/**
+ * A queue pair ({@code struct ibv_qp}): a send queue and a receive queue, of type RC, UC or UD,
+ * built with {@link ProtectionDomain#queuePair(QueuePairType)}. It starts in RESET;
+ * {@link #connect(Endpoint)} (or {@link #toInit}, {@link #toRtr}, {@link #toRts}) brings it to
+ * RTS. It belongs to its protection domain and to its completion queues: closing any of them
+ * closes the queue pair first.
+ *
+ * <p>Thread safety: posting sends from one thread and receives from another is safe, as in C;
+ * posting to the same queue from several threads needs external synchronisation, as does
+ * changing state while posting. The failure path of a post allocates; the success path does not.
+ */
+public final class QueuePair extends NativeResource {
+    private static final SecureRandom PSN_SOURCE = new SecureRandom();
+
+    private final ProtectionDomain pd;
+    private final CompletionQueue sendCq;
+    private final CompletionQueue receiveCq;
+    private final SharedReceiveQueue srq;
+    /** The rdma_cm id that created this QP, or null; rdma_cm then owns the QP's transitions. */
+    private final CmId cmId;
+    private final QueuePairType type;
+    private final MemorySegment handle;
+    private final int qpn;
+    private final QueuePairCapabilities capabilities;
+    private final MemorySegment badSend;
+    private final MemorySegment badReceive;
+    private final String description;
+    /** Set by {@link #localEndpoint}: the port, source GID index and PSN the transitions use. */
+    private int port;
+    private int gidIndex = -1;
+    private Endpoint local;
+    /**
+     * The state as of the last transition this object made. The device may move an RTS queue
+     * pair to ERR (or SQE) on its own, never out of RESET, INIT or RTR, so a post can be
+     * refused in those three states without a query.
+     */
+    private volatile QueuePairState lastState = QueuePairState.RESET;
+
+    private QueuePair(Builder b, CmId cmId, MemorySegment handle, QueuePairCapabilities capabilities) {
+        super(b.pd, b.sendCq, b.receiveCq, b.srq, cmId);
+        this.pd = b.pd;
+        this.srq = b.srq;
+        this.cmId = cmId;
+        this.sendCq = b.sendCq;
+        this.receiveCq = b.receiveCq;
+        this.type = b.type;
+        this.handle = handle;
+        this.qpn = ibv_qp.qp_num(handle);
+        this.capabilities = capabilities;
+        Arena arena = Arena.ofAuto();
+        this.badSend = arena.allocate(ADDRESS);
+        this.badReceive = arena.allocate(ADDRESS);
+        this.description = "queue pair 0x" + Integer.toHexString(qpn) + " (" + type + ") on " + pd.context().name();
+    }
+
+    /** Builds a queue pair; from {@link ProtectionDomain#queuePair(QueuePairType)}. */
+    public static final class Builder {
+        private final ProtectionDomain pd;
+        private final QueuePairType type;
+        private CompletionQueue sendCq;
+        private CompletionQueue receiveCq;
+        private SharedReceiveQueue srq;
+        private int maxSendWr = 16;
+        private int maxReceiveWr = 16;
+        private int maxSendSge = 1;
+        private int maxReceiveSge = 1;
+        private int maxInlineData;
+        private boolean signalAll;
+
+        Builder(ProtectionDomain pd, QueuePairType type) {
+            this.pd = pd;
+            this.type = type;
+        }
+
+        ProtectionDomain protectionDomain() {
+            return pd;
+        }
+
+        /** The CQ for both send and receive completions. */
+        public Builder completionQueue(CompletionQueue cq) {
+            this.sendCq = cq;
+            this.receiveCq = cq;
+            return this;
+        }
+
+        /** The CQ for send completions. */
+        public Builder sendCompletionQueue(CompletionQueue cq) {
+            this.sendCq = cq;
+            return this;
+        }
+
+        /** The CQ for receive completions. */
+        public Builder receiveCompletionQueue(CompletionQueue cq) {
+            this.receiveCq = cq;
+            return this;
+        }
+
+        /**
+         * Takes receives from {@code srq} instead of an own receive queue (RC and UD); closing
+         * the SRQ closes the queue pair first.
+         */
+        public Builder sharedReceiveQueue(SharedReceiveQueue srq) {
+            this.srq = srq;
+            return this;
+        }
+
+        /** Outstanding send and receive work requests (default 16 each). */
+        public Builder maxWorkRequests(int send, int receive) {
+            this.maxSendWr = positive("send work requests", send);
+            this.maxReceiveWr = positive("receive work requests", receive);
+            return this;
+        }
+
+        /** Scatter/gather entries per send and receive work request (default 1 each). */
+        public Builder maxSges(int send, int receive) {
+            this.maxSendSge = positive("send SGEs", send);
+            this.maxReceiveSge = positive("receive SGEs", receive);
+            return this;
+        }
+
+        /** Bytes a send work request may carry inline (default 0). */
+        public Builder maxInlineData(int bytes) {
+            if (bytes < 0) {
+                throw new IllegalArgumentException("inline size must not be negative: " + bytes);
+            }
+            this.maxInlineData = bytes;
+            return this;
+        }
+
+        /** Whether every send work request produces a completion, whatever its signalled flag (default false). */
+        public Builder signalAll(boolean signalAll) {
+            this.signalAll = signalAll;
+            return this;
+        }
+
+        private static int positive(String what, int value) {
+            if (value < 1) {
+                throw new IllegalArgumentException(what + " must be at least 1, not " + value);
+            }
+            return value;
+        }
+
+        /** Creates the queue pair (in RESET). */
+        public QueuePair build() {
+            return build(null);
+        }
+
+        /** Creates the queue pair through {@code rdma_create_qp} on {@code cmId} when it is not null. */
+        QueuePair build(CmId cmId) {
+            if (sendCq == null || receiveCq == null) {
+                throw new IllegalStateException("a queue pair needs a send and a receive completion queue");
+            }
+            if (sendCq.context() != pd.context() || receiveCq.context() != pd.context()) {
+                throw new IllegalArgumentException("the completion queues and the protection domain must belong to"
+                        + " the same context");
+            }
+            if (srq != null && srq.protectionDomain() != pd) {
+                throw new IllegalArgumentException(srq + " is not in " + pd);
+            }
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment init = arena.allocate(ibv_qp_init_attr.layout());
+                if (srq != null) {
+                    ibv_qp_init_attr.srq(init, srq.handle());
+                }
+                ibv_qp_init_attr.send_cq(init, sendCq.handle());
+                ibv_qp_init_attr.recv_cq(init, receiveCq.handle());
+                ibv_qp_init_attr.qp_type(init, type.value());
+                ibv_qp_init_attr.sq_sig_all(init, signalAll ? 1 : 0);
+                MemorySegment cap = ibv_qp_init_attr.cap(init);
+                ibv_qp_cap.max_send_wr(cap, maxSendWr);
+                ibv_qp_cap.max_recv_wr(cap, maxReceiveWr);
+                ibv_qp_cap.max_send_sge(cap, maxSendSge);
+                ibv_qp_cap.max_recv_sge(cap, maxReceiveSge);
+                ibv_qp_cap.max_inline_data(cap, maxInlineData);
+                MemorySegment errno = Errno.allocate(arena);
+                MemorySegment qp;
+                if (cmId == null) {
+                    qp = ErrnoVerbs.ibv_create_qp(errno, pd.handle(), init);
+                } else {
+                    qp = RdmaCmVerbs.rdma_create_qp(errno, cmId.handle(), pd.handle(), init) == 0
+                            ? rdma_cm_id.qp(cmId.handle().reinterpret(rdma_cm_id.layout().byteSize()))
+                            : MemorySegment.NULL;
+                }
+                if (qp.address() == 0) {
+                    throw RdmaException.of(cmId == null ? "ibv_create_qp" : "rdma_create_qp", pd + ", " + type + ", send/receive WRs " + maxSendWr + "/"
+                            + maxReceiveWr + ", SGEs " + maxSendSge + "/" + maxReceiveSge + ", inline " + maxInlineData,
+                            Errno.get(errno));
+                }
+                qp = qp.reinterpret(ibv_qp.layout().byteSize());
+                // The provider writes the capabilities it granted back into init_attr.cap.
+                QueuePairCapabilities granted = new QueuePairCapabilities(ibv_qp_cap.max_send_wr(cap),
+                        ibv_qp_cap.max_recv_wr(cap), ibv_qp_cap.max_send_sge(cap), ibv_qp_cap.max_recv_sge(cap),
+                        ibv_qp_cap.max_inline_data(cap));
+                try {
+                    QueuePair created = new QueuePair(this, cmId, qp, granted);
+                    if (cmId != null) {
+                        created.refreshState();   // rdma_create_qp already moved it to INIT
+                    }
+                    return created;
+                } catch (RuntimeException e) {
+                    if (cmId == null) {
+                        rdma_h.ibv_destroy_qp(qp);
+                    } else {
+                        rdma_h.rdma_destroy_qp(cmId.handle());
+                    }
+                    throw e;
+                }
+            }
+        }
+    }
+
+    /** The queue pair number (QPN), unique on the device. */
+    public int qpNumber() {
+        return qpn;
+    }
+
+    /** The transport type. */
+    public QueuePairType type() {
+        return type;
+    }
+
+    /** The protection domain. */
+    public ProtectionDomain protectionDomain() {
+        return pd;
+    }
+
+    /** The CQ that receives send completions. */
+    public CompletionQueue sendCompletionQueue() {
+        return sendCq;
+    }
+
+    /** The CQ that receives receive completions. */
+    public CompletionQueue receiveCompletionQueue() {
+        return receiveCq;
+    }
+
+    /** The shared receive queue this queue pair takes receives from, if any. */
+    public java.util.Optional<SharedReceiveQueue> sharedReceiveQueue() {
+        return java.util.Optional.ofNullable(srq);
+    }
+
+    /** The queue sizes the provider granted. */
+    public QueuePairCapabilities capabilities() {
+        return capabilities;
+    }
+
+    /** The current state, as the device reports it ({@code ibv_query_qp}). */
+    public QueuePairState state() {
+        checkOpen();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment attr = arena.allocate(ibv_qp_attr.layout());
+            MemorySegment init = arena.allocate(ibv_qp_init_attr.layout());
+            int rc = rdma_h.ibv_query_qp(handle, attr, QpAttribute.STATE.bit, init);
+            if (rc != 0) {
+                throw RdmaException.of("ibv_query_qp", this, rc);
+            }
+            return QueuePairState.of(ibv_qp_attr.qp_state(attr));
+        }
+    }
+
+    /**
+     * This side's endpoint, to send to the peer, using {@code port} and the source GID table
+     * entry {@code gidIndex} (on RoCE pick a RoCE v2 entry, see {@link Context#gidTable}). Also
+     * fixes the port, GID index and initial PSN the transitions to RTR and RTS use.
+     */
+    public Endpoint localEndpoint(int port, int gidIndex) {
+        checkOpen();
+        Context context = pd.context();
+        PortAttributes attributes = context.queryPort(port);
+        Gid gid = context.gid(port, gidIndex).map(GidEntry::gid).orElseThrow(() -> new IllegalArgumentException(
+                "GID index " + gidIndex + " of " + context + " port " + port + " is not in use"));
+        this.port = port;
+        this.gidIndex = gidIndex;
+        this.local = new Endpoint(qpn, PSN_SOURCE.nextInt(1 << 24), attributes.lid(), gid, attributes.activeMtu());
+        return local;
+    }
+
+    /** RESET -> INIT -> RTR -> RTS with {@link ConnectionOptions#DEFAULTS}; needs {@link #localEndpoint} first. */
+    public void connect(Endpoint remote) {
+        connect(remote, ConnectionOptions.DEFAULTS);
+    }
+
+    /** RESET -> INIT -> RTR -> RTS towards {@code remote}; needs {@link #localEndpoint} first. */
+    public void connect(Endpoint remote, ConnectionOptions options) {
+        requireLocal();
+        toInit(port, options);
+        toRtr(remote, options);
+        toRts(options);
+    }
+
+    /** RESET -> INIT on {@code port} with {@link ConnectionOptions#DEFAULTS}. */
+    public void toInit(int port) {
+        toInit(port, ConnectionOptions.DEFAULTS);
+    }
+
+    /** RESET -> INIT on {@code port}: P_Key index 0, and remote access rights (RC/UC) or Q_Key (UD). */
+    public void toInit(int port, ConnectionOptions options) {
+        checkOpen();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment attr = arena.allocate(ibv_qp_attr.layout());
+            ibv_qp_attr.qp_state(attr, QueuePairState.INIT.value());
+            ibv_qp_attr.pkey_index(attr, (short) 0);
+            ibv_qp_attr.port_num(attr, (byte) port);
+            int mask = QpAttribute.mask(QpAttribute.STATE, QpAttribute.PKEY_INDEX, QpAttribute.PORT);
+            if (type == QueuePairType.UD) {
+                ibv_qp_attr.qkey(attr, options.qkey());
+                mask |= QpAttribute.QKEY.bit;
+            } else {
+                Set<Access> access = options.remoteAccess();
+                int flags = Access.flags(access);
+                if (type == QueuePairType.UC) {
+                    // UC has no READ or atomics: only the write right is meaningful.
+                    flags &= Access.REMOTE_WRITE.bit();
+                }
+                ibv_qp_attr.qp_access_flags(attr, flags);
+                mask |= QpAttribute.ACCESS_FLAGS.bit;
+            }
+            modify(attr, mask, QueuePairState.INIT);
+        }
+    }
+
+    /** INIT -> RTR of a UD queue pair (it has no remote). */
+    public void toRtr() {
+        if (type != QueuePairType.UD) {
+            throw new IllegalStateException(this + ": a connected queue pair needs the remote endpoint for RTR");
+        }
+        toRtr(null, ConnectionOptions.DEFAULTS);
+    }
+
+    /** INIT -> RTR towards {@code remote} with {@link ConnectionOptions#DEFAULTS}. */
+    public void toRtr(Endpoint remote) {
+        toRtr(remote, ConnectionOptions.DEFAULTS);
+    }
+
+    /**
+     * INIT -> RTR towards {@code remote} (RC/UC): route, path MTU (the smaller of both ports'),
+     * remote QPN and PSN. Needs {@link #localEndpoint} first, for the port and source GID.
+     */
+    public void toRtr(Endpoint remote, ConnectionOptions options) {
+        checkOpen();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment attr = arena.allocate(ibv_qp_attr.layout());
+            ibv_qp_attr.qp_state(attr, QueuePairState.RTR.value());
+            int mask = QpAttribute.STATE.bit;
+            if (type != QueuePairType.UD) {
+                requireLocal();
+                ibv_qp_attr.path_mtu(attr, local.mtu().min(remote.mtu()).value());
+                ibv_qp_attr.dest_qp_num(attr, remote.qpn());
+                ibv_qp_attr.rq_psn(attr, remote.psn());
+                MemorySegment ah = ibv_qp_attr.ah_attr(attr);
+                ibv_ah_attr.port_num(ah, (byte) port);
+                ibv_ah_attr.dlid(ah, (short) remote.lid());
+                if (!remote.gid().equals(Gid.ZERO)) {
+                    // RoCE has no LIDs: packets are routed by the GRH, so the route must be global.
+                    ibv_ah_attr.is_global(ah, (byte) 1);
+                    MemorySegment grh = ibv_ah_attr.grh(ah);
+                    remote.gid().write(ibv_global_route.dgid(grh));
+                    ibv_global_route.sgid_index(grh, (byte) gidIndex);
+                    ibv_global_route.hop_limit(grh, (byte) options.hopLimit());
+                }
+                mask |= QpAttribute.mask(QpAttribute.AV, QpAttribute.PATH_MTU, QpAttribute.DEST_QPN,
+                        QpAttribute.RQ_PSN);
+                if (type == QueuePairType.RC) {
+                    ibv_qp_attr.max_dest_rd_atomic(attr, (byte) options.maxDestReadAtomic());
+                    ibv_qp_attr.min_rnr_timer(attr, (byte) options.minRnrTimer());
+                    mask |= QpAttribute.mask(QpAttribute.MAX_DEST_RD_ATOMIC, QpAttribute.MIN_RNR_TIMER);
+                }
+            }
+            modify(attr, mask, QueuePairState.RTR);
+        }
+    }
+
+    /** RTR -> RTS with {@link ConnectionOptions#DEFAULTS}. */
+    public void toRts() {
+        toRts(ConnectionOptions.DEFAULTS);
+    }
+
+    /** RTR -> RTS: the send PSN from {@link #localEndpoint} (0 without one), and for RC the retry settings. */
+    public void toRts(ConnectionOptions options) {
+        checkOpen();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment attr = arena.allocate(ibv_qp_attr.layout());
+            ibv_qp_attr.qp_state(attr, QueuePairState.RTS.value());
+            ibv_qp_attr.sq_psn(attr, local == null ? 0 : local.psn());
+            int mask = QpAttribute.mask(QpAttribute.STATE, QpAttribute.SQ_PSN);
+            if (type == QueuePairType.RC) {
+                ibv_qp_attr.timeout(attr, (byte) options.timeout());
+                ibv_qp_attr.retry_cnt(attr, (byte) options.retryCount());
+                ibv_qp_attr.rnr_retry(attr, (byte) options.rnrRetry());
+                ibv_qp_attr.max_rd_atomic(attr, (byte) options.maxReadAtomic());
+                mask |= QpAttribute.mask(QpAttribute.TIMEOUT, QpAttribute.RETRY_CNT, QpAttribute.RNR_RETRY,
+                        QpAttribute.MAX_QP_RD_ATOMIC);
+            }
+            modify(attr, mask, QueuePairState.RTS);
+        }
+    }
+
+    /** Any state -> ERR: outstanding work requests complete with {@link WorkCompletionStatus#WR_FLUSH_ERR}. */
+    public void toError() {
+        modifyState(QueuePairState.ERR);
+    }
+
+    /** Any state -> RESET: the queues are emptied without completions; connect again to reuse the QP. */
+    public void reset() {
+        modifyState(QueuePairState.RESET);
+    }
+
+    private void modifyState(QueuePairState target) {
+        checkOpen();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment attr = arena.allocate(ibv_qp_attr.layout());
+            ibv_qp_attr.qp_state(attr, target.value());
+            modify(attr, QpAttribute.STATE.bit, target);
+        }
+    }
+
+    private void modify(MemorySegment attr, int mask, QueuePairState target) {
+        int rc = rdma_h.ibv_modify_qp(handle, attr, mask);
+        if (rc != 0) {
+            String detail = "to " + target + " with " + QpAttribute.names(mask);
+            if (rc == Errnos.EINVAL) {
+                QueuePairState current = state();
+                String why = QpTransitions.explain(type, current, target, mask);
+                detail += why.isEmpty() ? " (the mask fits " + current + " -> " + target
+                        + ", so an attribute value was rejected)" : "; " + why;
+            }
+            throw RdmaException.of("ibv_modify_qp", this, rc, detail);
+        }
+        lastState = target;
+    }
+
+    private void requireLocal() {
+        if (local == null) {
+            throw new IllegalStateException(this + ": call localEndpoint(port, gidIndex) first: the RTR transition"
+                    + " needs the port, the source GID index and the local PSN");
+        }
+    }
+
+    /**
+     * Posts a send work request, or a chain of them ({@link SendRequest#next}) with one call.
+     * Throws {@link IllegalStateException} if the queue pair is in RESET, INIT or RTR, and
+     * {@link RdmaException} naming the first request the provider refused; requests before it
+     * in the chain were posted.
+     */
+    public void post(SendRequest request) {
+        checkOpen();
+        QueuePairState state = lastState;
+        if (state == QueuePairState.RESET || state == QueuePairState.INIT || state == QueuePairState.RTR) {
+            throw new IllegalStateException("cannot post work request wr_id " + request.wrId() + " to " + this
+                    + ": it is in " + state + ", sends need RTS (connect it first)");
+        }
+        request.prepare(this);
+        int rc = InlineVerbs.ibv_post_send(handle, request.segment(), badSend);
+        Reference.reachabilityFence(request);
+        if (rc != 0) {
+            throw postFailure("ibv_post_send", rc, request.find(badSend.get(ADDRESS, 0).address()));
+        }
+    }
+
+    /**
+     * Posts a receive work request, or a chain of them, with one call. Throws
+     * {@link IllegalStateException} in RESET; otherwise failures as for sends.
+     */
+    public void post(ReceiveRequest request) {
+        checkOpen();
+        if (srq != null) {
+            throw new IllegalStateException(this + " takes its receives from " + srq + ": post them there");
+        }
+        if (lastState == QueuePairState.RESET) {
+            throw new IllegalStateException("cannot post receive request wr_id " + request.wrId() + " to " + this
+                    + ": it is in RESET, receives need INIT or later");
+        }
+        request.prepare(pd);
+        int rc = InlineVerbs.ibv_post_recv(handle, request.segment(), badReceive);
+        Reference.reachabilityFence(request);
+        if (rc != 0) {
+            throw postFailure("ibv_post_recv", rc, request.find(badReceive.get(ADDRESS, 0).address()));
+        }
+    }
+
+    /**
+     * Binds type 1 memory window {@code mw} to {@code [offset, offset + length)} of {@code mr}
+     * (registered with {@link Access#MW_BIND}) with {@code access} rights for peers, giving the
+     * window a new rkey. The bind is a work request on this queue pair's send queue (RTS needed);
+     * its completion, with {@code wrId}, arrives on the send CQ.
+     */
+    public void bind(MemoryWindow mw, MemoryRegion mr, long offset, long length, Set<Access> access, long wrId) {
+        checkOpen();
+        requireRts("bind memory window");
+        mw.bind(this, mr, offset, length, access, wrId, handle);
+    }
+
+    /**
+     * Unbinds {@code mw} (a zero-length bind), revoking its rkey; the completion arrives on the
+     * send CQ. The window must have been bound.
+     */
+    public void unbind(MemoryWindow mw, long wrId) {
+        checkOpen();
+        requireRts("unbind memory window");
+        mw.unbind(this, wrId, handle);
+    }
+
+    private void requireRts(String what) {
+        QueuePairState state = lastState;
+        if (state == QueuePairState.RESET || state == QueuePairState.INIT || state == QueuePairState.RTR) {
+            throw new IllegalStateException("cannot " + what + " through " + this + ": it is in " + state
+                    + ", which needs RTS");
+        }
+    }
+
+    private RdmaException postFailure(String verb, int rc, String which) {
+        QueuePairState state = state();
+        String hint = switch (state) {
+            case RESET -> "; the queue pair is in RESET: connect it first";
+            case INIT -> verb.equals("ibv_post_send") ? "; the queue pair is in INIT: sends need RTS" : "";
+            case RTR -> verb.equals("ibv_post_send") ? "; the queue pair is in RTR: sends need RTS" : "";
+            case ERR -> "; the queue pair is in ERR";
+            default -> "";
+        };
+        return RdmaException.of(verb, this, rc, which + " was not posted" + hint);
+    }
+
+    @Override
+    long nativeAddress() {
+        return handle.address();
+    }
+
+    /** Re-reads the state after rdma_cm moved the QP behind this object's back. */
+    void refreshState() {
+        lastState = state();
+    }
+
+    @Override
+    void release() {
+        if (cmId != null) {
+            // rdma_destroy_qp also clears id->qp, which rdma_disconnect would otherwise still use.
+            rdma_h.rdma_destroy_qp(cmId.rawHandle());
+            return;
+        }
+        int rc = rdma_h.ibv_destroy_qp(handle);
+        if (rc != 0) {
+            throw RdmaException.of("ibv_destroy_qp", this, rc);
+        }
+    }
+
+    /** {@code queue pair 0x<qpn> (<type>) on <device>}. */
+    @Override
+    public String toString() {
+        return description;
+    }
+}

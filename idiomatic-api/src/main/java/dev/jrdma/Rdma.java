@@ -1,0 +1,77 @@
+package dev.jrdma;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+
+import dev.jrdma.bindings.generated.ibv_device;
+import dev.jrdma.bindings.generated.rdma_h;
+import dev.jrdma.bindings.shim.Errno;
+import dev.jrdma.bindings.shim.ErrnoVerbs;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Function;
+
+/** Entry point: the RDMA devices of this host. Thread-safe. */
+public final class Rdma {
+    private Rdma() {}
+
+    /**
+     * The devices libibverbs finds. An empty list, not an exception, when there are none,
+     * including when {@code ibv_get_device_list} returns NULL because the kernel has no uverbs
+     * support or no provider library is installed.
+     */
+    public static List<RdmaDevice> devices() {
+        return withDeviceList(list -> {
+            List<RdmaDevice> devices = new ArrayList<>(list.size());
+            for (MemorySegment device : list) {
+                devices.add(describe(device));
+            }
+            return List.copyOf(devices);
+        });
+    }
+
+    /** The device called {@code name}, if there is one. */
+    public static Optional<RdmaDevice> device(String name) {
+        return devices().stream().filter(d -> d.name().equals(name)).findFirst();
+    }
+
+    static RdmaDevice describe(MemorySegment device) {
+        MemorySegment d = device.reinterpret(ibv_device.layout().byteSize());
+        String name = deviceName(device);
+        // ibv_get_device_guid returns a __be64: the bytes are in wire order, so a native
+        // (little-endian) load has to be swapped to read the GUID as the number it denotes.
+        long guid = Long.reverseBytes(rdma_h.ibv_get_device_guid(device));
+        return new RdmaDevice(name, guid, NodeType.of(ibv_device.node_type(d)),
+                TransportType.of(ibv_device.transport_type(d)));
+    }
+
+    /** Runs {@code action} on the NULL-safe device list; the list is freed afterwards. */
+    static <T> T withDeviceList(Function<List<MemorySegment>, T> action) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment errno = Errno.allocate(arena);
+            MemorySegment count = arena.allocate(JAVA_INT);
+            MemorySegment list = ErrnoVerbs.ibv_get_device_list(errno, count);
+            if (list.address() == 0) {
+                return action.apply(List.of());   // and ibv_free_device_list(NULL) would crash
+            }
+            try {
+                int n = count.get(JAVA_INT, 0);
+                MemorySegment array = list.reinterpret(ADDRESS.byteSize() * n);
+                List<MemorySegment> devices = new ArrayList<>(n);
+                for (int i = 0; i < n; i++) {
+                    devices.add(array.getAtIndex(ADDRESS, i));
+                }
+                return action.apply(devices);
+            } finally {
+                rdma_h.ibv_free_device_list(list);
+            }
+        }
+    }
+
+    static String deviceName(MemorySegment device) {
+        return rdma_h.ibv_get_device_name(device).reinterpret(Integer.MAX_VALUE).getString(0);
+    }
+}

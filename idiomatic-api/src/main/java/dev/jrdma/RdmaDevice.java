@@ -1,0 +1,22 @@
+package dev.jrdma;
+
+/**
+ * An RDMA device as listed by {@link Rdma#devices()}: a plain value, valid after the list it
+ * came from is gone. {@link #open()} looks the device up again by name.
+ *
+ * @param name          the device name, e.g. {@code rxe0} or {@code mlx5_0}
+ * @param nodeGuid      the node GUID as a number (its big-endian wire form read as one long)
+ * @param nodeType      the node type
+ * @param transportType the transport type
+ */
+public record RdmaDevice(String name, long nodeGuid, NodeType nodeType, TransportType transportType) {
+    /** Opens the device: a {@link Context} the caller must close. */
+    public Context open() {
+        return Context.open(this);
+    }
+
+    /** The node GUID the way {@code ibv_devices} prints it: 16 hex digits. */
+    public String nodeGuidText() {
+        return String.format("%016x", nodeGuid);
+    }
+}

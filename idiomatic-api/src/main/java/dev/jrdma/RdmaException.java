@@ -1,0 +1,66 @@
+package dev.jrdma;
+
+/**
+ * A verb failed. The message names the verb, the object it was called on, the errno and its
+ * {@code strerror} text, e.g. {@code ibv_alloc_pd(context rxe0) failed: errno 12 (Cannot
+ * allocate memory)}, followed by a hint where the cause is known to be environmental.
+ *
+ * <p>Misuse detected in Java before native code is reached (use after close, a heap segment,
+ * an out-of-range argument) is reported with {@link IllegalStateException} or
+ * {@link IllegalArgumentException} instead.
+ */
+public class RdmaException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    /** The verb that failed. */
+    private final String verb;
+    /** The errno value, 0 when there is none. */
+    private final int errno;
+    /** What the verb was called on. */
+    private final String object;
+
+    RdmaException(String verb, String object, int errno, String detail) {
+        this(message(verb, object, errno, detail), verb, object, errno);
+    }
+
+    /** For subclasses whose message is not errno-shaped (failed completions). */
+    RdmaException(String message, String verb, String object, int errno) {
+        super(message);
+        this.verb = verb;
+        this.object = object;
+        this.errno = errno;
+    }
+
+    /** The exception for {@code errno}: an {@link OperationNotSupportedException} for EOPNOTSUPP. */
+    static RdmaException of(String verb, Object object, int errno) {
+        return of(verb, object, errno, null);
+    }
+
+    /** As {@link #of(String, Object, int)}, with {@code detail} appended to the message. */
+    static RdmaException of(String verb, Object object, int errno, String detail) {
+        String name = String.valueOf(object);
+        return errno == Errnos.EOPNOTSUPP
+                ? new OperationNotSupportedException(verb, name, detail)
+                : new RdmaException(verb, name, errno, detail);
+    }
+
+    private static String message(String verb, String object, int errno, String detail) {
+        String text = verb + "(" + object + ") failed: errno " + errno + " (" + Libc.strerror(errno) + ")";
+        return detail == null || detail.isEmpty() ? text : text + ": " + detail;
+    }
+
+    /** The verb that failed, e.g. {@code ibv_reg_mr}. */
+    public String verb() {
+        return verb;
+    }
+
+    /** The errno value the verb reported, or 0 when the failure has none (a failed completion). */
+    public int errno() {
+        return errno;
+    }
+
+    /** A description of the object the verb was called on, e.g. {@code context rxe0}. */
+    public String object() {
+        return object;
+    }
+}

@@ -1,0 +1,102 @@
+package dev.jrdma;
+
+import dev.jrdma.bindings.generated.ibv_recv_wr;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * A receive work request ({@code struct ibv_recv_wr}) in native memory: build it once, post it
+ * with {@link QueuePair#post(ReceiveRequest)}, change the wr_id or SGEs and post it again,
+ * without allocating. Not thread-safe.
+ */
+public final class ReceiveRequest {
+    private static final long WR_SIZE = ibv_recv_wr.layout().byteSize();
+
+    private final MemorySegment wr;
+    private final ScatterGatherList sges;
+    private ReceiveRequest next;
+
+    /** A request with room for one SGE. */
+    public ReceiveRequest() {
+        this(1);
+    }
+
+    /** A request with room for {@code maxSges} scatter/gather entries. */
+    public ReceiveRequest(int maxSges) {
+        if (maxSges < 1) {
+            throw new IllegalArgumentException("maxSges must be at least 1, not " + maxSges);
+        }
+        MemorySegment memory = Arena.ofAuto().allocate(WR_SIZE + ScatterGatherList.byteSize(maxSges), 8);
+        this.wr = memory.asSlice(0, WR_SIZE);
+        MemorySegment sgeArray = memory.asSlice(WR_SIZE);
+        this.sges = new ScatterGatherList(sgeArray, maxSges);
+        ibv_recv_wr.sg_list(wr, sgeArray);
+    }
+
+    MemorySegment segment() {
+        return wr;
+    }
+
+    /** Sets the caller's identifier, returned in the completion. */
+    public ReceiveRequest wrId(long wrId) {
+        ibv_recv_wr.wr_id(wr, wrId);
+        return this;
+    }
+
+    /** The caller's identifier. */
+    public long wrId() {
+        return ibv_recv_wr.wr_id(wr);
+    }
+
+    /** Makes the whole region the only SGE. */
+    public ReceiveRequest sge(MemoryRegion mr) {
+        return sge(mr, 0, SendRequest.wholeLength(mr));
+    }
+
+    /** Makes {@code [offset, offset + length)} of the region the only SGE. */
+    public ReceiveRequest sge(MemoryRegion mr, long offset, int length) {
+        sges.set(0, mr, offset, length);
+        sges.count(1);
+        return this;
+    }
+
+    /** Sets SGE {@code index}; the SGE count grows to include it. */
+    public ReceiveRequest sge(int index, MemoryRegion mr, long offset, int length) {
+        sges.set(index, mr, offset, length);
+        return this;
+    }
+
+    /** Sets how many of the SGEs are used. */
+    public ReceiveRequest sgeCount(int count) {
+        sges.count(count);
+        return this;
+    }
+
+    /** Chains {@code next} after this request, so both are posted in one call; null ends the chain. */
+    public ReceiveRequest next(ReceiveRequest next) {
+        for (ReceiveRequest r = next; r != null; r = r.next) {
+            if (r == this) {
+                throw new IllegalArgumentException("chaining would create a cycle");
+            }
+        }
+        this.next = next;
+        ibv_recv_wr.next(wr, next == null ? MemorySegment.NULL : next.wr);
+        return this;
+    }
+
+    void prepare(ProtectionDomain pd) {
+        for (ReceiveRequest r = this; r != null; r = r.next) {
+            r.sges.check(pd, r.wrId());
+            ibv_recv_wr.num_sge(r.wr, r.sges.count());
+        }
+    }
+
+    String find(long address) {
+        for (ReceiveRequest r = this; r != null; r = r.next) {
+            if (r.wr.address() == address) {
+                return "receive request wr_id " + r.wrId();
+            }
+        }
+        return "receive request wr_id " + wrId() + " or one chained to it";
+    }
+}

@@ -1,0 +1,48 @@
+package dev.jrdma;
+
+/** The operation of a send work request ({@code enum ibv_wr_opcode}). */
+public enum SendOpcode {
+    /** Write local memory into the peer's memory (one-sided). */
+    RDMA_WRITE(0),
+    /** RDMA WRITE that also consumes a receive at the peer and delivers immediate data. */
+    RDMA_WRITE_WITH_IMM(1),
+    /** Send a message into a receive the peer posted. */
+    SEND(2),
+    /** SEND with 32 bits of immediate data. */
+    SEND_WITH_IMM(3),
+    /** Read the peer's memory into local memory (one-sided). */
+    RDMA_READ(4),
+    /** Compare-and-swap on 8 aligned bytes of the peer's memory; the old value lands locally. */
+    ATOMIC_CMP_AND_SWP(5),
+    /** Fetch-and-add on 8 aligned bytes of the peer's memory; the old value lands locally. */
+    ATOMIC_FETCH_AND_ADD(6);
+
+    private static final SendOpcode[] BY_VALUE = new SendOpcode[256];
+    static {
+        for (SendOpcode e : values()) {
+            if (e.value >= 0 && e.value < BY_VALUE.length) {
+                BY_VALUE[e.value] = e;
+            }
+        }
+    }
+
+    private final int value;
+
+    SendOpcode(int value) {
+        this.value = value;
+    }
+
+    /** The value of the C enum constant. */
+    int value() {
+        return value;
+    }
+
+    /** The constant for a C value; IllegalArgumentException for values this version does not know. */
+    static SendOpcode of(int value) {
+        SendOpcode e = value >= 0 && value < BY_VALUE.length ? BY_VALUE[value] : null;
+        if (e == null) {
+            throw new IllegalArgumentException("unknown SendOpcode value " + value);
+        }
+        return e;
+    }
+}

@@ -1,0 +1,285 @@
+package dev.jrdma;
+
+import dev.jrdma.bindings.generated.ibv_send_wr;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * A send work request ({@code struct ibv_send_wr}) that lives in native memory: build it once,
+ * post it with {@link QueuePair#post(SendRequest)}, change a field (wr_id, SGE, remote address,
+ * ...) and post it again. Posting allocates nothing. The request may be re-posted or changed
+ * as soon as {@code post} returns: the provider copies it; the memory its SGEs point to must
+ * stay untouched until the completion arrives.
+ *
+ * <p>Defaults: opcode {@link SendOpcode#SEND}, signalled, not inline, no SGEs. Not thread-safe.
+ */
+public final class SendRequest {
+    private static final int FENCE = 1;
+    private static final int SIGNALED = 1 << 1;
+    private static final int SOLICITED = 1 << 2;
+    private static final int INLINE = 1 << 3;
+    private static final long WR_SIZE = ibv_send_wr.layout().byteSize();
+
+    private final MemorySegment wr;
+    private final MemorySegment rdma;
+    private final MemorySegment atomic;
+    private final MemorySegment ud;
+    private AddressHandle addressHandle;
+    private final ScatterGatherList sges;
+    private SendOpcode opcode = SendOpcode.SEND;
+    private int flags = SIGNALED;
+    private boolean remoteSet;
+    private long remoteAddress;
+    private long remoteLength;
+    private int rkey;
+    private int remoteQpn;
+    private int remoteQkey;
+    private long compareAdd;
+    private long swap;
+    private SendRequest next;
+
+    /** A request with room for one SGE. */
+    public SendRequest() {
+        this(1);
+    }
+
+    /** A request with room for {@code maxSges} scatter/gather entries. */
+    public SendRequest(int maxSges) {
+        if (maxSges < 1) {
+            throw new IllegalArgumentException("maxSges must be at least 1, not " + maxSges);
+        }
+        MemorySegment memory = Arena.ofAuto().allocate(WR_SIZE + ScatterGatherList.byteSize(maxSges), 8);
+        this.wr = memory.asSlice(0, WR_SIZE);
+        MemorySegment sgeArray = memory.asSlice(WR_SIZE);
+        this.sges = new ScatterGatherList(sgeArray, maxSges);
+        MemorySegment union = ibv_send_wr.wr(wr);
+        this.rdma = ibv_send_wr.wr.rdma(union);
+        this.atomic = ibv_send_wr.wr.atomic(union);
+        this.ud = ibv_send_wr.wr.ud(union);
+        ibv_send_wr.sg_list(wr, sgeArray);
+    }
+
+    MemorySegment segment() {
+        return wr;
+    }
+
+    /** Sets the caller's identifier, returned in the completion. */
+    public SendRequest wrId(long wrId) {
+        ibv_send_wr.wr_id(wr, wrId);
+        return this;
+    }
+
+    /** The caller's identifier. */
+    public long wrId() {
+        return ibv_send_wr.wr_id(wr);
+    }
+
+    /** Sets the operation. */
+    public SendRequest opcode(SendOpcode opcode) {
+        this.opcode = opcode;
+        return this;
+    }
+
+    /** The operation. */
+    public SendOpcode opcode() {
+        return opcode;
+    }
+
+    /** Makes the whole region the only SGE. */
+    public SendRequest sge(MemoryRegion mr) {
+        return sge(mr, 0, wholeLength(mr));
+    }
+
+    /** Makes {@code [offset, offset + length)} of the region the only SGE. */
+    public SendRequest sge(MemoryRegion mr, long offset, int length) {
+        sges.set(0, mr, offset, length);
+        sges.count(1);
+        return this;
+    }
+
+    /** Sets SGE {@code index}; the SGE count grows to include it. */
+    public SendRequest sge(int index, MemoryRegion mr, long offset, int length) {
+        sges.set(index, mr, offset, length);
+        return this;
+    }
+
+    /** Sets how many of the SGEs are used (0 for a zero-length message). */
+    public SendRequest sgeCount(int count) {
+        sges.count(count);
+        return this;
+    }
+
+    /** The number of SGEs used. */
+    public int sgeCount() {
+        return sges.count();
+    }
+
+    /** Whether a completion is generated for this request (default true). */
+    public SendRequest signaled(boolean signaled) {
+        return flag(SIGNALED, signaled);
+    }
+
+    /** Whether the data is copied into the work request at post time (up to the QP's max inline size). */
+    public SendRequest inline(boolean inline) {
+        return flag(INLINE, inline);
+    }
+
+    /** Whether this request waits for earlier RDMA READs and atomics to finish. */
+    public SendRequest fence(boolean fence) {
+        return flag(FENCE, fence);
+    }
+
+    /** Whether the receiver's solicited-only completion notification fires. */
+    public SendRequest solicited(boolean solicited) {
+        return flag(SOLICITED, solicited);
+    }
+
+    private SendRequest flag(int bit, boolean on) {
+        flags = on ? flags | bit : flags & ~bit;
+        return this;
+    }
+
+    /** The remote memory of an RDMA READ/WRITE or atomic operation. */
+    public SendRequest remote(RemoteMemory remote) {
+        this.remoteSet = true;
+        this.remoteAddress = remote.address();
+        this.remoteLength = remote.length();
+        this.rkey = remote.rkey();
+        return this;
+    }
+
+    /**
+     * The destination of a send on a UD queue pair: the route, the remote QPN and the remote
+     * Q_Key ({@link ConnectionOptions#qkey()} of the receiver).
+     */
+    public SendRequest datagram(AddressHandle ah, int remoteQpn, int remoteQkey) {
+        ah.checkOpen();
+        this.addressHandle = ah;
+        this.remoteQpn = remoteQpn;
+        this.remoteQkey = remoteQkey;
+        return this;
+    }
+
+    /** 32 bits of immediate data for SEND_WITH_IMM/RDMA_WRITE_WITH_IMM, in host order. */
+    public SendRequest immediateData(int value) {
+        // imm_data is big-endian on the wire and in the struct; WorkCompletion swaps it back.
+        ibv_send_wr.imm_data(wr, Integer.reverseBytes(value));
+        return this;
+    }
+
+    /** The value added by fetch-and-add, or compared by compare-and-swap. */
+    public SendRequest compareAdd(long value) {
+        this.compareAdd = value;
+        return this;
+    }
+
+    /** The value compare-and-swap stores when the comparison succeeds. */
+    public SendRequest swap(long value) {
+        this.swap = value;
+        return this;
+    }
+
+    /** Chains {@code next} after this request, so both go out in one post; null ends the chain. */
+    public SendRequest next(SendRequest next) {
+        for (SendRequest r = next; r != null; r = r.next) {
+            if (r == this) {
+                throw new IllegalArgumentException("chaining would create a cycle");
+            }
+        }
+        this.next = next;
+        ibv_send_wr.next(wr, next == null ? MemorySegment.NULL : next.wr);
+        return this;
+    }
+
+    /** Validates every request of the chain for {@code qp} and writes the opcode-dependent fields. */
+    void prepare(QueuePair qp) {
+        for (SendRequest r = this; r != null; r = r.next) {
+            r.prepareOne(qp);
+        }
+    }
+
+    private void prepareOne(QueuePair qp) {
+        long id = wrId();
+        sges.check(qp.protectionDomain(), id);
+        QueuePairType type = qp.type();
+        boolean oneSided = opcode == SendOpcode.RDMA_WRITE || opcode == SendOpcode.RDMA_WRITE_WITH_IMM
+                || opcode == SendOpcode.RDMA_READ;
+        boolean atomicOp = opcode == SendOpcode.ATOMIC_CMP_AND_SWP || opcode == SendOpcode.ATOMIC_FETCH_AND_ADD;
+        if (type == QueuePairType.UD) {
+            if (opcode != SendOpcode.SEND && opcode != SendOpcode.SEND_WITH_IMM) {
+                throw new IllegalArgumentException("wr_id " + id + ": UD queue pairs only SEND, not " + opcode);
+            }
+            // A UD send without an address handle would make the provider dereference NULL.
+            if (addressHandle == null) {
+                throw new IllegalStateException("wr_id " + id + ": a UD send needs a destination (datagram(...))");
+            }
+            addressHandle.checkOpen();
+            if (addressHandle.protectionDomain() != qp.protectionDomain()) {
+                throw new IllegalArgumentException("wr_id " + id + ": " + addressHandle + " is not in "
+                        + qp.protectionDomain());
+            }
+            ibv_send_wr.wr.ud.ah(ud, addressHandle.handle());
+            ibv_send_wr.wr.ud.remote_qpn(ud, remoteQpn);
+            ibv_send_wr.wr.ud.remote_qkey(ud, remoteQkey);
+        }
+        if (type == QueuePairType.UC && (opcode == SendOpcode.RDMA_READ || atomicOp)) {
+            throw new IllegalArgumentException("wr_id " + id + ": " + opcode + " is not available on UC queue pairs");
+        }
+        if ((oneSided || atomicOp) && !remoteSet) {
+            throw new IllegalStateException("wr_id " + id + ": " + opcode + " needs remote memory (remote(...))");
+        }
+        if ((flags & INLINE) != 0) {
+            if (opcode == SendOpcode.RDMA_READ || atomicOp) {
+                throw new IllegalArgumentException("wr_id " + id + ": " + opcode + " cannot be inline");
+            }
+            if (sges.totalLength() > qp.capabilities().maxInlineData()) {
+                throw new IllegalArgumentException("wr_id " + id + ": " + sges.totalLength() + " bytes inline, but "
+                        + qp + " allows " + qp.capabilities().maxInlineData());
+            }
+        }
+        if (oneSided && sges.totalLength() > remoteLength) {
+            throw new IllegalArgumentException("wr_id " + id + ": " + sges.totalLength()
+                    + " bytes do not fit the remote memory " + new RemoteMemory(remoteAddress, remoteLength, rkey));
+        }
+        if (atomicOp) {
+            if (sges.count() != 1 || sges.length(0) != 8) {
+                throw new IllegalArgumentException("wr_id " + id + ": an atomic operation needs exactly one 8-byte SGE"
+                        + " for the old value");
+            }
+            if ((remoteAddress & 7) != 0 || remoteLength < 8) {
+                throw new IllegalArgumentException("wr_id " + id + ": the target of an atomic operation must be 8 bytes"
+                        + " at an 8-byte aligned address, not 0x" + Long.toHexString(remoteAddress) + "+" + remoteLength);
+            }
+        }
+        ibv_send_wr.opcode(wr, opcode.value());
+        ibv_send_wr.send_flags(wr, flags);
+        ibv_send_wr.num_sge(wr, sges.count());
+        // rdma and atomic overlap in a union and place rkey differently: write the one the opcode reads.
+        if (atomicOp) {
+            ibv_send_wr.wr.atomic.remote_addr(atomic, remoteAddress);
+            ibv_send_wr.wr.atomic.rkey(atomic, rkey);
+            ibv_send_wr.wr.atomic.compare_add(atomic, compareAdd);
+            ibv_send_wr.wr.atomic.swap(atomic, swap);
+        } else if (oneSided) {
+            ibv_send_wr.wr.rdma.remote_addr(rdma, remoteAddress);
+            ibv_send_wr.wr.rdma.rkey(rdma, rkey);
+        }
+    }
+
+    /** Names the request of this chain at {@code address} (the provider's bad_wr). */
+    String find(long address) {
+        for (SendRequest r = this; r != null; r = r.next) {
+            if (r.wr.address() == address) {
+                return "work request wr_id " + r.wrId() + " (" + r.opcode + ")";
+            }
+        }
+        return "work request wr_id " + wrId() + " (" + opcode + ") or one chained to it";
+    }
+
+    static int wholeLength(MemoryRegion mr) {
+        if (mr.length() > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException(mr + " is too large for one SGE; give an offset and length");
+        }
+        return (int) mr.length();
+    }
+}

@@ -1,0 +1,116 @@
+package dev.jrdma;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+
+import dev.jrdma.bindings.generated.ibv_srq;
+import dev.jrdma.bindings.generated.ibv_srq_attr;
+import dev.jrdma.bindings.generated.ibv_srq_init_attr;
+import dev.jrdma.bindings.generated.rdma_h;
+import dev.jrdma.bindings.shim.Errno;
+import dev.jrdma.bindings.shim.ErrnoVerbs;
+import dev.jrdma.bindings.shim.InlineVerbs;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.ref.Reference;
+
+/**
+ * A shared receive queue ({@code struct ibv_srq}): one pool of receive buffers for many queue
+ * pairs ({@link QueuePair.Builder#sharedReceiveQueue}). From
+ * {@link ProtectionDomain#createSharedReceiveQueue}. Closing it first closes the queue pairs
+ * that use it. Posting is not thread-safe: post from one thread at a time.
+ */
+public final class SharedReceiveQueue extends NativeResource {
+    private final ProtectionDomain pd;
+    private final MemorySegment handle;
+    private final int maxWorkRequests;
+    private final int maxSges;
+    private final MemorySegment badReceive = Arena.ofAuto().allocate(ADDRESS);
+    private final String description;
+
+    private SharedReceiveQueue(ProtectionDomain pd, MemorySegment handle, int maxWorkRequests, int maxSges) {
+        super(pd);
+        this.pd = pd;
+        this.handle = handle;
+        this.maxWorkRequests = maxWorkRequests;
+        this.maxSges = maxSges;
+        this.description = "shared receive queue #" + ibv_srq.handle(handle) + " on " + pd.context().name();
+    }
+
+    static SharedReceiveQueue create(ProtectionDomain pd, int maxWorkRequests, int maxSges) {
+        if (maxWorkRequests < 1 || maxSges < 1) {
+            throw new IllegalArgumentException("a shared receive queue needs at least 1 work request and 1 SGE, not "
+                    + maxWorkRequests + " and " + maxSges);
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment init = arena.allocate(ibv_srq_init_attr.layout());
+            MemorySegment attr = ibv_srq_init_attr.attr(init);
+            ibv_srq_attr.max_wr(attr, maxWorkRequests);
+            ibv_srq_attr.max_sge(attr, maxSges);
+            MemorySegment errno = Errno.allocate(arena);
+            MemorySegment srq = ErrnoVerbs.ibv_create_srq(errno, pd.handle(), init);
+            if (srq.address() == 0) {
+                throw RdmaException.of("ibv_create_srq", pd + ", " + maxWorkRequests + " work requests, " + maxSges
+                        + " SGEs", Errno.get(errno));
+            }
+            srq = srq.reinterpret(ibv_srq.layout().byteSize());
+            // As for QPs, the provider writes back what it granted.
+            try {
+                return new SharedReceiveQueue(pd, srq, ibv_srq_attr.max_wr(attr), ibv_srq_attr.max_sge(attr));
+            } catch (RuntimeException e) {
+                rdma_h.ibv_destroy_srq(srq);
+                throw e;
+            }
+        }
+    }
+
+    MemorySegment handle() {
+        checkOpen();
+        return handle;
+    }
+
+    /** The protection domain. */
+    public ProtectionDomain protectionDomain() {
+        return pd;
+    }
+
+    /** Outstanding receive work requests the provider granted. */
+    public int maxWorkRequests() {
+        return maxWorkRequests;
+    }
+
+    /** SGEs per receive work request the provider granted. */
+    public int maxSges() {
+        return maxSges;
+    }
+
+    /** Posts a receive work request, or a chain of them, with one call; a failure names the request. */
+    public void post(ReceiveRequest request) {
+        checkOpen();
+        request.prepare(pd);
+        int rc = InlineVerbs.ibv_post_srq_recv(handle, request.segment(), badReceive);
+        Reference.reachabilityFence(request);
+        if (rc != 0) {
+            throw RdmaException.of("ibv_post_srq_recv", this, rc,
+                    request.find(badReceive.get(ADDRESS, 0).address()) + " was not posted");
+        }
+    }
+
+    @Override
+    long nativeAddress() {
+        return handle.address();
+    }
+
+    @Override
+    void release() {
+        int rc = rdma_h.ibv_destroy_srq(handle);
+        if (rc != 0) {
+            throw RdmaException.of("ibv_destroy_srq", this, rc);
+        }
+    }
+
+    /** {@code shared receive queue #<handle> on <device>}. */
+    @Override
+    public String toString() {
+        return description;
+    }
+}

@@ -1,0 +1,116 @@
+package dev.jrdma;
+
+import dev.jrdma.bindings.generated.ibv_wc;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * A reusable view of one work completion ({@code struct ibv_wc}) in native memory: a flyweight
+ * that {@link CompletionQueue#poll(WorkCompletion)} fills, so reading a completion allocates
+ * nothing. Its values are those of the last completion polled into it.
+ *
+ * <pre>
+ * struct ibv_wc (48 bytes, x86-64/aarch64)
+ *  0 wr_id u64 | 8 status u32 | 12 opcode u32 | 16 vendor_err u32 | 20 byte_len u32
+ * 24 imm_data/invalidated_rkey be32 | 28 qp_num u32 | 32 src_qp u32 | 36 wc_flags u32
+ * 40 pkey_index u16 | 42 slid u16 | 44 sl u8 | 45 dlid_path_bits u8
+ * </pre>
+ *
+ * <p>Not thread-safe: use one per polling thread.
+ */
+public final class WorkCompletion {
+    /** {@code IBV_WC_WITH_IMM}: imm_data is valid. */
+    private static final int WITH_IMM = 1 << 1;
+    /** {@code IBV_WC_GRH}: the first 40 bytes of a UD receive buffer hold a GRH. */
+    private static final int GRH = 1;
+
+    private final MemorySegment wc;
+
+    /** A completion view with its own native memory (freed when the view is garbage). */
+    public WorkCompletion() {
+        this(Arena.ofAuto().allocate(ibv_wc.layout()));
+    }
+
+    WorkCompletion(MemorySegment wc) {
+        this.wc = wc;
+    }
+
+    MemorySegment segment() {
+        return wc;
+    }
+
+    /** The wr_id of the work request this completion is for. */
+    public long wrId() {
+        return ibv_wc.wr_id(wc);
+    }
+
+    /** The completion status. */
+    public WorkCompletionStatus status() {
+        return WorkCompletionStatus.of(ibv_wc.status(wc));
+    }
+
+    /** Whether the status is {@link WorkCompletionStatus#SUCCESS}. */
+    public boolean isSuccess() {
+        return ibv_wc.status(wc) == 0;
+    }
+
+    /**
+     * Throws {@link WorkCompletionException} unless the work request succeeded; returns this view.
+     */
+    public WorkCompletion checkSuccess() {
+        if (!isSuccess()) {
+            throw new WorkCompletionException(status(), wrId(), qpNumber(), ibv_wc.vendor_err(wc));
+        }
+        return this;
+    }
+
+    /** What the work request did; undefined (as in C) unless the completion succeeded. */
+    public WorkCompletionOpcode opcode() {
+        return WorkCompletionOpcode.of(ibv_wc.opcode(wc));
+    }
+
+    /** Bytes received (receive completions) or read (RDMA READ, atomics). */
+    public int byteLength() {
+        return ibv_wc.byte_len(wc);
+    }
+
+    /** The number of the local queue pair the work request was posted to. */
+    public int qpNumber() {
+        return ibv_wc.qp_num(wc);
+    }
+
+    /** The remote queue pair number of a UD receive. */
+    public int sourceQpNumber() {
+        return ibv_wc.src_qp(wc);
+    }
+
+    /** Whether the completion carries immediate data ({@link #immediateData()}). */
+    public boolean hasImmediate() {
+        return (ibv_wc.wc_flags(wc) & WITH_IMM) != 0;
+    }
+
+    /**
+     * The immediate data of a SEND/WRITE with immediate, in host order: the value passed to
+     * {@link SendRequest#immediateData(int)} (jrdma converts to and from the wire's big-endian).
+     */
+    public int immediateData() {
+        return Integer.reverseBytes(ibv_wc.imm_data(wc));
+    }
+
+    /** Whether a UD receive buffer starts with a 40-byte GRH. */
+    public boolean hasGrh() {
+        return (ibv_wc.wc_flags(wc) & GRH) != 0;
+    }
+
+    /** The provider-specific error code of a failed completion. */
+    public int vendorError() {
+        return ibv_wc.vendor_err(wc);
+    }
+
+    /** A one-line description (allocates; for logs and test messages). */
+    @Override
+    public String toString() {
+        return "wr_id " + wrId() + ": " + status() + (isSuccess() ? " " + opcode() + " " + byteLength() + " bytes" : "")
+                + " on QP 0x" + Integer.toHexString(qpNumber());
+    }
+}

@@ -1,0 +1,73 @@
+package dev.jrdma;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+
+@DeviceTest
+class AsyncEventDeviceTest {
+    @Test
+    void portDownAndUpReachTheListener() throws Exception {
+        Assumptions.assumeTrue(System.getenv("JRDMA_IN_SOFTROCE_VM") != null,
+                "toggles the netdev under rxe1, so it runs only in the Soft-RoCE VM");
+        BlockingQueue<AsyncEvent> events = new LinkedBlockingQueue<>();
+        try (Context context = Rdma.device("rxe1").orElseThrow().open()) {
+            context.onAsyncEvent(events::add);
+            context.onAsyncEvent(e -> {
+                throw new IllegalStateException("a failing listener must not stop delivery");
+            });
+            try {
+                ip("link", "set", "v1", "down");
+                AsyncEvent down = next(events, AsyncEventType.PORT_ERR);
+                assertEquals(1, down.port().orElseThrow());
+                assertTrue(down.queuePair().isEmpty());
+                assertEquals("PORT_ERR (port error) on port 1", down.toString());
+            } finally {
+                ip("link", "set", "v1", "up");
+            }
+            assertEquals(1, next(events, AsyncEventType.PORT_ACTIVE).port().orElseThrow());
+            assertEquals(PortState.ACTIVE, context.queryPort(1).state());
+        }
+    }
+
+    @Test
+    void closingTheContextStopsTheEventThread() {
+        Context context = TestDevices.device().open();
+        context.onAsyncEvent(e -> { });
+        Thread events = Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.getName().equals("jrdma-async-events-" + context.name()) && t.isAlive())
+                .findFirst().orElseThrow();
+        context.close();
+        assertFalse(events.isAlive(), "the event thread must be gone before the context is");
+    }
+
+    /** The next event of {@code type} (others, e.g. GID changes, are skipped), within the test timeout. */
+    private static AsyncEvent next(BlockingQueue<AsyncEvent> events, AsyncEventType type) throws InterruptedException {
+        long deadline = System.nanoTime() + TestDevices.TIMEOUT.toNanos();
+        while (true) {
+            AsyncEvent e = events.poll(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            if (e == null) {
+                throw new AssertionError("no " + type + " event within " + TestDevices.TIMEOUT);
+            }
+            if (e.type() == type) {
+                return e;
+            }
+        }
+    }
+
+    private static void ip(String... args) throws IOException, InterruptedException {
+        String[] command = new String[args.length + 1];
+        command[0] = "ip";
+        System.arraycopy(args, 0, command, 1, args.length);
+        Process p = new ProcessBuilder(command).inheritIO().start();
+        assertTrue(p.waitFor(10, TimeUnit.SECONDS), "ip did not finish");
+        assertEquals(0, p.exitValue(), String.join(" ", command));
+    }
+}

@@ -1,0 +1,101 @@
+package dev.jrdma;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.foreign.MemorySegment;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/** Completion channels (waiting without spinning) and UD datagrams through an address handle. */
+@DeviceTest
+class ChannelAndDatagramDeviceTest {
+    @Test
+    void aCompletionChannelWakesTheWaiterForTheRightQueue() {
+        try (Context context = TestDevices.device().open()) {
+            CompletionChannel channel = context.createCompletionChannel();
+            CompletionQueue cq = context.createCompletionQueue(16, channel);
+            ProtectionDomain pd = context.allocateProtectionDomain();
+            QueuePair a = pd.queuePair(QueuePairType.RC).completionQueue(cq).build();
+            QueuePair b = pd.queuePair(QueuePairType.RC).completionQueue(cq).build();
+            int gid = TestDevices.gid(context).index();
+            Endpoint ea = a.localEndpoint(TestDevices.PORT, gid);
+            Endpoint eb = b.localEndpoint(TestDevices.PORT, gid);
+            a.connect(eb);
+            b.connect(ea);
+            MemoryRegion mr = pd.allocate(4096);
+
+            cq.requestNotification(false);
+            assertEquals(Optional.empty(), channel.await(Duration.ofMillis(50)), "no completion yet");
+            b.post(new ReceiveRequest().wrId(1).sge(mr, 2048, 64));
+            a.post(new SendRequest().wrId(2).sge(mr, 0, 16));
+            assertSame(cq, channel.await(TestDevices.TIMEOUT).orElseThrow());
+            WorkCompletion wc = new WorkCompletion();
+            int seen = 0;
+            long deadline = System.nanoTime() + TestDevices.TIMEOUT.toNanos();
+            while (seen < 2 && System.nanoTime() < deadline) {
+                seen += cq.poll(wc);
+                if (seen > 0) {
+                    wc.checkSuccess();
+                }
+            }
+            assertEquals(2, seen);
+
+            // Closing the channel closes its CQ first (and so the QPs on it).
+            channel.close();
+            assertTrue(cq.isClosed() && a.isClosed() && b.isClosed());
+            assertThrows(IllegalStateException.class, () -> channel.await(Duration.ZERO));
+        }
+    }
+
+    @Test
+    void udDatagramThroughAnAddressHandle() {
+        try (Context context = TestDevices.device().open()) {
+            ProtectionDomain pd = context.allocateProtectionDomain();
+            CompletionQueue cq = context.createCompletionQueue(16);
+            QueuePair a = pd.queuePair(QueuePairType.UD).completionQueue(cq).build();
+            QueuePair b = pd.queuePair(QueuePairType.UD).completionQueue(cq).build();
+            int gid = TestDevices.gid(context).index();
+            a.localEndpoint(TestDevices.PORT, gid);
+            Endpoint eb = b.localEndpoint(TestDevices.PORT, gid);
+            for (QueuePair qp : new QueuePair[] {a, b}) {
+                qp.toInit(TestDevices.PORT);
+                qp.toRtr();
+                qp.toRts();
+            }
+            MemoryRegion mr = pd.allocate(4096);
+            byte[] datagram = "a UD datagram".getBytes(StandardCharsets.US_ASCII);
+            mr.segment().copyFrom(MemorySegment.ofArray(datagram));
+            // A UD receive buffer starts with room for the 40-byte GRH.
+            b.post(new ReceiveRequest().wrId(1).sge(mr, 1024, 40 + 256));
+            AddressHandle ah = pd.createAddressHandle(eb, TestDevices.PORT, gid);
+            SendRequest send = new SendRequest().wrId(2).sge(mr, 0, datagram.length);
+            assertThrows(IllegalStateException.class, () -> a.post(send), "no destination yet");
+            a.post(send.datagram(ah, eb.qpn(), ConnectionOptions.DEFAULTS.qkey()));
+            WorkCompletion wc = new WorkCompletion();
+            boolean received = false;
+            for (int i = 0; i < 2; i++) {
+                cq.take(wc, TestDevices.TIMEOUT).checkSuccess();
+                if (wc.wrId() == 1) {
+                    assertEquals(WorkCompletionOpcode.RECV, wc.opcode());
+                    assertEquals(40 + datagram.length, wc.byteLength());
+                    assertEquals(a.qpNumber(), wc.sourceQpNumber());
+                    assertTrue(wc.hasGrh());
+                    received = true;
+                }
+            }
+            assertTrue(received);
+            assertEquals("a UD datagram", new String(mr.segment().asSlice(1024 + 40, datagram.length).toArray(JAVA_BYTE),
+                    StandardCharsets.US_ASCII));
+            ah.close();
+            assertThrows(IllegalStateException.class, () -> a.post(send));
+            assertThrows(IllegalArgumentException.class, () -> a.post(new SendRequest()
+                    .opcode(SendOpcode.RDMA_WRITE).sge(mr, 0, 8).remote(mr.remote(0, 8))));
+        }
+    }
+}

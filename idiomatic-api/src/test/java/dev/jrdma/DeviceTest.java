@@ -1,0 +1,16 @@
+package dev.jrdma;
+
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+import org.junit.jupiter.api.Tag;
+
+/**
+ * Marks tests that need an RDMA device. Maven's host run excludes them; scripts/test runs them
+ * on the host's devices or in the Soft-RoCE VM. Without a device they fail, never skip.
+ */
+@Target({ElementType.TYPE, ElementType.METHOD})
+@Retention(RetentionPolicy.RUNTIME)
+@Tag("device")
+@interface DeviceTest {}

@@ -1,0 +1,130 @@
+package dev.jrdma;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.foreign.MemorySegment;
+import java.net.Inet4Address;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/** A client and a server connected through rdma_cm on the test device's IPv4 address. */
+@DeviceTest
+class RdmaCmDeviceTest {
+    private static final Duration TIMEOUT = TestDevices.TIMEOUT;
+
+    private static Inet4Address deviceAddress() {
+        try (Context context = TestDevices.device().open()) {
+            return TestDevices.gid(context).ipv4().orElseThrow(() -> new AssertionError("no IPv4 GID"));
+        }
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.US_ASCII);
+    }
+
+    /** Server side of one connection: accept, receive one message, wait for the disconnect. */
+    private static String serve(CmId listener) {
+        ConnectionRequest request = listener.awaitConnectRequest(TIMEOUT);
+        assertArrayEquals(bytes("client hello"), Arrays.copyOf(request.privateData(), 12),
+                "private data arrives padded to 56 bytes");
+        CmId id = request.id();
+        ProtectionDomain pd = id.context().allocateProtectionDomain();
+        CompletionQueue cq = id.context().createCompletionQueue(8);
+        QueuePair qp = id.createQueuePair(pd.queuePair(QueuePairType.RC).completionQueue(cq));
+        MemoryRegion buffer = pd.allocate(4096);
+        qp.post(new ReceiveRequest().wrId(1).sge(buffer));
+        id.accept(bytes("server ok"), TIMEOUT);
+        assertEquals(QueuePairState.RTS, qp.state());
+        WorkCompletion wc = cq.take(new WorkCompletion(), TIMEOUT).checkSuccess();
+        String message = new String(buffer.segment().asSlice(0, wc.byteLength()).toArray(JAVA_BYTE),
+                StandardCharsets.US_ASCII);
+        id.awaitDisconnect(TIMEOUT);
+        id.close();
+        assertTrue(qp.isClosed() && pd.isClosed(), "the id's QP, PD and context view close with it");
+        return message;
+    }
+
+    @Test
+    void connectSendAndDisconnect() throws Exception {
+        Inet4Address address = deviceAddress();
+        try (CmEventChannel serverChannel = CmEventChannel.create();
+             CmEventChannel clientChannel = CmEventChannel.create()) {
+            CmId listener = serverChannel.createId();
+            listener.bind(new InetSocketAddress(address, 0));
+            listener.listen(4);
+            int port = listener.localPort();
+            assertTrue(port > 0);
+            CompletableFuture<String> server = CompletableFuture.supplyAsync(() -> serve(listener));
+
+            CmId client = clientChannel.createId();
+            client.resolveAddress(new InetSocketAddress(address, port), TIMEOUT);
+            client.resolveRoute(TIMEOUT);
+            Context context = client.context();
+            assertEquals(TestDevices.device().name(), context.name());
+            ProtectionDomain pd = context.allocateProtectionDomain();
+            CompletionQueue cq = context.createCompletionQueue(8);
+            QueuePair qp = client.createQueuePair(pd.queuePair(QueuePairType.RC).completionQueue(cq));
+            assertEquals(QueuePairState.INIT, qp.state());
+            byte[] reply = client.connect(bytes("client hello"), TIMEOUT);
+            assertArrayEquals(bytes("server ok"), Arrays.copyOf(reply, 9));
+            assertEquals(QueuePairState.RTS, qp.state());
+
+            MemoryRegion buffer = pd.allocate(4096);
+            byte[] hello = bytes("Hello over rdma_cm!");
+            buffer.segment().copyFrom(MemorySegment.ofArray(hello));
+            qp.post(new SendRequest().wrId(7).sge(buffer, 0, hello.length));
+            assertEquals(7, cq.take(new WorkCompletion(), TIMEOUT).checkSuccess().wrId());
+            client.disconnect(TIMEOUT);
+            assertEquals("Hello over rdma_cm!", server.get(TIMEOUT.toSeconds() * 2, TimeUnit.SECONDS));
+            client.close();
+            assertTrue(qp.isClosed() && context.isClosed());
+            assertThrows(IllegalStateException.class, client::context);
+        }
+    }
+
+    @Test
+    void aRejectedConnectNamesTheEvent() throws Exception {
+        Inet4Address address = deviceAddress();
+        try (CmEventChannel serverChannel = CmEventChannel.create();
+             CmEventChannel clientChannel = CmEventChannel.create()) {
+            CmId listener = serverChannel.createId();
+            listener.bind(new InetSocketAddress(address, 0));
+            listener.listen(1);
+            CompletableFuture<Void> server = CompletableFuture.runAsync(
+                    () -> listener.awaitConnectRequest(TIMEOUT).id().reject(bytes("no")));
+            CmId client = clientChannel.createId();
+            client.resolveAddress(new InetSocketAddress(address, listener.localPort()), TIMEOUT);
+            client.resolveRoute(TIMEOUT);
+            ProtectionDomain pd = client.context().allocateProtectionDomain();
+            CompletionQueue cq = client.context().createCompletionQueue(4);
+            client.createQueuePair(pd.queuePair(QueuePairType.RC).completionQueue(cq));
+            RdmaException e = assertThrows(RdmaException.class, () -> client.connect(new byte[0], TIMEOUT));
+            assertTrue(e.getMessage().contains("REJECTED"), e.getMessage());
+            server.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+        }
+        // Closing the channels closed every id, QP and context view.
+    }
+
+    @Test
+    void anUnusedChannelTimesOutAndClosesItsIds() {
+        CmEventChannel channel = CmEventChannel.create();
+        CmId id = channel.createId();
+        id.bind(new InetSocketAddress(deviceAddress(), 0));
+        id.listen(1);
+        IllegalStateException e = assertThrows(IllegalStateException.class,
+                () -> id.awaitConnectRequest(Duration.ofMillis(200)));
+        assertTrue(e.getMessage().contains("no rdma_cm event"), e.getMessage());
+        channel.close();
+        assertTrue(id.isClosed());
+        assertThrows(IllegalStateException.class, () -> id.listen(1));
+    }
+}

@@ -1,0 +1,40 @@
+package dev.jrdma;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+
+class RdmaExceptionTest {
+    @Test
+    void namesVerbObjectErrnoAndText() {
+        RdmaException e = RdmaException.of("ibv_alloc_pd", "context rxe0", 12);
+        assertEquals("ibv_alloc_pd(context rxe0) failed: errno 12 (Cannot allocate memory)", e.getMessage());
+        assertEquals("ibv_alloc_pd", e.verb());
+        assertEquals(12, e.errno());
+        assertEquals("context rxe0", e.object());
+    }
+
+    @Test
+    void eopnotsuppHasItsOwnType() {
+        RdmaException e = RdmaException.of("ibv_alloc_mw", "protection domain #1 on rxe0", 95);
+        assertInstanceOf(OperationNotSupportedException.class, e);
+        assertEquals("ibv_alloc_mw(protection domain #1 on rxe0) failed: errno 95 (Operation not supported)",
+                e.getMessage());
+    }
+
+    @Test
+    void detailIsAppended() {
+        RdmaException e = RdmaException.of("ibv_post_send", "queue pair 0x11 (RC) on rxe0", 22, "wr_id 5 was not posted");
+        assertEquals("ibv_post_send(queue pair 0x11 (RC) on rxe0) failed: errno 22 (Invalid argument): wr_id 5 was"
+                + " not posted", e.getMessage());
+    }
+
+    @Test
+    void strerrorAndPageSizeComeFromLibc() {
+        assertEquals("Operation not permitted", Libc.strerror(1));
+        assertTrue(Libc.strerror(123456).contains("123456"));
+        assertTrue(Libc.PAGE_SIZE >= 4096 && Long.bitCount(Libc.PAGE_SIZE) == 1);
+    }
+}

@@ -1,0 +1,37 @@
+package dev.jrdma;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+
+/** The device the device tests use: $JRDMA_TEST_DEVICE or the first one. */
+final class TestDevices {
+    static final int PORT = 1;
+    /** Under TCG emulation a round trip can take milliseconds; this bounds every completion wait. */
+    static final Duration TIMEOUT = Duration.ofSeconds(20);
+
+    private TestDevices() {}
+
+    static RdmaDevice device() {
+        List<RdmaDevice> devices = Rdma.devices();
+        if (devices.isEmpty()) {
+            throw new AssertionError("no RDMA device found; device tests need one (scripts/test uses the Soft-RoCE"
+                    + " VM when the host has none)");
+        }
+        Optional<String> wanted = Optional.ofNullable(System.getenv("JRDMA_TEST_DEVICE")).filter(s -> !s.isBlank());
+        if (wanted.isEmpty()) {
+            return devices.getFirst();
+        }
+        return devices.stream().filter(d -> d.name().equals(wanted.get())).findFirst()
+                .orElseThrow(() -> new AssertionError("JRDMA_TEST_DEVICE=" + wanted.get() + " is not among "
+                        + devices));
+    }
+
+    /** The RoCE v2 entry with an IPv4-mapped GID (on RoCE), else the first entry. */
+    static GidEntry gid(Context context) {
+        List<GidEntry> table = context.gidTable(PORT);
+        return table.stream().filter(e -> e.type() == GidType.ROCE_V2 && e.ipv4().isPresent()).findFirst()
+                .or(() -> table.stream().findFirst())
+                .orElseThrow(() -> new AssertionError("no GID on " + context + " port " + PORT));
+    }
+}
