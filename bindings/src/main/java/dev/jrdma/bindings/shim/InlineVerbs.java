@@ -200,6 +200,10 @@ public final class InlineVerbs {
      * {@code ibv_bind_mw} (type 1 windows; type 2 windows are bound with an IBV_WR_BIND_MW work
      * request). Checks as the C inline does before dispatching: a type 2 window or an address
      * range without an MR is EINVAL, an MR of another PD is EPERM.
+     *
+     * <p>Unbinding with {@code bind_info.mr == NULL} is legal C, but the rxe provider of
+     * rdma-core 44 dereferences the MR and crashes the process; the jrdma API unbinds with a
+     * zero-length bind instead.
      */
     public static int ibv_bind_mw(MemorySegment qp, MemorySegment mw, MemorySegment mwBind) {
         if (mw.address() == 0 || mwBind.address() == 0) {
