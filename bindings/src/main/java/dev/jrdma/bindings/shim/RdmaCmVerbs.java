@@ -16,7 +16,7 @@ import java.lang.invoke.MethodHandle;
  * used from the generated class directly.
  *
  * <p>{@code rdma_get_cm_event} blocks without a timeout; wait for the channel's fd with
- * {@link Posix#poll} first.
+ * {@link Posix#awaitReadable} first.
  */
 public final class RdmaCmVerbs {
     private RdmaCmVerbs() {}
