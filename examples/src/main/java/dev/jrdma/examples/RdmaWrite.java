@@ -1,0 +1,128 @@
+package dev.jrdma.examples;
+
+import dev.jrdma.Access;
+import dev.jrdma.CompletionQueue;
+import dev.jrdma.Context;
+import dev.jrdma.Endpoint;
+import dev.jrdma.MemoryRegion;
+import dev.jrdma.ProtectionDomain;
+import dev.jrdma.QueuePair;
+import dev.jrdma.QueuePairType;
+import dev.jrdma.ReceiveRequest;
+import dev.jrdma.RemoteMemory;
+import dev.jrdma.SendOpcode;
+import dev.jrdma.SendRequest;
+import dev.jrdma.WorkCompletion;
+import java.net.ServerSocket;
+import java.util.EnumSet;
+import java.util.Map;
+
+/**
+ * RDMA WRITE: the client writes straight into the server's memory. The server exposes a region
+ * ({@link RemoteMemory}: address, length, rkey); the client's device writes into it, and the
+ * server's CPU takes no part. A SEND after the WRITE tells the server that it is done.
+ *
+ * <pre>
+ * RdmaWrite --port P [--device D] [--timeout S]         the server
+ * RdmaWrite HOST --port P [--device D] [--timeout S]    the client
+ * </pre>
+ */
+public final class RdmaWrite {
+    static final String USAGE = "RdmaWrite [HOST] --port P [--device D] [--timeout SECONDS]"
+            + "   (without HOST: the server)";
+    static final String MESSAGE = "Written by the client with RDMA WRITE";
+
+    private RdmaWrite() {}
+
+    /** Runs the example with the arguments in the class comment; exits with 0, 1 (failed) or 2 (usage). */
+    public static void main(String[] args) {
+        System.exit(run(args));
+    }
+
+    static int run(String... args) {
+        return Cli.run(USAGE, Cli.Role.EITHER, Map.of(), args,
+                options -> {
+                    if (options.isServer()) {
+                        server(options);
+                    } else {
+                        client(options);
+                    }
+                });
+    }
+
+    private static void server(Cli.Options options) throws Exception {
+        try (Context context = Common.open(options);
+             ServerSocket listener = new ServerSocket(options.port())) {
+            ProtectionDomain pd = context.allocateProtectionDomain();
+            CompletionQueue cq = context.createCompletionQueue(8);
+            QueuePair qp = pd.queuePair(QueuePairType.RC).completionQueue(cq).build();
+            // @start region="expose"
+            // REMOTE_WRITE lets peers holding the rkey write here (REMOTE_WRITE requires LOCAL_WRITE).
+            // The memory comes zeroed. The queue pair must allow remote writes too, which
+            // ConnectionOptions.DEFAULTS does.
+            MemoryRegion target = pd.allocate(4096, EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE));
+            // @end
+            MemoryRegion inbox = pd.allocate(64, EnumSet.of(Access.LOCAL_WRITE));   // for the "done" SEND
+            Endpoint local = qp.localEndpoint(Common.PORT, Common.gid(context).index());
+            qp.toInit(Common.PORT);
+            qp.post(new ReceiveRequest().wrId(1).sge(inbox));   // before the client can send
+            System.out.println("server: listening on port " + options.port() + " (device " + context.name() + ")");
+
+            try (Control control = Control.accept(listener, options.timeout())) {
+                // @start region="server-connect"
+                Endpoint remote = control.exchange(local);
+                qp.toRtr(remote);
+                qp.toRts();
+                // Sent last, once our QP is ready: it also tells the client it may start.
+                control.send(target.remote());
+                // @end
+                System.out.println("server: exposed " + target.remote() + " to QP 0x"
+                        + Integer.toHexString(remote.qpn()));
+
+                // @start region="server-wait"
+                // The WRITE itself produces no completion here. RC executes a QP's requests in order,
+                // so when the client's SEND that follows the WRITE arrives, the written bytes are in
+                // place.
+                cq.take(new WorkCompletion(), options.timeout()).checkSuccess();
+                String written = target.segment().getString(0);   // zeroed memory: the text ends at a 0 byte
+                // @end
+                System.out.println("server: the client wrote \"" + written + "\"");
+            }
+        }
+    }
+
+    private static void client(Cli.Options options) throws Exception {
+        try (Context context = Common.open(options);
+             Control control = Control.connect(options.host().orElseThrow(), options.port(), options.timeout())) {
+            ProtectionDomain pd = context.allocateProtectionDomain();
+            CompletionQueue cq = context.createCompletionQueue(8);
+            QueuePair qp = pd.queuePair(QueuePairType.RC).completionQueue(cq).build();
+            // The source of a WRITE is only read by our device: no access rights beyond the default.
+            MemoryRegion source = pd.allocate(4096, EnumSet.of(Access.LOCAL_WRITE));
+            // @start region="client-connect"
+            Endpoint local = qp.localEndpoint(Common.PORT, Common.gid(context).index());
+            qp.connect(control.exchange(local));   // RESET -> INIT -> RTR -> RTS in one call
+            RemoteMemory target = control.receiveRemoteMemory();
+            // @end
+            System.out.println("client: the server exposes " + target);
+
+            // @start region="write"
+            int length = Common.put(source.segment(), 0, MESSAGE);
+            SendRequest write = new SendRequest().wrId(1).opcode(SendOpcode.RDMA_WRITE)
+                    .sge(source, 0, length)             // local bytes to write...
+                    .remote(target.slice(0, length));   // ...to this address, with this rkey
+            qp.post(write);
+            WorkCompletion wc = cq.take(new WorkCompletion(), options.timeout()).checkSuccess();
+            // @end
+            System.out.println("client: wrote " + length + " bytes (" + wc.opcode() + " completed)");
+
+            // @start region="notify"
+            // A zero-length SEND: it carries no data, only the news. It consumes the receive the
+            // server posted and arrives after the WRITE, since an RC QP executes in order.
+            qp.post(new SendRequest().wrId(2).sgeCount(0));
+            cq.take(wc, options.timeout()).checkSuccess();
+            // @end
+            System.out.println("client: told the server");
+        }
+    }
+}
