@@ -261,9 +261,9 @@ final class PerftestCommands {
         }
 
         @Override
-        public Integer call() {
-            settings();   // usage errors first, exit code 2
-            return notImplemented(spec);
+        public Integer call() throws Exception {
+            PerftestSettings settings = settings();   // usage errors first, exit code 2
+            return PerftestRunner.run(settings, spec);
         }
 
         /**
@@ -404,13 +404,6 @@ final class PerftestCommands {
         private static String names(Set<? extends Enum<?>> values) {
             return values.stream().map(Enum::name).collect(Collectors.joining(", "));
         }
-    }
-
-    /** The honest answer until the device part lands on the dev.jrdma API. */
-    static int notImplemented(CommandSpec spec) {
-        spec.commandLine().getErr().println(spec.qualifiedName()
-                + ": not implemented yet: needs the dev.jrdma API (the device part of the CLI has not landed)");
-        return Jrdma.EXIT_FAILURE;
     }
 
     @Command(name = "send-lat", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,

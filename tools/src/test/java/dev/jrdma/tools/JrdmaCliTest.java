@@ -10,6 +10,7 @@ import dev.jrdma.tools.perftest.TestKind;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.List;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -123,12 +124,19 @@ class JrdmaCliTest {
 
     @ParameterizedTest
     @CsvSource({"send-lat", "send-bw", "write-lat", "write-bw", "read-lat", "read-bw", "atomic-lat", "atomic-bw",
-        "devices", "devinfo"})
-    void deviceCommandsSayHonestlyThatTheyAreNotImplementedYet(String command) {
+        "devinfo"})
+    void deviceCommandsFailCleanlyWithoutADevice(String command) {
+        Assumptions.assumeTrue(dev.jrdma.Rdma.devices().isEmpty(), "this host has RDMA devices");
         Result r = run(command);
-        assertEquals(1, r.code());
-        assertEquals("jrdma " + command + ": not implemented yet: needs the dev.jrdma API (the device part of the CLI"
-                + " has not landed)\n", r.err());
+        assertEquals(1, r.code(), r.err());
+        assertEquals("jrdma " + command + ": no RDMA devices found\n", r.err());
+    }
+
+    @Test
+    void anUnknownDeviceListsTheAvailableOnes() {
+        Result r = run("send-lat", "-d", "nosuch0");
+        assertEquals(1, r.code(), r.err());
+        assertTrue(r.err().startsWith("jrdma send-lat: no RDMA device 'nosuch0' (available: "), r.err());
     }
 
     @Test

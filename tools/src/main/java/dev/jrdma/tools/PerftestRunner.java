@@ -1,0 +1,695 @@
+package dev.jrdma.tools;
+
+import dev.jrdma.Access;
+import dev.jrdma.CompletionChannel;
+import dev.jrdma.CompletionQueue;
+import dev.jrdma.ConnectionOptions;
+import dev.jrdma.Context;
+import dev.jrdma.DeviceAttributes;
+import dev.jrdma.Endpoint;
+import dev.jrdma.Gid;
+import dev.jrdma.GidEntry;
+import dev.jrdma.GidType;
+import dev.jrdma.MemoryRegion;
+import dev.jrdma.Mtu;
+import dev.jrdma.PortAttributes;
+import dev.jrdma.PortState;
+import dev.jrdma.ProtectionDomain;
+import dev.jrdma.QueuePair;
+import dev.jrdma.QueuePairType;
+import dev.jrdma.Rdma;
+import dev.jrdma.RdmaDevice;
+import dev.jrdma.ReceiveRequest;
+import dev.jrdma.RemoteMemory;
+import dev.jrdma.SendOpcode;
+import dev.jrdma.SendRequest;
+import dev.jrdma.WorkCompletion;
+import dev.jrdma.WorkCompletions;
+import dev.jrdma.tools.perftest.BandwidthMath;
+import dev.jrdma.tools.perftest.BwReportData;
+import dev.jrdma.tools.perftest.CsvReport;
+import dev.jrdma.tools.perftest.JsonReport;
+import dev.jrdma.tools.perftest.LatencyReport;
+import dev.jrdma.tools.perftest.PeerInfo;
+import dev.jrdma.tools.perftest.PerftestChannel;
+import dev.jrdma.tools.perftest.PerftestFormat;
+import dev.jrdma.tools.perftest.PerftestSchedule;
+import dev.jrdma.tools.perftest.PerftestSession;
+import dev.jrdma.tools.perftest.PerftestSettings;
+import dev.jrdma.tools.perftest.ReportFiles;
+import dev.jrdma.tools.perftest.RunReport;
+import dev.jrdma.tools.perftest.TestInfo;
+import dev.jrdma.tools.perftest.TestKind;
+import dev.jrdma.tools.perftest.Verb;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Optional;
+import picocli.CommandLine.Model.CommandSpec;
+
+/**
+ * The device part of the perftest-compatible tests, on the public dev.jrdma API: opens the
+ * device, creates the CQs, QPs and the buffer with perftest's sizes and layout, connects the QPs
+ * with the peer's key records and runs perftest's measurement loops
+ * ({@code run_iter_lat_send}, {@code run_iter_lat_write}, {@code run_iter_lat}, {@code run_iter_bw},
+ * {@code run_iter_bw_server}), while {@link PerftestSession} drives the out-of-band exchange.
+ *
+ * <p>Buffer layout as perftest's ({@code create_mr}, {@code set_up_connection}): one region of
+ * 2 x QPs x B bytes, B = max(largest size, page size); QP i sends from [i B, (i+1) B) and
+ * announces [(QPs + i) B, ...) as its vaddr, which the peer writes into or reads from.
+ */
+final class PerftestRunner implements PerftestSession.Device {
+    private static final int PAGE_SIZE = 4096;
+    private static final int CACHE_LINE = 64;
+    private static final VarHandle BYTE = ValueLayout.JAVA_BYTE.varHandle();
+    /** perftest's ATOMIC_ADD_VALUE and ATOMIC_SWAP_VALUE. */
+    private static final long ATOMIC_ADD = 1;
+    private static final long ATOMIC_SWAP = 0;
+
+    private final PerftestSettings s;
+    private final CommandSpec spec;
+    private final PrintWriter out;
+    private final boolean text;
+    private final Duration timeout;
+    private final TestKind kind;
+    private final Verb verb;
+
+    private Context context;
+    private PortAttributes port;
+    private int gidIndex;
+    private Gid gid;
+    private List<Long> sizes;
+    private int mtuBytes;
+    private Mtu agreedMtu;
+    private long slot;
+    private int outReads;
+    private int inlineSize;
+    private MemoryRegion mr;
+    /** -e: the channel both CQs report to; null when polling. */
+    private CompletionChannel channel;
+    private CompletionQueue sendCq;
+    private CompletionQueue recvCq;
+    private final List<QueuePair> qps = new ArrayList<>();
+    private final List<PeerInfo> mine = new ArrayList<>();
+    private List<PeerInfo> remote = List.of();
+    private final List<LatencyReport> latencyRows = new ArrayList<>();
+    private final List<BwReportData> bwRows = new ArrayList<>();
+    private BwReportData lastReport;
+    private String peerVersion = "";
+    private TestInfo info;
+    private final WorkCompletion wc = new WorkCompletion();
+    private final WorkCompletions batch = new WorkCompletions(16);
+
+    private PerftestRunner(PerftestSettings s, CommandSpec spec) {
+        this.s = s;
+        this.spec = spec;
+        this.out = spec.commandLine().getOut();
+        this.text = !s.json() && !s.csv() && s.output() == null;
+        this.timeout = s.timeout();
+        this.kind = s.kind();
+        this.verb = kind.verb();
+    }
+
+    /** Runs the test; the exit code. Failures are exceptions (exit code 1 with their message). */
+    static int run(PerftestSettings s, CommandSpec spec) throws IOException {
+        String unsupported = unsupported(s);
+        if (unsupported != null) {
+            spec.commandLine().getErr().println(spec.qualifiedName() + ": " + unsupported
+                    + " is not implemented yet in jrdma's device part");
+            return Jrdma.EXIT_FAILURE;
+        }
+        List<RdmaDevice> devices = Rdma.devices();
+        RdmaDevice device;
+        if (s.device() != null) {
+            device = DeviceCommands.findDevice(spec, devices, s.device());
+            if (device == null) {
+                return Jrdma.EXIT_FAILURE;
+            }
+        } else if (devices.isEmpty()) {
+            spec.commandLine().getErr().println(spec.qualifiedName() + ": no RDMA devices found");
+            return Jrdma.EXIT_FAILURE;
+        } else {
+            device = devices.getFirst();
+        }
+        PerftestRunner r = new PerftestRunner(s, spec);
+        try (Context context = device.open()) {
+            r.context = context;
+            return r.session();
+        }
+    }
+
+    private static String unsupported(PerftestSettings s) {
+        if (s.bidirectional()) {
+            return "-b (bidirectional)";
+        }
+        if (s.durationSeconds() > 0) {
+            return "-D (duration)";
+        }
+        if (s.rdmaCm()) {
+            return "-R (rdma_cm)";
+        }
+        if (s.connection() == TestKind.Connection.UD) {
+            return "-c UD";
+        }
+        return null;
+    }
+
+    private int session() throws IOException {
+        DeviceAttributes attrs = context.queryDevice();
+        if (s.ibPort() > attrs.physicalPortCount()) {
+            throw new IOException(context.name() + " has " + attrs.physicalPortCount() + " port(s), no port " + s.ibPort());
+        }
+        port = context.queryPort(s.ibPort());
+        if (port.state() != PortState.ACTIVE) {
+            throw new IOException(context.name() + " port " + s.ibPort() + " is " + port.state() + ", not ACTIVE");
+        }
+        gidIndex = chooseGid();
+        Mtu myMtu = s.mtu() == 0 ? port.activeMtu() : mtuOf(s.mtu());
+        if (verb == Verb.READ || verb == Verb.ATOMIC) {
+            int max = Math.min(attrs.maxQpRdAtom(), attrs.maxQpInitRdAtom());
+            outReads = s.outReads() > 0 ? Math.min(s.outReads(), max) : max;
+        } else {
+            outReads = 1;
+        }
+        inlineSize = s.inlineSize() >= 0 ? s.inlineSize()
+                : context.name().startsWith("mlx") ? kind.defaultInline(s.connection()) : 0;
+
+        PerftestChannel ch;
+        if (s.client()) {
+            ch = PerftestChannel.connect(s.host(), s.port(), timeout);
+        } else {
+            if (text) {
+                out.print(PerftestFormat.WAITING);
+                out.flush();
+            }
+            try (PerftestChannel.Listener l = PerftestChannel.listen(new InetSocketAddress(s.port()))) {
+                ch = l.accept(timeout);
+            }
+        }
+        try (PerftestChannel oob = ch) {
+            PerftestSession.Preamble pre = PerftestSession.preamble(oob, PAGE_SIZE, CACHE_LINE, myMtu.ordinal() + 1);
+            peerVersion = pre.peerVersion();
+            agreedMtu = Mtu.values()[Math.max(1, Math.min(5, pre.mtuEnum())) - 1];
+            mtuBytes = agreedMtu.bytes();
+            sizes = s.sizesForMtu(mtuBytes);
+            createResources();
+            info = new TestInfo(verb, s.atomicType() == null ? null : s.atomicType().name(), kind.bandwidth(),
+                    false, s.client(), context.name(), s.qps(), "IB", s.connection().name(), false, "ON", "OFF",
+                    s.txDepth(), s.rxDepth(), 1, s.cqMod(), mtuBytes, port.isEthernet() ? "Ethernet" : "IB",
+                    gid == null ? -1 : gidIndex, inlineSize, outReads, false, s.events(), 0);
+            if (text) {
+                out.print(PerftestFormat.header(info));
+                out.flush();
+            }
+            remote = PerftestSession.run(oob, kind, List.copyOf(mine), sizes.size(),
+                    PerftestSchedule.Options.of(s), this);
+        }
+        finish();
+        return 0;
+    }
+
+    private int chooseGid() {
+        if (s.gidIndex() >= 0) {
+            Optional<GidEntry> e = context.gid(s.ibPort(), s.gidIndex());
+            if (e.isEmpty()) {
+                throw new IllegalArgumentException("GID index " + s.gidIndex() + " of " + context.name() + " port "
+                        + s.ibPort() + " is not in use (see 'jrdma devinfo -v')");
+            }
+            gid = e.get().gid();
+            return s.gidIndex();
+        }
+        List<GidEntry> table = context.gidTable(s.ibPort());
+        if (!port.isEthernet()) {
+            gid = null;   // InfiniBand: LID routing, no GID exchanged (perftest's gid_index -1)
+            return table.isEmpty() ? 0 : table.getFirst().index();
+        }
+        GidEntry best = table.stream().filter(g -> g.type() == GidType.ROCE_V2 && g.ipv4().isPresent()).findFirst()
+                .or(() -> table.stream().filter(g -> g.type() == GidType.ROCE_V2).findFirst())
+                .or(() -> table.stream().findFirst())
+                .orElseThrow(() -> new IllegalStateException(context.name() + " port " + s.ibPort()
+                        + " has no GID (RoCE needs one)"));
+        gid = best.gid();
+        return best.index();
+    }
+
+    private static Mtu mtuOf(int bytes) {
+        for (Mtu m : Mtu.values()) {
+            if (m.bytes() == bytes) {
+                return m;
+            }
+        }
+        throw new IllegalArgumentException("no MTU of " + bytes + " bytes");
+    }
+
+    private void createResources() {
+        long maxSize = sizes.stream().mapToLong(Long::longValue).max().orElseThrow();
+        slot = Math.max(maxSize, PAGE_SIZE);
+        slot = (slot + PAGE_SIZE - 1) / PAGE_SIZE * PAGE_SIZE;
+        int n = s.qps();
+        ProtectionDomain pd = context.allocateProtectionDomain();
+        mr = pd.allocate(2L * n * slot,
+                EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ, Access.REMOTE_ATOMIC));
+        int tx = s.txDepth();
+        int rx = verb == Verb.SEND ? s.rxDepth() : 1;
+        if (s.events()) {
+            channel = context.createCompletionChannel();
+            sendCq = context.createCompletionQueue(Math.max(1, tx * n), channel);
+            recvCq = verb == Verb.SEND ? context.createCompletionQueue(Math.max(1, rx * n), channel) : sendCq;
+        } else {
+            sendCq = context.createCompletionQueue(Math.max(1, tx * n));
+            recvCq = verb == Verb.SEND ? context.createCompletionQueue(Math.max(1, rx * n)) : sendCq;
+        }
+        QueuePairType type = switch (s.connection()) {
+            case RC -> QueuePairType.RC;
+            case UC -> QueuePairType.UC;
+            case UD -> QueuePairType.UD;
+        };
+        for (int i = 0; i < n; i++) {
+            QueuePair qp = pd.queuePair(type).sendCompletionQueue(sendCq).receiveCompletionQueue(recvCq)
+                    .maxWorkRequests(tx, rx).maxSges(1, 1).maxInlineData(inlineSize).build();
+            qps.add(qp);
+            Endpoint local = qp.localEndpoint(s.ibPort(), gidIndex);
+            long vaddr = mr.address() + (long) (n + i) * slot;
+            mine.add(new PeerInfo(port.lid(), outReads, qp.qpNumber(), local.psn(), mr.rkey(), vaddr,
+                    gid == null ? null : gid.bytes(), 0));
+        }
+    }
+
+    @Override
+    public void connect(List<PeerInfo> peers) throws IOException {
+        remote = List.copyOf(peers);
+        if (text) {
+            StringBuilder sb = new StringBuilder();
+            for (int i = 0; i < peers.size(); i++) {
+                sb.append(PerftestFormat.address(true, mine.get(i), verb));
+                sb.append(PerftestFormat.address(false, peers.get(i), verb));
+            }
+            out.print(sb);
+            boolean table = kind.bandwidth() || s.client() || verb == Verb.SEND || verb == Verb.WRITE;
+            if (!table) {
+                out.print(PerftestFormat.LINE + "\n");
+            } else if (kind.bandwidth()) {
+                out.print(PerftestFormat.bandwidthTableHeader(s.reportGbits()));
+            } else {
+                out.print(PerftestFormat.latencyTableHeader(false));
+            }
+            out.flush();
+        }
+        for (int i = 0; i < qps.size(); i++) {
+            PeerInfo p = peers.get(i);
+            if (p.hasGid() != (gid != null)) {
+                throw new IOException("the peer " + (p.hasGid() ? "uses" : "does not use") + " a GID and this side "
+                        + (gid != null ? "does" : "does not") + ": give both sides the same -x");
+            }
+            Endpoint remoteEndpoint = new Endpoint(p.qpn(), p.psn(), p.lid(),
+                    p.hasGid() ? Gid.of(p.gid()) : Gid.ZERO, agreedMtu);
+            ConnectionOptions options = new ConnectionOptions(
+                    EnumSet.of(Access.REMOTE_WRITE, Access.REMOTE_READ, Access.REMOTE_ATOMIC), 12, s.qpTimeout(), 7, 7,
+                    Math.max(1, Math.min(255, p.outReads())), Math.max(1, Math.min(255, outReads)), 0x11111111, 255);
+            qps.get(i).connect(remoteEndpoint, options);
+        }
+        if (verb == Verb.SEND) {
+            postReceives(0);   // before the sync that precedes the first run, as perftest does
+        }
+    }
+
+    /** perftest's ctx_set_recv_wqes: rx-depth receives of the size per QP, into the QP's receive slot. */
+    private void postReceives(int index) {
+        if (verb != Verb.SEND || (kind == TestKind.SEND_BW && s.client())) {
+            return;
+        }
+        long size = sizes.get(index);
+        for (int i = 0; i < qps.size(); i++) {
+            ReceiveRequest r = receiveRequest(i, size);
+            for (int k = 0; k < s.rxDepth(); k++) {
+                qps.get(i).post(r);
+            }
+        }
+    }
+
+    private ReceiveRequest receiveRequest(int qp, long size) {
+        return new ReceiveRequest().wrId(qp).sge(mr, (long) (qps.size() + qp) * slot, (int) size);
+    }
+
+    @Override
+    public void run(int index) throws IOException {
+        long size = sizes.get(index);
+        switch (kind) {
+            case SEND_LAT -> latencyRow(size, sendLatency(size), true);
+            case WRITE_LAT -> latencyRow(size, writeLatency(size), true);
+            case READ_LAT, ATOMIC_LAT -> latencyRow(size, roundTripLatency(size), false);
+            case SEND_BW -> {
+                if (s.client()) {
+                    bandwidthRow(bandwidthClient(size));
+                } else {
+                    bandwidthRow(sendBandwidthServer(size));
+                }
+            }
+            case WRITE_BW, READ_BW, ATOMIC_BW -> {
+                lastReport = bandwidthClient(size);
+                bandwidthRow(lastReport);
+            }
+        }
+        if (index + 1 < sizes.size()) {
+            postReceives(index + 1);
+        }
+    }
+
+    private void latencyRow(long size, long[] posted, boolean roundTrip) {
+        LatencyReport r = LatencyReport.fromPostTimes(size, posted, roundTrip);
+        latencyRows.add(r);
+        if (text) {
+            out.print(PerftestFormat.latencyRow(r));
+            out.flush();
+        }
+    }
+
+    private void bandwidthRow(BwReportData r) {
+        bwRows.add(r);
+        if (text) {
+            out.print(PerftestFormat.bandwidthRow(r, s.reportGbits()));
+            out.flush();
+        }
+    }
+
+    /** Polls one completion of {@code cq} within the timeout; fails on an error status. */
+    private WorkCompletion take(CompletionQueue cq, String what) throws IOException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (cq.poll(wc) == 0) {
+            long left = deadline - System.nanoTime();
+            if (left < 0) {
+                throw new IOException("no " + what + " completion within " + timeout.toSeconds()
+                        + " s: the peer stopped or vanished");
+            }
+            if (channel != null) {
+                // -e: arm, poll once more (a completion may have slipped in), then sleep on the channel.
+                cq.requestNotification(false);
+                if (cq.poll(wc) != 0) {
+                    break;
+                }
+                channel.await(Duration.ofNanos(Math.min(left, 100_000_000L)));
+            } else {
+                Thread.onSpinWait();
+            }
+        }
+        if (!wc.isSuccess()) {
+            throw new IOException(what + " failed: " + wc.status() + " (wr_id " + wc.wrId() + ", vendor error 0x"
+                    + Integer.toHexString(wc.vendorError()) + ")");
+        }
+        return wc;
+    }
+
+    /** Polls up to a batch; with -e sleeps on the channel (up to 100 ms) when the CQ is empty. */
+    private int pollBatch(CompletionQueue cq) {
+        int ne = cq.poll(batch);
+        if (ne == 0 && channel != null) {
+            cq.requestNotification(false);
+            ne = cq.poll(batch);
+            if (ne == 0) {
+                channel.await(Duration.ofMillis(100));
+            }
+        }
+        return ne;
+    }
+
+    private SendRequest sendRequest(int qp, long size, SendOpcode opcode) {
+        SendRequest r = new SendRequest().wrId(qp).opcode(opcode);
+        if (verb == Verb.ATOMIC) {
+            r.sge(mr, (long) qp * slot, 8).compareAdd(s.atomicType() == TestKind.AtomicType.CMP_AND_SWAP ? 0 : ATOMIC_ADD)
+                    .swap(ATOMIC_SWAP);
+        } else {
+            r.sge(mr, (long) qp * slot, (int) size);
+        }
+        if (verb != Verb.SEND) {
+            PeerInfo p = remote.get(qp);
+            r.remote(new RemoteMemory(p.vaddr(), verb == Verb.ATOMIC ? 8 : size, p.rkey()));
+        }
+        if ((verb == Verb.SEND || verb == Verb.WRITE) && size <= inlineSize) {
+            r.inline(true);
+        }
+        return r;
+    }
+
+    private SendOpcode opcode() {
+        return switch (verb) {
+            case SEND -> SendOpcode.SEND;
+            case WRITE -> SendOpcode.RDMA_WRITE;
+            case READ -> SendOpcode.RDMA_READ;
+            case ATOMIC -> s.atomicType() == TestKind.AtomicType.CMP_AND_SWAP ? SendOpcode.ATOMIC_CMP_AND_SWP
+                    : SendOpcode.ATOMIC_FETCH_AND_ADD;
+        };
+    }
+
+    /** run_iter_lat_send: the client sends first; each side re-posts its receive while more are due. */
+    private long[] sendLatency(long size) throws IOException {
+        int iters = Math.toIntExact(s.iters());
+        long[] posted = new long[iters];
+        QueuePair qp = qps.getFirst();
+        SendRequest send = sendRequest(0, size, SendOpcode.SEND).signaled(true);
+        ReceiveRequest recv = receiveRequest(0, size);
+        int scnt = 0;
+        int rcnt = 0;
+        while (scnt < iters || rcnt < iters) {
+            if (rcnt < iters && !(scnt < 1 && s.client())) {
+                take(recvCq, "receive");
+                rcnt++;
+                if (rcnt + s.rxDepth() <= iters) {
+                    qp.post(recv);
+                }
+            }
+            if (scnt < iters) {
+                posted[scnt] = System.nanoTime();
+                scnt++;
+                qp.post(send);
+                take(sendCq, "send");
+            }
+        }
+        return posted;
+    }
+
+    /** run_iter_lat_write: write the counter into the peer's last byte, spin on our own; the server writes first. */
+    private long[] writeLatency(long size) throws IOException {
+        int iters = Math.toIntExact(s.iters());
+        long[] posted = new long[iters];
+        QueuePair qp = qps.getFirst();
+        SendRequest write = sendRequest(0, size, SendOpcode.RDMA_WRITE).signaled(true);
+        MemorySegment buf = mr.segment();
+        long postOffset = size - 1;
+        long pollOffset = (long) qps.size() * slot + size - 1;
+        int scnt = 0;
+        int ccnt = 0;
+        int rcnt = 0;
+        while (scnt < iters || ccnt < iters || rcnt < iters) {
+            if (rcnt < iters && !(scnt < 1 && !s.client())) {
+                rcnt++;
+                byte expected = (byte) rcnt;
+                long deadline = 0;
+                int spins = 0;
+                while ((byte) BYTE.getVolatile(buf, pollOffset) != expected) {
+                    if ((++spins & 0xfff) == 0) {
+                        long now = System.nanoTime();
+                        if (deadline == 0) {
+                            deadline = now + timeout.toNanos();
+                        } else if (now - deadline > 0) {
+                            throw new IOException("write " + rcnt + " of the peer did not arrive within "
+                                    + timeout.toSeconds() + " s: the peer stopped or vanished");
+                        }
+                    }
+                    Thread.onSpinWait();
+                }
+            }
+            if (scnt < iters) {
+                posted[scnt] = System.nanoTime();
+                BYTE.setVolatile(buf, postOffset, (byte) ++scnt);
+                qp.post(write);
+            }
+            if (ccnt < iters) {
+                take(sendCq, "RDMA write");
+                ccnt++;
+            }
+        }
+        return posted;
+    }
+
+    /** run_iter_lat: read/atomic round trips, one at a time (the client only). */
+    private long[] roundTripLatency(long size) throws IOException {
+        int iters = Math.toIntExact(s.iters());
+        long[] posted = new long[iters];
+        QueuePair qp = qps.getFirst();
+        SendRequest r = sendRequest(0, size, opcode()).signaled(true);
+        String what = verb == Verb.READ ? "RDMA read" : "atomic";
+        for (int i = 0; i < iters; i++) {
+            posted[i] = System.nanoTime();
+            qp.post(r);
+            take(sendCq, what);
+        }
+        return posted;
+    }
+
+    /**
+     * run_iter_bw: per QP keep up to tx-depth messages outstanding, signal every cq-mod-th and the
+     * last; record post and completion times for the peak.
+     */
+    private BwReportData bandwidthClient(long size) throws IOException {
+        int n = qps.size();
+        int iters = Math.toIntExact(s.iters());
+        int total = iters * n;
+        int cqMod = s.cqMod();
+        int tx = s.txDepth();
+        long[] posted = new long[total];
+        long[] completed = new long[total];
+        SendOpcode opcode = opcode();
+        SendRequest[] reqs = new SendRequest[n];
+        for (int i = 0; i < n; i++) {
+            reqs[i] = sendRequest(i, size, opcode);
+        }
+        int[] scnt = new int[n];
+        int[] ccnt = new int[n];
+        int totscnt = 0;
+        int totccnt = 0;
+        String what = verb == Verb.SEND ? "send" : verb == Verb.WRITE ? "RDMA write"
+                : verb == Verb.READ ? "RDMA read" : "atomic";
+        long deadline = System.nanoTime() + timeout.toNanos();
+        if (s.noPeak()) {
+            posted[0] = System.nanoTime();
+        }
+        while (totscnt < total || totccnt < total) {
+            for (int q = 0; q < n; q++) {
+                while (scnt[q] < iters && scnt[q] - ccnt[q] + 1 <= tx) {
+                    int idx = scnt[q];
+                    boolean signaled = idx % cqMod == cqMod - 1 || idx == iters - 1;
+                    reqs[q].signaled(signaled).wrId(((long) q << 32) | (idx + 1));
+                    if (!s.noPeak()) {
+                        posted[totscnt] = System.nanoTime();
+                    }
+                    qps.get(q).post(reqs[q]);
+                    scnt[q]++;
+                    totscnt++;
+                }
+            }
+            if (totccnt < total) {
+                int ne = pollBatch(sendCq);
+                if (ne > 0) {
+                    deadline = System.nanoTime() + timeout.toNanos();
+                    for (int i = 0; i < ne; i++) {
+                        WorkCompletion c = batch.get(i);
+                        if (!c.isSuccess()) {
+                            throw new IOException(what + " failed: " + c.status() + " (vendor error 0x"
+                                    + Integer.toHexString(c.vendorError()) + ")");
+                        }
+                        int q = (int) (c.wrId() >>> 32);
+                        int done = (int) c.wrId();
+                        int delta = done - ccnt[q];
+                        ccnt[q] = done;
+                        totccnt += delta;
+                        if (!s.noPeak()) {
+                            completed[totccnt - 1] = System.nanoTime();
+                        }
+                    }
+                } else if (System.nanoTime() - deadline > 0) {
+                    throw new IOException("no " + what + " completion within " + timeout.toSeconds()
+                            + " s: the peer stopped or vanished");
+                }
+            }
+        }
+        if (s.noPeak()) {
+            completed[0] = System.nanoTime();
+        }
+        return BandwidthMath.report(size, total, posted, completed, cqMod, 1, s.noPeak(), s.reportGbits());
+    }
+
+    /** run_iter_bw_server: receive iters messages per QP, re-posting while more are due; no peak. */
+    private BwReportData sendBandwidthServer(long size) throws IOException {
+        int n = qps.size();
+        int iters = Math.toIntExact(s.iters());
+        int total = iters * n;
+        ReceiveRequest[] reqs = new ReceiveRequest[n];
+        for (int i = 0; i < n; i++) {
+            reqs[i] = receiveRequest(i, size);
+        }
+        int[] rcnt = new int[n];
+        int[] posted = new int[n];
+        java.util.Arrays.fill(posted, s.rxDepth());
+        int totrcnt = 0;
+        long first = 0;
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (totrcnt < total) {
+            int ne = pollBatch(recvCq);
+            if (ne > 0) {
+                long now = System.nanoTime();
+                if (first == 0) {
+                    first = now;
+                }
+                deadline = now + timeout.toNanos();
+                for (int i = 0; i < ne; i++) {
+                    WorkCompletion c = batch.get(i);
+                    if (!c.isSuccess()) {
+                        throw new IOException("receive failed: " + c.status() + " (vendor error 0x"
+                                + Integer.toHexString(c.vendorError()) + ")");
+                    }
+                    int q = (int) c.wrId();
+                    rcnt[q]++;
+                    totrcnt++;
+                    if (posted[q] < iters) {
+                        qps.get(q).post(reqs[q]);
+                        posted[q]++;
+                    }
+                }
+            } else if (System.nanoTime() - deadline > 0) {
+                throw new IOException("no receive completion within " + timeout.toSeconds()
+                        + " s: the peer stopped or vanished");
+            }
+        }
+        long end = System.nanoTime();
+        return BandwidthMath.report(size, total, new long[] {first}, new long[] {end}, 1, 1, true, s.reportGbits());
+    }
+
+    @Override
+    public BwReportData bandwidthReport() {
+        if (lastReport != null) {
+            return lastReport;
+        }
+        return new BwReportData(sizes.getLast(), s.iters() * s.qps(), 0, 0, 0);
+    }
+
+    @Override
+    public void remoteBandwidthReport(BwReportData remoteReport) {
+        if (!s.client() && kind != TestKind.SEND_BW) {
+            bandwidthRow(remoteReport);   // the passive server prints the client's numbers
+        }
+    }
+
+    private void finish() throws IOException {
+        RunReport report = new RunReport(kind.command(), info, s.toParameters(), peerVersion, mine, remote,
+                latencyRows, bwRows, s.reportGbits());
+        if (text) {
+            boolean table = kind.bandwidth() || s.client() || verb == Verb.SEND || verb == Verb.WRITE;
+            if (table) {
+                out.print(PerftestFormat.LINE + "\n");
+            }
+        } else if (s.json()) {
+            JsonReport.write(report, out);
+        } else if (s.csv()) {
+            CsvReport.write(report, out);
+        } else if (s.output() != null) {
+            for (LatencyReport r : latencyRows) {
+                out.print(PerftestFormat.single(r.tAvg()));
+            }
+            for (BwReportData r : bwRows) {
+                out.print(PerftestFormat.single(switch (s.output()) {
+                    case message_rate -> r.msgRate();
+                    default -> r.bwAvg();
+                }));
+            }
+        }
+        out.flush();
+        ReportFiles.write(report, s);
+    }
+}
