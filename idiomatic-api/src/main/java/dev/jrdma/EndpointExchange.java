@@ -14,11 +14,92 @@ import java.time.Duration;
  * queue pairs without rdma_cm: each side sends its 28-byte {@link Endpoint#toBytes()} and
  * reads the peer's. Every step is bounded by the timeout ({@link SocketTimeoutException}).
  * Thread-safe (no state).
+ *
+ * <p>Prefer the methods that take a {@link QueuePair}: they connect the queue pair and return
+ * only when the peer's queue pair is connected too. With the endpoint-only methods each side
+ * connects on its own, and a SEND posted by the faster side can reach a queue pair that is
+ * still in INIT: the responder drops it and only RC retransmission (after the ACK timeout)
+ * delivers it, while UC and UD lose it.
  */
 public final class EndpointExchange {
+    /** Sent by each side once its queue pair is in RTS. */
+    private static final int READY = 0x52;
+
     private EndpointExchange() {}
 
-    /** Client side: connects to {@code server}, exchanges endpoints, closes the connection; returns the server's. */
+    /** {@link #connect(InetSocketAddress, QueuePair, ConnectionOptions, Duration)} with {@link ConnectionOptions#DEFAULTS}. */
+    public static Endpoint connect(InetSocketAddress server, QueuePair qp, Duration timeout) throws IOException {
+        return connect(server, qp, ConnectionOptions.DEFAULTS, timeout);
+    }
+
+    /** {@link #accept(ServerSocket, QueuePair, ConnectionOptions, Duration)} with {@link ConnectionOptions#DEFAULTS}. */
+    public static Endpoint accept(ServerSocket listener, QueuePair qp, Duration timeout) throws IOException {
+        return accept(listener, qp, ConnectionOptions.DEFAULTS, timeout);
+    }
+
+    /**
+     * Client side: connects to {@code server} over TCP, swaps endpoints, moves {@code qp} to RTS
+     * towards the server's queue pair and returns once the server reports its queue pair in RTS
+     * too, so the first message either side posts finds a peer ready to receive it.
+     *
+     * @param qp a queue pair in RESET or INIT (post receives in INIT before calling this) whose
+     *           {@link QueuePair#localEndpoint(int, int)} has been taken
+     * @return the server's endpoint
+     * @throws IOException on TCP failures, a timeout, or a peer that closed before it was ready
+     */
+    public static Endpoint connect(InetSocketAddress server, QueuePair qp, ConnectionOptions options,
+                                   Duration timeout) throws IOException {
+        try (Socket socket = new Socket()) {
+            socket.connect(server, timeoutMillis(timeout));
+            return connect(socket, qp, options, timeout);
+        }
+    }
+
+    /**
+     * Server side of {@link #connect(InetSocketAddress, QueuePair, ConnectionOptions, Duration)}:
+     * accepts one client on {@code listener} (bounded by {@code timeout}), swaps endpoints, moves
+     * {@code qp} to RTS and waits until the client's queue pair is in RTS as well.
+     *
+     * @return the client's endpoint
+     */
+    public static Endpoint accept(ServerSocket listener, QueuePair qp, ConnectionOptions options,
+                                  Duration timeout) throws IOException {
+        listener.setSoTimeout(timeoutMillis(timeout));
+        try (Socket socket = listener.accept()) {
+            return connect(socket, qp, options, timeout);
+        }
+    }
+
+    /**
+     * The symmetric step on an already connected socket (either side; the socket stays open for
+     * the application's own messages): swap endpoints, connect {@code qp} (RESET or INIT -> RTR
+     * -> RTS), then swap a one-byte "ready" so that neither side returns before the other's
+     * queue pair can receive.
+     *
+     * @return the peer's endpoint
+     */
+    public static Endpoint connect(Socket socket, QueuePair qp, ConnectionOptions options, Duration timeout)
+            throws IOException {
+        Endpoint local = qp.requireLocalEndpoint();
+        Endpoint remote = exchange(socket, local, timeout);
+        if (qp.state() == QueuePairState.RESET) {
+            qp.toInit(qp.port(), options);
+        }
+        qp.toRtr(remote, options);
+        qp.toRts(options);
+        OutputStream out = socket.getOutputStream();
+        out.write(READY);
+        out.flush();
+        int peer = socket.getInputStream().read();
+        if (peer != READY) {
+            throw new IOException(peer < 0
+                    ? "the peer closed the connection before its queue pair was ready (" + remote + ")"
+                    : String.format("the peer sent 0x%02x instead of the ready byte 0x%02x", peer, READY));
+        }
+        return remote;
+    }
+
+    /** Client side, endpoints only: connects to {@code server}, exchanges endpoints, closes the connection; returns the server's. */
     public static Endpoint connect(InetSocketAddress server, Endpoint local, Duration timeout) throws IOException {
         try (Socket socket = new Socket()) {
             socket.connect(server, timeoutMillis(timeout));
@@ -26,7 +107,7 @@ public final class EndpointExchange {
         }
     }
 
-    /** Server side: accepts one client on {@code server}, exchanges endpoints, closes that connection; returns the client's. */
+    /** Server side, endpoints only: accepts one client on {@code server}, exchanges endpoints, closes that connection; returns the client's. */
     public static Endpoint accept(ServerSocket server, Endpoint local, Duration timeout) throws IOException {
         server.setSoTimeout(timeoutMillis(timeout));
         try (Socket socket = server.accept()) {

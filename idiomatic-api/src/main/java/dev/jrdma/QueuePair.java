@@ -451,6 +451,19 @@ public final class QueuePair extends NativeResource {
         lastState = target;
     }
 
+    /** The endpoint {@link #localEndpoint} made; IllegalStateException before it was called. */
+    Endpoint requireLocalEndpoint() {
+        checkOpen();
+        requireLocal();
+        return local;
+    }
+
+    /** The port {@link #localEndpoint} fixed. */
+    int port() {
+        requireLocal();
+        return port;
+    }
+
     private void requireLocal() {
         if (local == null) {
             throw new IllegalStateException(this + ": call localEndpoint(port, gidIndex) first: the RTR transition"

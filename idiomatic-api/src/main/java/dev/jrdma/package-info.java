@@ -32,9 +32,10 @@
  *     int gidIndex = context.gidTable(1).stream()            // RoCE: a RoCE v2 IPv4 GID
  *             .filter(g -> g.type() == GidType.ROCE_V2 && g.ipv4().isPresent())
  *             .findFirst().orElseThrow().index();
- *     Endpoint local = qp.localEndpoint(1, gidIndex);
- *     Endpoint remote = EndpointExchange.connect(server, local, timeout); // out of band, over TCP
- *     qp.connect(remote);                                     // RESET -> INIT -> RTR -> RTS
+ *     qp.localEndpoint(1, gidIndex);                          // QPN, PSN, LID, GID, MTU
+ *     // Out of band, over TCP: swap endpoints, RESET -> INIT -> RTR -> RTS, and wait until the
+ *     // server's queue pair is ready too.
+ *     Endpoint remote = EndpointExchange.connect(server, qp, timeout);
  *
  *     MemoryRegion buffer = pd.allocate(4096, EnumSet.of(Access.LOCAL_WRITE));
  *     SendRequest send = new SendRequest().opcode(SendOpcode.SEND).sge(buffer, 0, 12);

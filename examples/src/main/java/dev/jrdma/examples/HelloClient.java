@@ -45,7 +45,7 @@ public final class HelloClient {
             QueuePair qp = pd.queuePair(QueuePairType.RC).completionQueue(cq).build();
             // Two halves of one region: [0, 2048) for what we send, [2048, 4096) for the answer.
             MemoryRegion buffer = pd.allocate(4096, EnumSet.of(Access.LOCAL_WRITE));
-            Endpoint local = qp.localEndpoint(Common.PORT, Common.gid(context).index());
+            qp.localEndpoint(Common.PORT, Common.gid(context).index());   // our QPN, PSN, LID, GID, MTU
 
             // @start region="connect"
             // The server answers as soon as it has our message: post the receive for its answer
@@ -53,15 +53,13 @@ public final class HelloClient {
             qp.toInit(Common.PORT);
             qp.post(new ReceiveRequest().wrId(1).sge(buffer, 2048, 2048));
             InetSocketAddress server = new InetSocketAddress(options.host().orElseThrow(), options.port());
-            Endpoint remote = EndpointExchange.connect(server, local, options.timeout());
-            qp.toRtr(remote);
-            qp.toRts();
+            Endpoint remote = EndpointExchange.connect(server, qp, options.timeout());   // INIT -> RTS
             // @end
             System.out.println("client: connected to QP 0x" + Integer.toHexString(remote.qpn()) + " at " + server);
 
             // @start region="send"
-            // The server's QP may reach RTR a moment after ours reaches RTS; a packet that arrives
-            // before is dropped and RC retransmits it (ConnectionOptions: timeout, retryCount).
+            // connect() returned after the server's QP reached RTS, and the server posted its
+            // receive before that: this SEND finds a receive waiting (no RNR, no retransmission).
             int length = Common.put(buffer.segment(), 0, HELLO);
             qp.post(new SendRequest().wrId(2).sge(buffer, 0, length));   // opcode SEND by default
             // @end

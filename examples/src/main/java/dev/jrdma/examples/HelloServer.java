@@ -46,7 +46,7 @@ public final class HelloServer {
             QueuePair qp = pd.queuePair(QueuePairType.RC).completionQueue(cq).build();
             // Received bytes are written by the device: the region needs LOCAL_WRITE.
             MemoryRegion buffer = pd.allocate(4096, EnumSet.of(Access.LOCAL_WRITE));
-            Endpoint local = qp.localEndpoint(Common.PORT, Common.gid(context).index());
+            qp.localEndpoint(Common.PORT, Common.gid(context).index());   // our QPN, PSN, LID, GID, MTU
             // @end
 
             // @start region="post-receive"
@@ -59,10 +59,10 @@ public final class HelloServer {
                     + ", QP 0x" + Integer.toHexString(qp.qpNumber()) + ")");
 
             // @start region="accept"
-            // Out of band, over TCP: our endpoint (QPN, PSN, LID, GID, MTU) for the client's.
-            Endpoint remote = EndpointExchange.accept(listener, local, options.timeout());
-            qp.toRtr(remote);   // INIT -> RTR: ready to receive from the client's QP
-            qp.toRts();         // RTR -> RTS: ready to send
+            // Out of band, over TCP: our endpoint (QPN, PSN, LID, GID, MTU) for the client's. Then
+            // INIT -> RTR (ready to receive from the client's QP) -> RTS (ready to send), and a
+            // last TCP round trip so that neither side returns before the other's QP is ready.
+            Endpoint remote = EndpointExchange.accept(listener, qp, options.timeout());
             // @end
             System.out.println("server: connected to QP 0x" + Integer.toHexString(remote.qpn()));
 
