@@ -471,9 +471,19 @@ public final class QueuePair extends NativeResource {
         }
     }
 
+    /*
+     * The IB spec lets a QP in ERR accept work requests and flush them, but rxe on Linux 6.1
+     * accepts a receive in ERR and never completes it: a post there would be lost silently. After
+     * toError() (the only way this object knows the QP is in ERR) posts are refused instead. A QP
+     * the device moved to ERR after a failed completion still accepts posts, as the provider does.
+     */
+    private static final String IN_ERR = "it is in ERR, where work requests are only flushed"
+            + " (reset() and connect again to reuse it)";
+
     /**
      * Posts a send work request, or a chain of them ({@link SendRequest#next}) with one call.
-     * Throws {@link IllegalStateException} if the queue pair is in RESET, INIT or RTR, and
+     * Throws {@link IllegalStateException} if the queue pair is in RESET, INIT or RTR, or in ERR
+     * after {@link #toError()}, and
      * {@link RdmaException} naming the first request the provider refused; requests before it
      * in the chain were posted.
      */
@@ -483,6 +493,10 @@ public final class QueuePair extends NativeResource {
         if (state == QueuePairState.RESET || state == QueuePairState.INIT || state == QueuePairState.RTR) {
             throw new IllegalStateException("cannot post work request wr_id " + request.wrId() + " to " + this
                     + ": it is in " + state + ", sends need RTS (connect it first)");
+        }
+        if (state == QueuePairState.ERR) {
+            throw new IllegalStateException("cannot post work request wr_id " + request.wrId() + " to " + this
+                    + ": " + IN_ERR);
         }
         request.prepare(this);
         int rc = InlineVerbs.ibv_post_send(handle, request.segment(), badSend);
@@ -494,7 +508,8 @@ public final class QueuePair extends NativeResource {
 
     /**
      * Posts a receive work request, or a chain of them, with one call. Throws
-     * {@link IllegalStateException} in RESET; otherwise failures as for sends.
+     * {@link IllegalStateException} in RESET, and in ERR after {@link #toError()}; otherwise
+     * failures as for sends.
      */
     public void post(ReceiveRequest request) {
         checkOpen();
@@ -504,6 +519,10 @@ public final class QueuePair extends NativeResource {
         if (lastState == QueuePairState.RESET) {
             throw new IllegalStateException("cannot post receive request wr_id " + request.wrId() + " to " + this
                     + ": it is in RESET, receives need INIT or later");
+        }
+        if (lastState == QueuePairState.ERR) {
+            throw new IllegalStateException("cannot post receive request wr_id " + request.wrId() + " to " + this
+                    + ": " + IN_ERR);
         }
         request.prepare(pd);
         int rc = InlineVerbs.ibv_post_recv(handle, request.segment(), badReceive);

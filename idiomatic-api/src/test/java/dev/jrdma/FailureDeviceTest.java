@@ -73,7 +73,7 @@ class FailureDeviceTest {
     }
 
     @Test
-    void postingOnAQueuePairInResetOrInitIsRefused() {
+    void postingOnAQueuePairInResetInitOrErrIsRefused() {
         try (Context context = TestDevices.device().open()) {
             ProtectionDomain pd = context.allocateProtectionDomain();
             CompletionQueue cq = context.createCompletionQueue(8);
@@ -95,6 +95,12 @@ class FailureDeviceTest {
             WorkCompletion wc = cq.take(new WorkCompletion(), TestDevices.TIMEOUT);
             assertEquals(8, wc.wrId());
             assertEquals(WorkCompletionStatus.WR_FLUSH_ERR, wc.status());
+            // rxe (Linux 6.1) accepts a receive in ERR and never completes it: jrdma refuses both kinds.
+            assertMessage(assertThrows(IllegalStateException.class,
+                    () -> qp.post(new ReceiveRequest().wrId(9).sge(mr))), "wr_id 9", "ERR", "reset()");
+            assertMessage(assertThrows(IllegalStateException.class,
+                    () -> qp.post(new SendRequest().wrId(10).sge(mr, 0, 8))), "wr_id 10", "ERR", "reset()");
+            assertEquals(0, cq.poll(wc), "no further completion");
         }
     }
 
