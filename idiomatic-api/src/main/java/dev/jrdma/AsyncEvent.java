@@ -20,27 +20,27 @@ public final class AsyncEvent {
         this.port = port;
     }
 
-    /** What happened. */
+    /** {@return what happened} */
     public AsyncEventType type() {
         return type;
     }
 
-    /** The queue pair the event is about, for QP events. */
+    /** {@return the queue pair the event is about, for QP events} */
     public Optional<QueuePair> queuePair() {
         return object instanceof QueuePair qp ? Optional.of(qp) : Optional.empty();
     }
 
-    /** The completion queue the event is about, for {@link AsyncEventType#CQ_ERR}. */
+    /** {@return the completion queue the event is about, for {@link AsyncEventType#CQ_ERR}} */
     public Optional<CompletionQueue> completionQueue() {
         return object instanceof CompletionQueue cq ? Optional.of(cq) : Optional.empty();
     }
 
-    /** The shared receive queue the event is about, for SRQ events. */
+    /** {@return the shared receive queue the event is about, for SRQ events} */
     public Optional<SharedReceiveQueue> sharedReceiveQueue() {
         return object instanceof SharedReceiveQueue srq ? Optional.of(srq) : Optional.empty();
     }
 
-    /** The port the event is about, for port events. */
+    /** {@return the port the event is about, for port events} */
     public OptionalInt port() {
         return port > 0 ? OptionalInt.of(port) : OptionalInt.empty();
     }

@@ -54,7 +54,7 @@ public enum AsyncEventType {
         return value >= 0 && value < all.length - 1 ? all[value] : UNKNOWN;
     }
 
-    /** libibverbs' text for the event ({@code ibv_event_type_str}), e.g. "port error". */
+    /** {@return libibverbs' text for the event ({@code ibv_event_type_str}), e.g. "port error"} */
     public String description() {
         if (this == UNKNOWN) {
             return "unknown";

@@ -41,7 +41,11 @@ public final class CmEventChannel extends NativeResource {
         this.fd = rdma_event_channel.fd(handle);
     }
 
-    /** Creates an event channel; fails when the kernel has no rdma_ucm support. */
+    /**
+     * {@return a new event channel}
+     *
+     * @throws RdmaException when the kernel has no rdma_ucm support
+     */
     public static CmEventChannel create() {
         MemorySegment channel;
         try (Arena arena = Arena.ofConfined()) {
@@ -60,7 +64,7 @@ public final class CmEventChannel extends NativeResource {
         }
     }
 
-    /** Creates a connection id for reliable connections (port space TCP, RC queue pairs). */
+    /** {@return a new connection id for reliable connections (port space TCP, RC queue pairs)} */
     public CmId createId() {
         checkOpen();
         return CmId.create(this);

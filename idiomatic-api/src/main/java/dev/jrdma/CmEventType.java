@@ -45,7 +45,7 @@ public enum CmEventType {
         return value >= 0 && value < all.length - 1 ? all[value] : UNKNOWN;
     }
 
-    /** librdmacm's name for the event ({@code rdma_event_str}). */
+    /** {@return librdmacm's name for the event ({@code rdma_event_str})} */
     public String description() {
         if (this == UNKNOWN) {
             return "unknown";

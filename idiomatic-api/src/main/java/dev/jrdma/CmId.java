@@ -91,7 +91,13 @@ public final class CmId extends NativeResource {
         return event;
     }
 
-    /** Resolves {@code destination} to a local device and port (waits for ADDR_RESOLVED). */
+    /**
+     * Resolves {@code destination} to a local device and port (waits for ADDR_RESOLVED).
+     *
+     * @param destination the peer's IP address and rdma_cm port
+     * @param timeout     the bound of the resolution and of the wait for its event
+     * @throws RdmaException if rdma_cm fails or reports another event (e.g. ADDR_ERROR)
+     */
     public void resolveAddress(InetSocketAddress destination, Duration timeout) {
         checkOpen();
         try (Arena arena = Arena.ofConfined()) {
@@ -102,7 +108,12 @@ public final class CmId extends NativeResource {
         expect(CmEventType.ADDR_RESOLVED, timeout, "rdma_resolve_addr");
     }
 
-    /** Resolves the route to the destination (waits for ROUTE_RESOLVED). */
+    /**
+     * Resolves the route to the destination (waits for ROUTE_RESOLVED).
+     *
+     * @param timeout the bound of the resolution and of the wait for its event
+     * @throws RdmaException if rdma_cm fails or reports another event (e.g. ROUTE_ERROR)
+     */
     public void resolveRoute(Duration timeout) {
         checkOpen();
         try (Arena arena = Arena.ofConfined()) {
@@ -112,7 +123,11 @@ public final class CmId extends NativeResource {
         expect(CmEventType.ROUTE_RESOLVED, timeout, "rdma_resolve_route");
     }
 
-    /** Binds the id to a local address (port 0: any free port, see {@link #localPort()}). */
+    /**
+     * Binds the id to a local address (port 0: any free port, see {@link #localPort()}).
+     *
+     * @param local the local IP address (the wildcard address for all devices) and port
+     */
     public void bind(InetSocketAddress local) {
         checkOpen();
         try (Arena arena = Arena.ofConfined()) {
@@ -121,13 +136,17 @@ public final class CmId extends NativeResource {
         }
     }
 
-    /** The local port the id is bound to. */
+    /** {@return the local port the id is bound to} */
     public int localPort() {
         checkOpen();
         return Short.toUnsignedInt(Short.reverseBytes(rdma_h.rdma_get_src_port(handle)));
     }
 
-    /** Listens for connect requests on the bound address. */
+    /**
+     * Listens for connect requests on the bound address.
+     *
+     * @param backlog how many connect requests may wait to be taken
+     */
     public void listen(int backlog) {
         checkOpen();
         try (Arena arena = Arena.ofConfined()) {
@@ -136,7 +155,13 @@ public final class CmId extends NativeResource {
         }
     }
 
-    /** Waits for the next connect request to this listening id. */
+    /**
+     * Waits for the next connect request to this listening id.
+     *
+     * @param timeout how long to wait
+     * @return the request: a new id for the connection and the client's private data
+     * @throws RdmaException if no request arrives in time or another event comes first
+     */
     public ConnectionRequest awaitConnectRequest(Duration timeout) {
         checkOpen();
         CmEventChannel.Event event = expect(CmEventType.CONNECT_REQUEST, timeout, "awaiting a connect request");
@@ -146,6 +171,8 @@ public final class CmId extends NativeResource {
     /**
      * The context of the device this id is bound to (after {@link #resolveAddress}, or for
      * the id of a connect request): a view of librdmacm's context, closed with this id.
+     *
+     * @return the device context rdma_cm chose
      */
     public Context context() {
         checkOpen();
@@ -162,6 +189,9 @@ public final class CmId extends NativeResource {
     /**
      * Creates this id's queue pair (RC) with {@code rdma_create_qp}, from a builder on a
      * protection domain of {@link #context()}; rdma_cm moves it to RTS on connect/accept.
+     *
+     * @param builder the queue pair's capabilities and completion queues
+     * @return the new queue pair, owned by this id
      */
     public QueuePair createQueuePair(QueuePair.Builder builder) {
         checkOpen();
@@ -171,7 +201,14 @@ public final class CmId extends NativeResource {
         return builder.build(this);
     }
 
-    /** Connects (waits for ESTABLISHED) and returns the private data of the peer's reply. */
+    /**
+     * Connects (waits for ESTABLISHED) after the address and route are resolved.
+     *
+     * @param privateData sent with the connect request (at most 56 bytes on RC)
+     * @param timeout     how long to wait for ESTABLISHED
+     * @return the private data of the peer's reply
+     * @throws RdmaException on a rejection (REJECTED, with the peer's status) or another event
+     */
     public byte[] connect(byte[] privateData, Duration timeout) {
         checkOpen();
         try (Arena arena = Arena.ofConfined()) {
@@ -183,7 +220,12 @@ public final class CmId extends NativeResource {
         return event.privateData();
     }
 
-    /** Accepts this connect request's connection (waits for ESTABLISHED). */
+    /**
+     * Accepts this connect request's connection (waits for ESTABLISHED).
+     *
+     * @param privateData sent with the reply
+     * @param timeout     how long to wait for ESTABLISHED
+     */
     public void accept(byte[] privateData, Duration timeout) {
         checkOpen();
         try (Arena arena = Arena.ofConfined()) {
@@ -194,7 +236,11 @@ public final class CmId extends NativeResource {
         refreshQueuePair();
     }
 
-    /** Rejects this connect request, with private data for the peer. */
+    /**
+     * Rejects this connect request.
+     *
+     * @param privateData sent with the rejection, for the peer to read
+     */
     public void reject(byte[] privateData) {
         checkOpen();
         checkPrivateData(privateData);
@@ -206,7 +252,11 @@ public final class CmId extends NativeResource {
         }
     }
 
-    /** Disconnects and waits for DISCONNECTED; the queue pair moves to ERR. */
+    /**
+     * Disconnects and waits for DISCONNECTED; the queue pair moves to ERR.
+     *
+     * @param timeout how long to wait for DISCONNECTED
+     */
     public void disconnect(Duration timeout) {
         checkOpen();
         try (Arena arena = Arena.ofConfined()) {
@@ -216,7 +266,11 @@ public final class CmId extends NativeResource {
         awaitDisconnect(timeout);
     }
 
-    /** Waits for the peer (or a local {@code disconnect}) to end the connection. */
+    /**
+     * Waits for the peer (or a local {@code disconnect}) to end the connection.
+     *
+     * @param timeout how long to wait for DISCONNECTED
+     */
     public void awaitDisconnect(Duration timeout) {
         checkOpen();
         expect(CmEventType.DISCONNECTED, timeout, "awaiting DISCONNECTED");

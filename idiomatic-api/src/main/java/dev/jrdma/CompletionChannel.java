@@ -59,14 +59,17 @@ public final class CompletionChannel extends NativeResource {
         return handle;
     }
 
-    /** The context the channel belongs to. */
+    /** {@return the context the channel belongs to} */
     public Context context() {
         return context;
     }
 
     /**
      * Waits up to {@code timeout} for a completion event and returns the completion queue it is
-     * for (its notification is then disarmed: request it again); empty when the time passed.
+     * for (its notification is then disarmed: request it again).
+     *
+     * @param timeout how long to sleep at most
+     * @return the completion queue the event is for; empty when the time passed
      */
     public Optional<CompletionQueue> await(Duration timeout) {
         checkOpen();

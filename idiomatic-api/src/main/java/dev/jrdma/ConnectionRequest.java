@@ -14,7 +14,7 @@ public record ConnectionRequest(CmId id, byte[] privateData) {
         privateData = privateData.clone();
     }
 
-    /** A copy of the private data. */
+    /** {@return a copy of the private data} */
     @Override
     public byte[] privateData() {
         return privateData.clone();

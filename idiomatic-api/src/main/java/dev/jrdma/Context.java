@@ -80,12 +80,12 @@ public final class Context extends NativeResource {
         return new Context(device, handle);
     }
 
-    /** The device this context was opened on. */
+    /** {@return the device this context was opened on} */
     public RdmaDevice device() {
         return device;
     }
 
-    /** The device name (e.g. {@code rxe0}). */
+    /** {@return the device name (e.g. {@code rxe0})} */
     public String name() {
         return device.name();
     }
@@ -95,7 +95,7 @@ public final class Context extends NativeResource {
         return handle;
     }
 
-    /** Device capabilities, including fields only the extended query reports. */
+    /** {@return the device capabilities, including fields only the extended query reports} */
     public DeviceAttributes queryDevice() {
         checkOpen();
         try (Arena arena = Arena.ofConfined()) {
@@ -120,7 +120,11 @@ public final class Context extends NativeResource {
         }
     }
 
-    /** The attributes of port {@code port} (ports count from 1). */
+    /**
+     * {@return the attributes of port {@code port}}
+     *
+     * @param port the port number, counting from 1
+     */
     public PortAttributes queryPort(int port) {
         checkOpen();
         checkPort(port);
@@ -139,7 +143,11 @@ public final class Context extends NativeResource {
         }
     }
 
-    /** The valid entries of the GID table of {@code port}, by index; unused entries are skipped. */
+    /**
+     * {@return the valid entries of the GID table of {@code port}, by index; unused entries are skipped}
+     *
+     * @param port the port number, counting from 1
+     */
     public List<GidEntry> gidTable(int port) {
         int length = queryPort(port).gidTableLength();
         List<GidEntry> entries = new ArrayList<>();
@@ -152,7 +160,12 @@ public final class Context extends NativeResource {
         return List.copyOf(entries);
     }
 
-    /** GID table entry {@code index} of {@code port}; empty when that entry is unused. */
+    /**
+     * {@return GID table entry {@code index} of {@code port}; empty when that entry is unused}
+     *
+     * @param port  the port number, counting from 1
+     * @param index the GID table index
+     */
     public Optional<GidEntry> gid(int port, int index) {
         checkOpen();
         checkPort(port);
@@ -184,13 +197,18 @@ public final class Context extends NativeResource {
         }
     }
 
-    /** Allocates a protection domain, owned by this context. */
+    /** {@return a new protection domain, owned by this context} */
     public ProtectionDomain allocateProtectionDomain() {
         checkOpen();
         return ProtectionDomain.allocate(this);
     }
 
-    /** Creates a completion queue with room for at least {@code depth} completions. */
+    /**
+     * Creates a completion queue with room for at least {@code depth} completions.
+     *
+     * @param depth the minimum number of completions the queue holds
+     * @return the new queue, owned by this context
+     */
     public CompletionQueue createCompletionQueue(int depth) {
         checkOpen();
         return CompletionQueue.create(this, depth, null);
@@ -199,6 +217,10 @@ public final class Context extends NativeResource {
     /**
      * Creates a completion queue whose notifications go to {@code channel}; closing the
      * channel closes the queue first.
+     *
+     * @param depth   the minimum number of completions the queue holds
+     * @param channel where its completion events go
+     * @return the new queue, owned by this context and the channel
      */
     public CompletionQueue createCompletionQueue(int depth, CompletionChannel channel) {
         checkOpen();
@@ -206,7 +228,7 @@ public final class Context extends NativeResource {
         return CompletionQueue.create(this, depth, channel);
     }
 
-    /** Creates a completion channel, to wait for completions without spinning. */
+    /** {@return a new completion channel, to wait for completions without spinning} */
     public CompletionChannel createCompletionChannel() {
         checkOpen();
         return CompletionChannel.create(this);
@@ -219,6 +241,8 @@ public final class Context extends NativeResource {
      * listener may close the objects an event names (or the whole context). Listeners run one
      * at a time and should return promptly. An exception from a listener is logged and does not
      * stop delivery.
+     *
+     * @param listener called with each event
      */
     public void onAsyncEvent(Consumer<AsyncEvent> listener) {
         checkOpen();

@@ -31,6 +31,8 @@ public record Endpoint(int qpn, int psn, int lid, Gid gid, Mtu mtu) {
     /**
      * A fixed 28-byte big-endian encoding for out-of-band exchange: version (1), MTU enum,
      * LID (2), QPN (4), PSN (4), GID (16).
+     *
+     * @return the {@link #BYTES} bytes to send to the peer
      */
     public byte[] toBytes() {
         ByteBuffer b = ByteBuffer.allocate(BYTES);
@@ -39,7 +41,13 @@ public record Endpoint(int qpn, int psn, int lid, Gid gid, Mtu mtu) {
         return b.array();
     }
 
-    /** Decodes {@link #toBytes()}; IllegalArgumentException for anything else. */
+    /**
+     * Decodes {@link #toBytes()}.
+     *
+     * @param bytes what the peer sent
+     * @return the peer's endpoint
+     * @throws IllegalArgumentException for anything but a {@link #toBytes()} encoding
+     */
     public static Endpoint fromBytes(byte[] bytes) {
         if (bytes.length != BYTES || bytes[0] != VERSION) {
             throw new IllegalArgumentException("not an encoded endpoint (" + bytes.length + " bytes, version "

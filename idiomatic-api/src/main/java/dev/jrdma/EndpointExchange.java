@@ -27,12 +27,30 @@ public final class EndpointExchange {
 
     private EndpointExchange() {}
 
-    /** {@link #connect(InetSocketAddress, QueuePair, ConnectionOptions, Duration)} with {@link ConnectionOptions#DEFAULTS}. */
+    /**
+     * {@link #connect(InetSocketAddress, QueuePair, ConnectionOptions, Duration)} with
+     * {@link ConnectionOptions#DEFAULTS}.
+     *
+     * @param server  the server's TCP address
+     * @param qp      the queue pair to connect, in RESET or INIT, its local endpoint taken
+     * @param timeout the bound of each step (TCP connect, every read)
+     * @return the server's endpoint
+     * @throws IOException on TCP failures, a timeout, or a peer that closed before it was ready
+     */
     public static Endpoint connect(InetSocketAddress server, QueuePair qp, Duration timeout) throws IOException {
         return connect(server, qp, ConnectionOptions.DEFAULTS, timeout);
     }
 
-    /** {@link #accept(ServerSocket, QueuePair, ConnectionOptions, Duration)} with {@link ConnectionOptions#DEFAULTS}. */
+    /**
+     * {@link #accept(ServerSocket, QueuePair, ConnectionOptions, Duration)} with
+     * {@link ConnectionOptions#DEFAULTS}.
+     *
+     * @param listener the bound server socket to accept one client on
+     * @param qp       the queue pair to connect, in RESET or INIT, its local endpoint taken
+     * @param timeout  the bound of each step (accept, every read)
+     * @return the client's endpoint
+     * @throws IOException on TCP failures, a timeout, or a peer that closed before it was ready
+     */
     public static Endpoint accept(ServerSocket listener, QueuePair qp, Duration timeout) throws IOException {
         return accept(listener, qp, ConnectionOptions.DEFAULTS, timeout);
     }
@@ -42,8 +60,11 @@ public final class EndpointExchange {
      * towards the server's queue pair and returns once the server reports its queue pair in RTS
      * too, so the first message either side posts finds a peer ready to receive it.
      *
-     * @param qp a queue pair in RESET or INIT (post receives in INIT before calling this) whose
-     *           {@link QueuePair#localEndpoint(int, int)} has been taken
+     * @param server  the server's TCP address
+     * @param qp      a queue pair in RESET or INIT (post receives in INIT before calling this)
+     *                whose {@link QueuePair#localEndpoint(int, int)} has been taken
+     * @param options the transition attributes (access rights, timeouts, SL, ...)
+     * @param timeout the bound of each step (TCP connect, every read)
      * @return the server's endpoint
      * @throws IOException on TCP failures, a timeout, or a peer that closed before it was ready
      */
@@ -60,7 +81,12 @@ public final class EndpointExchange {
      * accepts one client on {@code listener} (bounded by {@code timeout}), swaps endpoints, moves
      * {@code qp} to RTS and waits until the client's queue pair is in RTS as well.
      *
+     * @param listener the bound server socket to accept one client on
+     * @param qp       a queue pair in RESET or INIT whose local endpoint has been taken
+     * @param options  the transition attributes (access rights, timeouts, SL, ...)
+     * @param timeout  the bound of each step (accept, every read)
      * @return the client's endpoint
+     * @throws IOException on TCP failures, a timeout, or a peer that closed before it was ready
      */
     public static Endpoint accept(ServerSocket listener, QueuePair qp, ConnectionOptions options,
                                   Duration timeout) throws IOException {
@@ -76,7 +102,12 @@ public final class EndpointExchange {
      * -> RTS), then swap a one-byte "ready" so that neither side returns before the other's
      * queue pair can receive.
      *
+     * @param socket  a connected socket; left open
+     * @param qp      a queue pair in RESET or INIT whose local endpoint has been taken
+     * @param options the transition attributes (access rights, timeouts, SL, ...)
+     * @param timeout the bound of every read
      * @return the peer's endpoint
+     * @throws IOException on TCP failures, a timeout, or a peer that closed before it was ready
      */
     public static Endpoint connect(Socket socket, QueuePair qp, ConnectionOptions options, Duration timeout)
             throws IOException {
@@ -99,7 +130,16 @@ public final class EndpointExchange {
         return remote;
     }
 
-    /** Client side, endpoints only: connects to {@code server}, exchanges endpoints, closes the connection; returns the server's. */
+    /**
+     * Client side, endpoints only: connects to {@code server}, exchanges endpoints and closes the
+     * connection. The caller connects its queue pair afterwards (see the class comment's caveat).
+     *
+     * @param server  the server's TCP address
+     * @param local   this side's endpoint
+     * @param timeout the bound of each step
+     * @return the server's endpoint
+     * @throws IOException on TCP failures or a timeout
+     */
     public static Endpoint connect(InetSocketAddress server, Endpoint local, Duration timeout) throws IOException {
         try (Socket socket = new Socket()) {
             socket.connect(server, timeoutMillis(timeout));
@@ -107,7 +147,16 @@ public final class EndpointExchange {
         }
     }
 
-    /** Server side, endpoints only: accepts one client on {@code server}, exchanges endpoints, closes that connection; returns the client's. */
+    /**
+     * Server side, endpoints only: accepts one client on {@code server}, exchanges endpoints and
+     * closes that connection.
+     *
+     * @param server  the bound server socket
+     * @param local   this side's endpoint
+     * @param timeout the bound of each step
+     * @return the client's endpoint
+     * @throws IOException on TCP failures or a timeout
+     */
     public static Endpoint accept(ServerSocket server, Endpoint local, Duration timeout) throws IOException {
         server.setSoTimeout(timeoutMillis(timeout));
         try (Socket socket = server.accept()) {
@@ -118,6 +167,12 @@ public final class EndpointExchange {
     /**
      * Sends {@code local} on a connected socket and reads the peer's endpoint. Both sides may
      * call it at once: the 28 bytes fit any socket buffer, so writing first cannot deadlock.
+     *
+     * @param socket  a connected socket; left open
+     * @param local   this side's endpoint
+     * @param timeout the bound of the read
+     * @return the peer's endpoint
+     * @throws IOException on TCP failures or a timeout
      */
     public static Endpoint exchange(Socket socket, Endpoint local, Duration timeout) throws IOException {
         socket.setSoTimeout(timeoutMillis(timeout));

@@ -25,7 +25,11 @@ public record Gid(long high, long low) {
     private static final ValueLayout.OfLong BIG_ENDIAN_LONG =
             ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
 
-    /** The GID with these 16 bytes, in wire order. */
+    /**
+     * {@return the GID with these bytes}
+     *
+     * @param bytes 16 bytes in wire order
+     */
     public static Gid of(byte[] bytes) {
         if (bytes.length != BYTES) {
             throw new IllegalArgumentException("a GID has 16 bytes, not " + bytes.length);
@@ -33,7 +37,11 @@ public record Gid(long high, long low) {
         return read(MemorySegment.ofArray(bytes));
     }
 
-    /** The GID with an IPv4 address in IPv4-mapped form, as RoCE uses it. */
+    /**
+     * {@return the GID of an IPv4 address in IPv4-mapped form, as RoCE uses it}
+     *
+     * @param address the IPv4 address
+     */
     public static Gid ofIpv4(Inet4Address address) {
         byte[] a = address.getAddress();
         long low = 0xffffL << 32 | (a[0] & 0xffL) << 24 | (a[1] & 0xffL) << 16 | (a[2] & 0xffL) << 8 | (a[3] & 0xffL);
@@ -49,19 +57,19 @@ public record Gid(long high, long low) {
         gid.set(BIG_ENDIAN_LONG, 8, low);
     }
 
-    /** The 16 bytes in wire order. */
+    /** {@return the 16 bytes in wire order} */
     public byte[] bytes() {
         byte[] bytes = new byte[BYTES];
         write(MemorySegment.ofArray(bytes));
         return bytes;
     }
 
-    /** Whether this is an IPv4-mapped address ({@code ::ffff:a.b.c.d}). */
+    /** {@return whether this is an IPv4-mapped address ({@code ::ffff:a.b.c.d})} */
     public boolean isIpv4Mapped() {
         return high == 0 && (low >>> 32) == 0xffffL;
     }
 
-    /** The IPv4 address of an IPv4-mapped GID; empty for any other GID. */
+    /** {@return the IPv4 address of an IPv4-mapped GID; empty for any other GID} */
     public Optional<Inet4Address> ipv4() {
         if (!isIpv4Mapped()) {
             return Optional.empty();

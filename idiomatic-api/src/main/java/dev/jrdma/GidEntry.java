@@ -13,7 +13,7 @@ import java.util.Optional;
  * @param ifindex the network interface the entry belongs to (RoCE), 0 on InfiniBand
  */
 public record GidEntry(int index, int port, Gid gid, GidType type, int ifindex) {
-    /** The IPv4 address of an IPv4-mapped GID (RoCE); empty otherwise. */
+    /** {@return the IPv4 address of an IPv4-mapped GID (RoCE); empty otherwise} */
     public Optional<Inet4Address> ipv4() {
         return gid.ipv4();
     }

@@ -139,50 +139,55 @@ public final class MemoryRegion extends NativeResource {
         }
     }
 
-    /** The protection domain the region belongs to. */
+    /** {@return the protection domain the region belongs to} */
     public ProtectionDomain protectionDomain() {
         return pd;
     }
 
-    /** The registered memory. */
+    /** {@return the registered memory} */
     public MemorySegment segment() {
         checkUsable();
         return segment;
     }
 
-    /** The address of the first registered byte. */
+    /** {@return the address of the first registered byte} */
     public long address() {
         return segment.address();
     }
 
-    /** The number of registered bytes. */
+    /** {@return the number of registered bytes} */
     public long length() {
         return segment.byteSize();
     }
 
-    /** The access rights the region was registered with. */
+    /** {@return the access rights the region was registered with} */
     public Set<Access> access() {
         return access;
     }
 
-    /** The local key, for scatter/gather entries of local work requests. */
+    /** {@return the local key, for scatter/gather entries of local work requests} */
     public int lkey() {
         checkUsable();
         return lkey;
     }
 
-    /** The remote key peers use in one-sided operations on this region. */
+    /** {@return the remote key peers use in one-sided operations on this region} */
     public int rkey() {
         checkUsable();
         return rkey;
     }
 
-    /** The whole region as remote memory, to hand to a peer. */
+    /** {@return the whole region as remote memory, to hand to a peer} */
     public RemoteMemory remote() {
         return remote(0, segment.byteSize());
     }
 
-    /** The bytes {@code [offset, offset + length)} of the region as remote memory, to hand to a peer. */
+    /**
+     * {@return the bytes {@code [offset, offset + length)} of the region as remote memory, to hand to a peer}
+     *
+     * @param offset from the start of the region
+     * @param length the number of bytes
+     */
     public RemoteMemory remote(long offset, long length) {
         checkUsable();
         checkRange(offset, length);

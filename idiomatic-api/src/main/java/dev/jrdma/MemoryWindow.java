@@ -52,18 +52,18 @@ public final class MemoryWindow extends NativeResource {
         }
     }
 
-    /** The protection domain. */
+    /** {@return the protection domain} */
     public ProtectionDomain protectionDomain() {
         return pd;
     }
 
-    /** The current remote key; it changes with every bind, which revokes the previous one. */
+    /** {@return the current remote key; it changes with every bind, which revokes the previous one} */
     public int rkey() {
         checkOpen();
         return ibv_mw.rkey(handle);
     }
 
-    /** The bound range as remote memory, to hand to a peer (length 0 while unbound). */
+    /** {@return the bound range as remote memory, to hand to a peer (length 0 while unbound)} */
     public RemoteMemory remote() {
         checkOpen();
         return new RemoteMemory(address, length, ibv_mw.rkey(handle));

@@ -75,7 +75,7 @@ abstract class NativeResource implements AutoCloseable {
         }
     }
 
-    /** Whether {@link #close()} has been called. */
+    /** {@return whether {@link #close()} has been called} */
     public final boolean isClosed() {
         return closed;
     }

@@ -19,7 +19,7 @@ package dev.jrdma;
 public record PortAttributes(int port, PortState state, Mtu maxMtu, Mtu activeMtu, int lid, int smLid,
                              int gidTableLength, LinkLayer linkLayer, int activeSpeed, int activeWidth,
                              long maxMessageSize, int physicalState) {
-    /** Lanes of the active width (1, 2, 4, 8 or 12), 0 for an unknown code. */
+    /** {@return the lanes of the active width (1, 2, 4, 8 or 12), 0 for an unknown code} */
     public int lanes() {
         return switch (activeWidth) {
             case 1 -> 1;
@@ -31,7 +31,7 @@ public record PortAttributes(int port, PortState state, Mtu maxMtu, Mtu activeMt
         };
     }
 
-    /** Signalling rate of one lane in Gb/s for the active speed code, 0 for an unknown code. */
+    /** {@return the signalling rate of one lane in Gb/s for the active speed code, 0 for an unknown code} */
     public double laneGbps() {
         return switch (activeSpeed) {
             case 1 -> 2.5;
@@ -45,7 +45,7 @@ public record PortAttributes(int port, PortState state, Mtu maxMtu, Mtu activeMt
         };
     }
 
-    /** Whether the port routes by GID only (RoCE): connections then need a GID, not a LID. */
+    /** {@return whether the port routes by GID only (RoCE): connections then need a GID, not a LID} */
     public boolean isEthernet() {
         return linkLayer == LinkLayer.ETHERNET;
     }

@@ -22,6 +22,8 @@ public final class Rdma {
      * The devices libibverbs finds. An empty list, not an exception, when there are none,
      * including when {@code ibv_get_device_list} returns NULL because the kernel has no uverbs
      * support or no provider library is installed.
+     *
+     * @return the devices, in libibverbs' order
      */
     public static List<RdmaDevice> devices() {
         return withDeviceList(list -> {
@@ -33,7 +35,11 @@ public final class Rdma {
         });
     }
 
-    /** The device called {@code name}, if there is one. */
+    /**
+     * {@return the device called {@code name}, if there is one}
+     *
+     * @param name the device name, e.g. {@code rxe0}
+     */
     public static Optional<RdmaDevice> device(String name) {
         return devices().stream().filter(d -> d.name().equals(name)).findFirst();
     }

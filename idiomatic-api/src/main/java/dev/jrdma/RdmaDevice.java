@@ -10,12 +10,12 @@ package dev.jrdma;
  * @param transportType the transport type
  */
 public record RdmaDevice(String name, long nodeGuid, NodeType nodeType, TransportType transportType) {
-    /** Opens the device: a {@link Context} the caller must close. */
+    /** {@return the opened device: a {@link Context} the caller must close} */
     public Context open() {
         return Context.open(this);
     }
 
-    /** The node GUID the way {@code ibv_devices} prints it: 16 hex digits. */
+    /** {@return the node GUID the way {@code ibv_devices} prints it: 16 hex digits} */
     public String nodeGuidText() {
         return String.format("%016x", nodeGuid);
     }

@@ -49,17 +49,17 @@ public class RdmaException extends RuntimeException {
         return detail == null || detail.isEmpty() ? text : text + ": " + detail;
     }
 
-    /** The verb that failed, e.g. {@code ibv_reg_mr}. */
+    /** {@return the verb that failed, e.g. {@code ibv_reg_mr}} */
     public String verb() {
         return verb;
     }
 
-    /** The errno value the verb reported, or 0 when the failure has none (a failed completion). */
+    /** {@return the errno value the verb reported, or 0 when the failure has none (a failed completion)} */
     public int errno() {
         return errno;
     }
 
-    /** A description of the object the verb was called on, e.g. {@code context rxe0}. */
+    /** {@return a description of the object the verb was called on, e.g. {@code context rxe0}} */
     public String object() {
         return object;
     }

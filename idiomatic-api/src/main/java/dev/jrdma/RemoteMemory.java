@@ -18,7 +18,12 @@ public record RemoteMemory(long address, long length, int rkey) {
         }
     }
 
-    /** The sub-range {@code [offset, offset + length)} of this memory. */
+    /**
+     * {@return the sub-range {@code [offset, offset + length)} of this memory}
+     *
+     * @param offset from the start of this memory
+     * @param length the number of bytes
+     */
     public RemoteMemory slice(long offset, long length) {
         if (offset < 0 || length < 0 || offset + length > this.length) {
             throw new IndexOutOfBoundsException("[" + offset + ", " + (offset + length) + ") is outside "
@@ -30,12 +35,17 @@ public record RemoteMemory(long address, long length, int rkey) {
     /** Size of {@link #toBytes()}. */
     public static final int BYTES = 20;
 
-    /** A 20-byte big-endian encoding to send to the peer: address (8), length (8), rkey (4). */
+    /** {@return a 20-byte big-endian encoding to send to the peer: address (8), length (8), rkey (4)} */
     public byte[] toBytes() {
         return ByteBuffer.allocate(BYTES).putLong(address).putLong(length).putInt(rkey).array();
     }
 
-    /** Decodes {@link #toBytes()}. */
+    /**
+     * Decodes {@link #toBytes()}.
+     *
+     * @param bytes what the peer sent
+     * @return the peer's memory
+     */
     public static RemoteMemory fromBytes(byte[] bytes) {
         if (bytes.length != BYTES) {
             throw new IllegalArgumentException("encoded remote memory has " + BYTES + " bytes, not " + bytes.length);

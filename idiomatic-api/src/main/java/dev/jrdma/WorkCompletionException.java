@@ -27,22 +27,22 @@ public final class WorkCompletionException extends RdmaException {
         this.vendorError = vendorError;
     }
 
-    /** The completion status (never {@link WorkCompletionStatus#SUCCESS}). */
+    /** {@return the completion status (never {@link WorkCompletionStatus#SUCCESS})} */
     public WorkCompletionStatus status() {
         return status;
     }
 
-    /** The wr_id of the failed work request. */
+    /** {@return the wr_id of the failed work request} */
     public long wrId() {
         return wrId;
     }
 
-    /** The number of the local queue pair the work request was posted to. */
+    /** {@return the number of the local queue pair the work request was posted to} */
     public int queuePairNumber() {
         return queuePairNumber;
     }
 
-    /** The provider's vendor-specific error code (0 when none). */
+    /** {@return the provider's vendor-specific error code (0 when none)} */
     public int vendorError() {
         return vendorError;
     }

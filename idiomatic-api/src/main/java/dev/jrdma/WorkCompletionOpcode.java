@@ -48,7 +48,7 @@ public enum WorkCompletionOpcode {
         return value;
     }
 
-    /** Whether this completion belongs to a receive queue. */
+    /** {@return whether this completion belongs to a receive queue} */
     public boolean isReceive() {
         return value >= 128;
     }

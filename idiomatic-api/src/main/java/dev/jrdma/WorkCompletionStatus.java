@@ -74,7 +74,7 @@ public enum WorkCompletionStatus {
         return value >= 0 && value < BY_VALUE.length - 1 ? BY_VALUE[value] : UNKNOWN;
     }
 
-    /** libibverbs' text for this status ({@code ibv_wc_status_str}), e.g. "remote access error". */
+    /** {@return libibverbs' text for this status ({@code ibv_wc_status_str}), e.g. "remote access error"} */
     public String description() {
         String d = description;
         if (d == null) {

@@ -14,7 +14,11 @@ public final class WorkCompletions {
     private final WorkCompletion[] views;
     private int count;
 
-    /** A batch of {@code capacity} completions, with its own native memory. */
+    /**
+     * A batch of {@code capacity} completions, with its own native memory.
+     *
+     * @param capacity the most completions one poll reads
+     */
     public WorkCompletions(int capacity) {
         if (capacity < 1) {
             throw new IllegalArgumentException("capacity must be positive, not " + capacity);
@@ -35,17 +39,21 @@ public final class WorkCompletions {
         this.count = count;
     }
 
-    /** The number of slots. */
+    /** {@return the number of slots} */
     public int capacity() {
         return views.length;
     }
 
-    /** The number of completions the last poll read. */
+    /** {@return the number of completions the last poll read} */
     public int count() {
         return count;
     }
 
-    /** Completion {@code index} of the last poll ({@code 0 <= index < count()}); valid until the next poll. */
+    /**
+     * {@return completion {@code index} of the last poll, a view valid until the next poll}
+     *
+     * @param index {@code 0 <= index < count()}
+     */
     public WorkCompletion get(int index) {
         if (index < 0 || index >= count) {
             throw new IndexOutOfBoundsException("completion " + index + " of " + count);
