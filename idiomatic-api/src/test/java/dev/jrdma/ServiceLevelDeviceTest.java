@@ -19,16 +19,23 @@ import org.junit.jupiter.api.Test;
 class ServiceLevelDeviceTest {
     private static final ConnectionOptions OPTIONS = ConnectionOptions.DEFAULTS.withServiceLevel(5).withTrafficClass(0x28);
 
+    /**
+     * The address vector as the device reports it back. Soft-RoCE keeps the GRH but not the SL
+     * (its rxe_av has no SL field; RoCE carries the SL only as a VLAN priority), so the SL is
+     * checked only where the provider reports one back.
+     */
     @Test
-    void aConnectedQueuePairsAddressVectorCarriesTheServiceLevelAndTrafficClass() throws Exception {
+    void aConnectedQueuePairsAddressVectorCarriesTheTrafficClass() throws Exception {
         try (Loopback lo = new Loopback(QueuePairType.RC, Loopback.ALL, OPTIONS)) {
             try (Arena arena = Arena.ofConfined()) {
                 MemorySegment attr = arena.allocate(ibv_qp_attr.layout());
                 MemorySegment init = arena.allocate(ibv_qp_init_attr.layout());
                 assertEquals(0, rdma_h.ibv_query_qp(handle(lo.a), attr, QpAttribute.AV.bit, init));
                 MemorySegment ah = ibv_qp_attr.ah_attr(attr);
-                assertEquals(5, ibv_ah_attr.sl(ah));
                 assertEquals(0x28, Byte.toUnsignedInt(ibv_global_route.traffic_class(ibv_ah_attr.grh(ah))));
+                if (!lo.context.name().startsWith("rxe")) {
+                    assertEquals(5, ibv_ah_attr.sl(ah));
+                }
             }
             // and the connection still carries traffic
             lo.memA.segment().fill((byte) 9);
