@@ -9,6 +9,8 @@ module dev.jrdma.tools {
     // --plot: PNG through java.desktop's ImageIO, SVG through XChart's vector encoder.
     requires org.knowm.xchart;
     requires java.desktop;
+    // TCP keepalive tuning of the out-of-band channel (jdk.net.ExtendedSocketOptions).
+    requires jdk.net;
 
     exports dev.jrdma.tools.perftest;
     // picocli reflects on the command classes (annotated fields and methods).

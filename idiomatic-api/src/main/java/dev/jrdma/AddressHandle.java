@@ -27,19 +27,21 @@ public final class AddressHandle extends NativeResource {
                 + pd.context().name();
     }
 
-    static AddressHandle create(ProtectionDomain pd, Endpoint remote, int port, int gidIndex, int hopLimit) {
+    static AddressHandle create(ProtectionDomain pd, Endpoint remote, int port, int gidIndex, ConnectionOptions options) {
         MemorySegment ah;
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment attr = arena.allocate(ibv_ah_attr.layout());
             ibv_ah_attr.port_num(attr, (byte) port);
             ibv_ah_attr.dlid(attr, (short) remote.lid());
+            ibv_ah_attr.sl(attr, (byte) options.serviceLevel());
             if (!remote.gid().equals(Gid.ZERO)) {
                 // RoCE routes by GRH only, so an address handle there is always global.
                 ibv_ah_attr.is_global(attr, (byte) 1);
                 MemorySegment grh = ibv_ah_attr.grh(attr);
                 remote.gid().write(ibv_global_route.dgid(grh));
                 ibv_global_route.sgid_index(grh, (byte) gidIndex);
-                ibv_global_route.hop_limit(grh, (byte) hopLimit);
+                ibv_global_route.hop_limit(grh, (byte) options.hopLimit());
+                ibv_global_route.traffic_class(grh, (byte) options.trafficClass());
             }
             MemorySegment errno = Errno.allocate(arena);
             ah = ErrnoVerbs.ibv_create_ah(errno, pd.handle(), attr);

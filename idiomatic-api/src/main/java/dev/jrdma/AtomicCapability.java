@@ -3,13 +3,32 @@ package dev.jrdma;
 /** How far a device guarantees atomicity of atomic operations ({@code enum ibv_atomic_cap}). */
 public enum AtomicCapability {
     /** No atomic operations. */
-    NONE,
+    NONE(0),
     /** Atomic with respect to other atomics of this device only. */
-    HCA,
+    HCA(1),
     /** Atomic with respect to the CPU and other devices too. */
-    GLOB;
+    GLOB(2);
+
+    private final int value;
+
+    AtomicCapability(int value) {
+        this.value = value;
+    }
+
+    /**
+     * The value of the C {@code enum ibv_atomic_cap} constant ({@code IBV_ATOMIC_NONE} 0,
+     * {@code IBV_ATOMIC_HCA} 1, {@code IBV_ATOMIC_GLOB} 2), as {@code ibv_devinfo -v} prints it.
+     */
+    public int value() {
+        return value;
+    }
 
     static AtomicCapability of(int value) {
-        return value >= 0 && value < values().length ? values()[value] : NONE;
+        for (AtomicCapability c : values()) {
+            if (c.value == value) {
+                return c;
+            }
+        }
+        return NONE;   // a capability this version does not know: promise nothing
     }
 }

@@ -17,13 +17,22 @@ import java.util.Set;
  * @param maxDestReadAtomic RDMA READ/atomics this QP accepts at once as responder
  * @param qkey              the Q_Key of a UD queue pair
  * @param hopLimit          the GRH hop limit of RoCE/global routes
+ * @param serviceLevel      the service level (0-15) of the address vector: on InfiniBand it
+ *                          selects the virtual lane, on RoCE the provider maps it to the
+ *                          Ethernet priority (PCP) of the packets
+ * @param trafficClass      the GRH traffic class (0-255) of RoCE/global routes; on RoCE v2 it
+ *                          becomes the IP header's DSCP and ECN bits
  */
 public record ConnectionOptions(Set<Access> remoteAccess, int minRnrTimer, int timeout, int retryCount, int rnrRetry,
-                                int maxReadAtomic, int maxDestReadAtomic, int qkey, int hopLimit) {
-    /** Remote READ/WRITE/atomics allowed, RNR timer 12, timeout 14, 7 retries, 1 outstanding READ each way. */
+                                int maxReadAtomic, int maxDestReadAtomic, int qkey, int hopLimit, int serviceLevel,
+                                int trafficClass) {
+    /**
+     * Remote READ/WRITE/atomics allowed, RNR timer 12, timeout 14, 7 retries, 1 outstanding READ
+     * each way, Q_Key 0x11111111, hop limit 64, service level 0, traffic class 0.
+     */
     public static final ConnectionOptions DEFAULTS = new ConnectionOptions(
             EnumSet.of(Access.REMOTE_WRITE, Access.REMOTE_READ, Access.REMOTE_ATOMIC), 12, 14, 7, 7, 1, 1,
-            0x11111111, 64);
+            0x11111111, 64, 0, 0);
 
     /** Validates ranges and copies the access set. */
     public ConnectionOptions {
@@ -35,6 +44,8 @@ public record ConnectionOptions(Set<Access> remoteAccess, int minRnrTimer, int t
         check("maxReadAtomic", maxReadAtomic, 255);
         check("maxDestReadAtomic", maxDestReadAtomic, 255);
         check("hopLimit", hopLimit, 255);
+        check("serviceLevel", serviceLevel, 15);
+        check("trafficClass", trafficClass, 255);
     }
 
     private static void check(String name, int value, int max) {
@@ -46,18 +57,30 @@ public record ConnectionOptions(Set<Access> remoteAccess, int minRnrTimer, int t
     /** These options with another RNR retry count (0 = fail at once when the peer has no receive posted). */
     public ConnectionOptions withRnrRetry(int rnrRetry) {
         return new ConnectionOptions(remoteAccess, minRnrTimer, timeout, retryCount, rnrRetry, maxReadAtomic,
-                maxDestReadAtomic, qkey, hopLimit);
+                maxDestReadAtomic, qkey, hopLimit, serviceLevel, trafficClass);
     }
 
     /** These options with other remote access rights. */
     public ConnectionOptions withRemoteAccess(Set<Access> remoteAccess) {
         return new ConnectionOptions(remoteAccess, minRnrTimer, timeout, retryCount, rnrRetry, maxReadAtomic,
-                maxDestReadAtomic, qkey, hopLimit);
+                maxDestReadAtomic, qkey, hopLimit, serviceLevel, trafficClass);
     }
 
     /** These options with another ACK timeout and retry count. */
     public ConnectionOptions withTimeout(int timeout, int retryCount) {
         return new ConnectionOptions(remoteAccess, minRnrTimer, timeout, retryCount, rnrRetry, maxReadAtomic,
-                maxDestReadAtomic, qkey, hopLimit);
+                maxDestReadAtomic, qkey, hopLimit, serviceLevel, trafficClass);
+    }
+
+    /** These options with another service level (0-15), the address vector's SL. */
+    public ConnectionOptions withServiceLevel(int serviceLevel) {
+        return new ConnectionOptions(remoteAccess, minRnrTimer, timeout, retryCount, rnrRetry, maxReadAtomic,
+                maxDestReadAtomic, qkey, hopLimit, serviceLevel, trafficClass);
+    }
+
+    /** These options with another GRH traffic class (0-255). */
+    public ConnectionOptions withTrafficClass(int trafficClass) {
+        return new ConnectionOptions(remoteAccess, minRnrTimer, timeout, retryCount, rnrRetry, maxReadAtomic,
+                maxDestReadAtomic, qkey, hopLimit, serviceLevel, trafficClass);
     }
 }

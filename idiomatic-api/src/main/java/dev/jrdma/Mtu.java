@@ -26,7 +26,11 @@ public enum Mtu {
         return bytes;
     }
 
-    int value() {
+    /**
+     * The value of the C {@code enum ibv_mtu} constant: 1 for 256 bytes up to 5 for 4096 bytes,
+     * as the verbs ABI and wire formats such as perftest's MTU exchange carry it.
+     */
+    public int value() {
         return value;
     }
 
@@ -35,8 +39,12 @@ public enum Mtu {
         return compareTo(other) <= 0 ? this : other;
     }
 
-    /** The constant for a C {@code enum ibv_mtu} value. */
-    static Mtu of(int value) {
+    /**
+     * The constant for a C {@code enum ibv_mtu} value ({@link #value()}).
+     *
+     * @throws IllegalArgumentException for a value outside 1..5
+     */
+    public static Mtu of(int value) {
         for (Mtu m : values()) {
             if (m.value == value) {
                 return m;

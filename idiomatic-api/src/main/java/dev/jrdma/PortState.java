@@ -30,8 +30,11 @@ public enum PortState {
         this.value = value;
     }
 
-    /** The value of the C enum constant. */
-    int value() {
+    /**
+     * The value of the C {@code enum ibv_port_state} constant (0 NOP ... 5 ACTIVE_DEFER), as
+     * {@code ibv_devinfo} prints it next to the name.
+     */
+    public int value() {
         return value;
     }
 

@@ -126,8 +126,17 @@ public final class ProtectionDomain extends NativeResource {
      * with source GID table entry {@code gidIndex} (hop limit 64).
      */
     public AddressHandle createAddressHandle(Endpoint remote, int port, int gidIndex) {
+        return createAddressHandle(remote, port, gidIndex, ConnectionOptions.DEFAULTS);
+    }
+
+    /**
+     * Creates an address handle for UD sends to {@code remote}, leaving through {@code port}
+     * with source GID table entry {@code gidIndex}, and the hop limit, service level and
+     * traffic class of {@code options} (its other fields do not apply to an address handle).
+     */
+    public AddressHandle createAddressHandle(Endpoint remote, int port, int gidIndex, ConnectionOptions options) {
         checkOpen();
-        return AddressHandle.create(this, remote, port, gidIndex, ConnectionOptions.DEFAULTS.hopLimit());
+        return AddressHandle.create(this, remote, port, gidIndex, java.util.Objects.requireNonNull(options, "options"));
     }
 
     @Override

@@ -355,8 +355,9 @@ public final class QueuePair extends NativeResource {
     }
 
     /**
-     * INIT -> RTR towards {@code remote} (RC/UC): route, path MTU (the smaller of both ports'),
-     * remote QPN and PSN. Needs {@link #localEndpoint} first, for the port and source GID.
+     * INIT -> RTR towards {@code remote} (RC/UC): route (with the options' service level, and
+     * for a global route their hop limit and traffic class), path MTU (the smaller of both
+     * ports'), remote QPN and PSN. Needs {@link #localEndpoint} first, for the port and source GID.
      */
     public void toRtr(Endpoint remote, ConnectionOptions options) {
         checkOpen();
@@ -372,6 +373,7 @@ public final class QueuePair extends NativeResource {
                 MemorySegment ah = ibv_qp_attr.ah_attr(attr);
                 ibv_ah_attr.port_num(ah, (byte) port);
                 ibv_ah_attr.dlid(ah, (short) remote.lid());
+                ibv_ah_attr.sl(ah, (byte) options.serviceLevel());
                 if (!remote.gid().equals(Gid.ZERO)) {
                     // RoCE has no LIDs: packets are routed by the GRH, so the route must be global.
                     ibv_ah_attr.is_global(ah, (byte) 1);
@@ -379,6 +381,7 @@ public final class QueuePair extends NativeResource {
                     remote.gid().write(ibv_global_route.dgid(grh));
                     ibv_global_route.sgid_index(grh, (byte) gidIndex);
                     ibv_global_route.hop_limit(grh, (byte) options.hopLimit());
+                    ibv_global_route.traffic_class(grh, (byte) options.trafficClass());
                 }
                 mask |= QpAttribute.mask(QpAttribute.AV, QpAttribute.PATH_MTU, QpAttribute.DEST_QPN,
                         QpAttribute.RQ_PSN);

@@ -3,6 +3,7 @@ package dev.jrdma;
 import static dev.jrdma.bindings.generated.rdma_h.*;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.EnumSet;
@@ -159,7 +160,17 @@ class ConstantsTest {
         assertEquals(IBV_GID_TYPE_ROCE_V2(), GidType.ROCE_V2.value());
         assertEquals(IBV_GID_TYPE_ROCE_V1(), GidType.ROCE_V1.value());
         assertEquals(IBV_GID_TYPE_IB(), GidType.IB.value());
-        assertEquals(IBV_ATOMIC_GLOB(), AtomicCapability.GLOB.ordinal());
+        assertEquals(IBV_ATOMIC_NONE(), AtomicCapability.NONE.value());
+        assertEquals(IBV_ATOMIC_HCA(), AtomicCapability.HCA.value());
+        assertEquals(IBV_ATOMIC_GLOB(), AtomicCapability.GLOB.value());
+        assertSame(AtomicCapability.HCA, AtomicCapability.of(IBV_ATOMIC_HCA()));
+        assertSame(AtomicCapability.NONE, AtomicCapability.of(7));
+        for (Mtu m : Mtu.values()) {
+            assertSame(m, Mtu.of(m.value()));
+            assertEquals(128 << m.value(), m.bytes());
+        }
+        assertThrows(IllegalArgumentException.class, () -> Mtu.of(0));
+        assertThrows(IllegalArgumentException.class, () -> Mtu.of(6));
         assertEquals(IBV_MTU_256(), Mtu.MTU_256.value());
         assertEquals(IBV_MTU_4096(), Mtu.MTU_4096.value());
         assertEquals(1024, Mtu.of(IBV_MTU_1024()).bytes());

@@ -111,7 +111,11 @@ final class PerftestCommands {
         Path plot;
 
         @Option(names = "--timeout", paramLabel = "SECONDS",
-                description = "Give up when the peer does not answer within this time (default: ${DEFAULT-VALUE}).")
+                description = "Give up when the peer makes no progress for this long: no answer to an exchange, "
+                        + "no completion in a measurement loop, no client connecting (default: ${DEFAULT-VALUE}). "
+                        + "Waiting for the peer's own run (a passive server) is not limited by it: that wait ends "
+                        + "when the peer finishes, closes the connection (exits or is killed) or its host stops "
+                        + "answering TCP keepalives (tuned to this timeout); with -D after the duration plus this.")
         int timeoutSeconds;
     }
 

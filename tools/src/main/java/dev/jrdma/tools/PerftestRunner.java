@@ -208,8 +208,10 @@ final class PerftestRunner implements PerftestSession.Device {
                 out.print(PerftestFormat.header(info));
                 out.flush();
             }
+            // The wait for the peer's run: a -D run's length is known, an iteration run's is not.
+            Duration peerRun = s.durationSeconds() > 0 ? Duration.ofSeconds(s.durationSeconds()).plus(timeout) : null;
             remote = PerftestSession.run(oob, kind, List.copyOf(mine), sizes.size(),
-                    PerftestSchedule.Options.of(s), this);
+                    PerftestSchedule.Options.of(s), peerRun, this);
         }
         finish();
         return 0;

@@ -25,6 +25,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The jrdma command line on a Soft-RoCE device: devices/devinfo against ibv_devices/ibv_devinfo,
@@ -258,6 +259,92 @@ class JrdmaDeviceTest {
             assertEquals(1, code, out + "\n" + err);
             assertTrue(err.toString().startsWith("jrdma send-lat: "), err.toString());
             assertEquals(1, err.toString().strip().lines().count(), err.toString());
+        } finally {
+            p.destroyForcibly();
+        }
+    }
+
+    // ---- --timeout is per step, not per run (issue 4, item 1) ------------------------------
+
+    /**
+     * The passive write-bw server waits for the whole client run at one sync; with a timeout
+     * shorter than that run it must still succeed, against a jrdma and a perftest client.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"jrdma", "perftest"})
+    void aClientRunLongerThanTheServersTimeoutSucceeds(String clientKind) throws Exception {
+        int timeoutS = 3;
+        for (int attempt = 1; ; attempt++) {
+            int port = freePort();
+            List<String> common = List.of("-d", DEVICE, "-x", "1", "-p", Integer.toString(port), "-n", "4000");
+            List<String> server = new ArrayList<>(common);
+            server.addAll(List.of("--timeout", Integer.toString(timeoutS)));
+            CompletableFuture<Result> s = CompletableFuture.supplyAsync(() -> jrdma(args("write-bw", server)));
+            awaitListening(port, s);
+            String clientOut;
+            List<String> client = new ArrayList<>(common);
+            client.add(ADDRESS);
+            if (clientKind.equals("jrdma")) {
+                Result c = jrdma(args("write-bw", client));
+                assertEquals(0, c.code(), c.all());
+                clientOut = c.out();
+            } else {
+                Process p = new ProcessBuilder(args("/usr/bin/ib_write_bw", client)).redirectErrorStream(true).start();
+                clientOut = new String(p.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
+                assertTrue(p.waitFor(TIMEOUT_S, TimeUnit.SECONDS));
+                if (clientOut.contains("Can't produce a report") && attempt < 3) {
+                    s.get(TIMEOUT_S, TimeUnit.SECONDS);   // perftest's CPU-MHz estimate under TCG: retry
+                    continue;
+                }
+                assertEquals(0, p.exitValue(), clientOut);
+            }
+            Result sr = s.get(TIMEOUT_S, TimeUnit.SECONDS);
+            assertEquals(0, sr.code(), "server: " + sr.all() + "\nclient:\n" + clientOut);
+            // The run time from the client's own row: 4000 x 64 KiB at its average BW.
+            String row = clientOut.lines().filter(l -> l.matches("^ 65536\\s+4000\\s+.*")).findFirst()
+                    .orElseThrow(() -> new AssertionError("no BW row in:\n" + clientOut));
+            double mibPerS = Double.parseDouble(row.strip().split("\\s+")[3]);
+            double seconds = 4000 * 65536.0 / (mibPerS * 1024 * 1024);
+            assertTrue(seconds > timeoutS, "the client ran only " + seconds + " s, not longer than the server's "
+                    + timeoutS + " s timeout: this proves nothing, raise -n");
+            assertTrue(sr.out().contains(" 65536      4000"), sr.out());
+            return;
+        }
+    }
+
+    /** A perftest client killed mid-run ends the waiting jrdma server at once, long before its timeout. */
+    @Test
+    void aKilledClientEndsThePassiveServerWithExit1() throws Exception {
+        int port = freePort();
+        List<String> common = List.of("-d", DEVICE, "-x", "1", "-p", Integer.toString(port), "-n", "5000000");
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        List<String> server = new ArrayList<>(common);
+        server.addAll(List.of("--timeout", "60"));
+        CompletableFuture<Integer> s = CompletableFuture.supplyAsync(() -> Jrdma.run(new PrintWriter(out, true),
+                new PrintWriter(err, true), args("write-bw", server)));
+        awaitListening(port, null);
+        List<String> client = new ArrayList<>(common);
+        client.add(ADDRESS);
+        Process p = new ProcessBuilder(args("/usr/bin/ib_write_bw", client)).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        try {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+            while (!out.toString().contains(PerftestFormat.BW_HEADER.strip()) && System.nanoTime() < deadline
+                    && !s.isDone()) {
+                Thread.sleep(100);
+            }
+            assertTrue(out.toString().contains(PerftestFormat.BW_HEADER.strip()), out + "\n" + err);
+            Thread.sleep(3000);   // the client is running, the server waits at its sync
+            assertTrue(p.isAlive(), "the perftest client ended early");
+            p.destroyForcibly().waitFor();
+            long killed = System.nanoTime();
+            int code = s.get(30, TimeUnit.SECONDS);
+            double took = (System.nanoTime() - killed) / 1e9;
+            assertEquals(1, code, out + "\n" + err);
+            assertTrue(took < 20, "the server needed " + took + " s to notice");
+            assertEquals("jrdma write-bw: sync: peer closed the connection after 0 of 108 bytes (it ended or was "
+                    + "killed before finishing its run)", err.toString().strip());
         } finally {
             p.destroyForcibly();
         }

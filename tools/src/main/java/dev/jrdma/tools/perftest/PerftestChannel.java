@@ -12,6 +12,7 @@ import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Objects;
+import jdk.net.ExtendedSocketOptions;
 
 /**
  * perftest's out-of-band TCP channel (perftest 6.06, src/perftest_communication.c), with a
@@ -47,6 +48,10 @@ public final class PerftestChannel implements AutoCloseable {
     private final Duration timeout;
     private final Selector selector;
     private boolean closed;
+    /** Set by {@link #expectPeerRun}: the next read waits for a peer that is running the test. */
+    private boolean peerRunning;
+    /** The bound of that wait, or null while the peer's TCP stack keeps answering. */
+    private Duration peerRunLimit;
 
     private PerftestChannel(SocketChannel socket, boolean client, Duration timeout) throws IOException {
         this.socket = socket;
@@ -56,7 +61,42 @@ public final class PerftestChannel implements AutoCloseable {
         this.timeout = timeout;
         socket.configureBlocking(false);
         socket.setOption(StandardSocketOptions.TCP_NODELAY, true);
+        keepAlive(socket, timeout);
         this.selector = Selector.open();
+    }
+
+    /**
+     * TCP keepalive tuned to the timeout, so that a peer whose host vanishes without closing
+     * the connection is noticed while this side waits for the peer's measurement run
+     * ({@link #expectPeerRun}): the peer's kernel answers the probes however long its run
+     * takes. Linux reports ETIMEDOUT on the read after idle + count x interval of silence.
+     */
+    private static void keepAlive(SocketChannel socket, Duration timeout) throws IOException {
+        socket.setOption(StandardSocketOptions.SO_KEEPALIVE, true);
+        if (socket.supportedOptions().contains(ExtendedSocketOptions.TCP_KEEPIDLE)) {
+            int seconds = (int) Math.max(3, Math.min(timeout.toSeconds(), 32_767));
+            socket.setOption(ExtendedSocketOptions.TCP_KEEPIDLE, Math.max(1, seconds / 2));
+            socket.setOption(ExtendedSocketOptions.TCP_KEEPINTERVAL, Math.max(1, seconds / 6));
+            socket.setOption(ExtendedSocketOptions.TCP_KEEPCOUNT, 3);
+        }
+    }
+
+    /**
+     * Marks the next message read as the answer of a peer that is running its measurement
+     * (its side of the schedule has a {@link PerftestSchedule.Step#RUN} before it), such as a
+     * passive server's wait for the client's run: that read is not bounded by the timeout,
+     * which applies to prompt answers only, but by {@code limit} (a -D run: its duration plus
+     * the timeout) or, for an iteration run of unknown length, by the connection itself. A
+     * peer that exits or is killed closes the connection (its kernel sends FIN or RST), one
+     * whose host vanishes stops answering TCP keepalives (within about the timeout); both
+     * end the read with a {@link PerftestProtocolException}. Over -R ({@link #overRdmaCm}) the
+     * link bounds every receive itself.
+     *
+     * @param limit the longest wait, or null for as long as the connection is alive
+     */
+    public void expectPeerRun(Duration limit) {
+        peerRunning = true;
+        peerRunLimit = limit;
     }
 
     private PerftestChannel(RdmaCmLink link, int gidIndex) {
@@ -377,7 +417,8 @@ public final class PerftestChannel implements AutoCloseable {
             try {
                 while (buf.hasRemaining()) {
                     if (socket.write(buf) == 0) {
-                        await(step, "write", deadline);
+                        await(step, "write timed out after " + seconds(timeout) + " (peer gone or not in step?)",
+                                deadline);
                     }
                 }
             } finally {
@@ -393,6 +434,7 @@ public final class PerftestChannel implements AutoCloseable {
 
     private byte[] read(String step, int length) throws IOException {
         if (link != null) {
+            peerRunning = false;   // -R: the link bounds each receive itself
             byte[] m = link.receive(step, length);
             if (m.length != length) {
                 throw new PerftestProtocolException(step + ": expected a " + length + "-byte message, got " + m.length);
@@ -400,7 +442,11 @@ public final class PerftestChannel implements AutoCloseable {
             return m;
         }
         ByteBuffer buf = ByteBuffer.allocate(length);
-        long deadline = System.nanoTime() + timeout.toNanos();
+        boolean running = peerRunning;
+        Duration limit = running ? peerRunLimit : timeout;
+        peerRunning = false;
+        peerRunLimit = null;
+        long deadline = limit == null ? 0 : System.nanoTime() + limit.toNanos();
         try {
             SelectionKey key = socket.register(selector, SelectionKey.OP_READ);
             try {
@@ -408,10 +454,26 @@ public final class PerftestChannel implements AutoCloseable {
                     int n = socket.read(buf);
                     if (n < 0) {
                         throw new PerftestProtocolException(step + ": peer closed the connection after "
-                                + buf.position() + " of " + length + " bytes");
+                                + buf.position() + " of " + length + " bytes"
+                                + (running ? " (it ended or was killed before finishing its run)" : ""));
+                    }
+                    if (n > 0 && running) {
+                        running = false;   // the peer has finished: the rest comes promptly
+                        limit = timeout;
+                        deadline = System.nanoTime() + timeout.toNanos();
                     }
                     if (n == 0) {
-                        await(step, "read (" + buf.position() + " of " + length + " bytes received)", deadline);
+                        if (limit == null) {
+                            // no deadline: EOF, a reset or a keepalive timeout (ETIMEDOUT) ends it
+                            selector.select(1000);
+                            selector.selectedKeys().clear();
+                        } else if (running) {
+                            await(step, "the peer did not finish its run within " + seconds(limit)
+                                    + " (peer stopped or not in step?)", deadline);
+                        } else {
+                            await(step, "read (" + buf.position() + " of " + length + " bytes received) timed out after "
+                                    + seconds(timeout) + " (peer gone or not in step?)", deadline);
+                        }
                     }
                 }
             } finally {
@@ -421,18 +483,19 @@ public final class PerftestChannel implements AutoCloseable {
         } catch (PerftestProtocolException e) {
             throw e;
         } catch (IOException e) {
-            throw new PerftestProtocolException(step + ": read from peer failed: " + e.getMessage(), e);
+            throw new PerftestProtocolException(step + ": read from peer failed: " + e.getMessage()
+                    + (running ? " (the peer's host stopped answering while it ran the test)" : ""), e);
         }
         return buf.array();
     }
 
-    private void await(String step, String what, long deadline) throws IOException {
+    /** Waits for the selector until the deadline; past it, fails with {@code step: message}. */
+    private void await(String step, String message, long deadline) throws IOException {
         long left = deadline - System.nanoTime();
         if (left <= 0) {
-            throw new PerftestProtocolException(step + ": " + what + " timed out after " + seconds(timeout)
-                    + " (peer gone or not in step?)");
+            throw new PerftestProtocolException(step + ": " + message);
         }
-        selector.select(Math.max(1, left / 1_000_000));
+        selector.select(Math.max(1, Math.min(1000, left / 1_000_000)));
         selector.selectedKeys().clear();
     }
 

@@ -201,6 +201,41 @@ public final class PerftestSchedule {
     }
 
     /**
+     * For each step of {@link #of(TestKind, boolean, int, Options) of(kind, client, sizes,
+     * options)}: true for an exchange the peer reaches only after running its measurement
+     * (a {@link Step#RUN} in the peer's list since its previous exchange), false otherwise.
+     * Such a wait lasts as long as the peer's run - a passive server waits for the whole client
+     * run - so the per-step timeout cannot bound it (see {@link PerftestChannel#expectPeerRun}).
+     * Both lists have the same exchanges in the same order, which pairs them.
+     */
+    public static List<Boolean> afterPeerRun(TestKind kind, boolean client, int sizes, Options options) {
+        List<Boolean> peerRan = new ArrayList<>();
+        boolean ran = false;
+        for (Step st : of(kind, !client, sizes, options)) {
+            if (st == Step.RUN) {
+                ran = true;
+            } else if (isExchange(st)) {
+                peerRan.add(ran);
+                ran = false;
+            }
+        }
+        List<Boolean> flags = new ArrayList<>();
+        int k = 0;
+        for (Step st : of(kind, client, sizes, options)) {
+            flags.add(isExchange(st) && k < peerRan.size() && peerRan.get(k++));
+        }
+        return List.copyOf(flags);
+    }
+
+    /** Steps that read a message of the peer. */
+    private static boolean isExchange(Step step) {
+        return switch (step) {
+            case KEYS, SYNC, CM_SYNC, REPORT, FINISH -> true;
+            case CM_CONNECT, CONNECT, RUN, CLOSE -> false;
+        };
+    }
+
+    /**
      * perftest's -a sweep for UD: 2 .. the agreed path MTU in bytes (a UD message must fit one
      * packet), instead of 2 .. 2^23.
      *

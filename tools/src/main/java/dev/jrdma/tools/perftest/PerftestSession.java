@@ -78,6 +78,22 @@ public final class PerftestSession {
      */
     public static List<PeerInfo> run(PerftestChannel ch, TestKind kind, List<PeerInfo> mine, int sizes,
                                      PerftestSchedule.Options options, Device device) throws IOException {
+        return run(ch, kind, mine, sizes, options, null, device);
+    }
+
+    /**
+     * Runs the schedule like {@link #run(PerftestChannel, TestKind, List, int, PerftestSchedule.Options,
+     * Device)}; an exchange that waits for the peer's measurement run
+     * ({@link PerftestSchedule#afterPeerRun}) is bounded by {@code peerRunLimit} instead of the
+     * channel's timeout (see {@link PerftestChannel#expectPeerRun}).
+     *
+     * @param peerRunLimit the longest the peer's run may take (-D: the duration plus the
+     *                     timeout), or null for an iteration run: then only the connection's end
+     *                     or its keepalive ends such a wait
+     */
+    public static List<PeerInfo> run(PerftestChannel ch, TestKind kind, List<PeerInfo> mine, int sizes,
+                                     PerftestSchedule.Options options, java.time.Duration peerRunLimit,
+                                     Device device) throws IOException {
         if (mine.isEmpty()) {
             throw new IllegalArgumentException("no QPs");
         }
@@ -92,7 +108,13 @@ public final class PerftestSession {
                     : "the rdma_cm control channel is only for -R sessions");
         }
         boolean withGid = mine.get(0).hasGid();
-        for (PerftestSchedule.Step step : PerftestSchedule.of(kind, ch.isClient(), sizes, options)) {
+        List<PerftestSchedule.Step> steps = PerftestSchedule.of(kind, ch.isClient(), sizes, options);
+        List<Boolean> afterPeerRun = PerftestSchedule.afterPeerRun(kind, ch.isClient(), sizes, options);
+        for (int at = 0; at < steps.size(); at++) {
+            PerftestSchedule.Step step = steps.get(at);
+            if (afterPeerRun.get(at)) {
+                ch.expectPeerRun(peerRunLimit);
+            }
             switch (step) {
                 case KEYS -> {
                     for (int i = 0; i < mine.size(); i++) {

@@ -101,6 +101,79 @@ class PerftestChannelTest {
         }
     }
 
+    /** A passive server's wait for the client's run outlasts the timeout (perftest waits forever too). */
+    @Test
+    void waitForThePeersRunIsNotBoundByTheTimeout() throws Exception {
+        PeerInfo keys = new PeerInfo(0, 16, 0x11, 0xcdfed9, 0x409, 0x55daec22b000L, GID, 0);
+        try (ServerSocket ss = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            Future<?> peer = pool.submit(() -> {
+                try (Socket s = ss.accept()) {
+                    byte[] m = s.getInputStream().readNBytes(PeerInfo.wireSize(true));
+                    Thread.sleep(1500);   // "running": five times the timeout
+                    s.getOutputStream().write(m);
+                }
+                return null;
+            });
+            try (PerftestChannel ch = PerftestChannel.connect("127.0.0.1", ss.getLocalPort(), Duration.ofMillis(300))) {
+                ch.expectPeerRun(null);
+                long start = System.nanoTime();
+                assertEquals(keys, ch.sync(keys));
+                assertTrue(System.nanoTime() - start >= 1_400_000_000L);
+                // The mark is for one read: the next wait has the ordinary timeout again.
+                PerftestProtocolException e = assertThrows(PerftestProtocolException.class, () -> ch.sync(keys));
+                assertTrue(e.getMessage().contains("closed the connection") || e.getMessage().contains("timed out"),
+                        e.getMessage());
+            }
+            peer.get();
+        }
+    }
+
+    @Test
+    void aPeerKilledDuringItsRunEndsTheWaitAtOnce() throws Exception {
+        PeerInfo keys = new PeerInfo(0, 16, 0x11, 0xcdfed9, 0x409, 0x55daec22b000L, GID, 0);
+        try (ServerSocket ss = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            Future<?> peer = pool.submit(() -> {
+                try (Socket s = ss.accept()) {
+                    s.getInputStream().readNBytes(PeerInfo.wireSize(true));
+                    Thread.sleep(500);
+                }   // closed without answering, as the kernel does for a killed process
+                return null;
+            });
+            assertTimeoutPreemptively(Duration.ofSeconds(5), () -> {
+                try (PerftestChannel ch = PerftestChannel.connect("127.0.0.1", ss.getLocalPort(), Duration.ofSeconds(60))) {
+                    ch.expectPeerRun(null);
+                    PerftestProtocolException e = assertThrows(PerftestProtocolException.class, () -> ch.sync(keys));
+                    assertEquals("sync: peer closed the connection after 0 of 108 bytes (it ended or was killed "
+                            + "before finishing its run)", e.getMessage());
+                }
+            });
+            peer.get();
+        }
+    }
+
+    @Test
+    void aBoundedPeerRunTimesOutNamingTheRun() throws Exception {
+        PeerInfo keys = new PeerInfo(0, 16, 0x11, 0xcdfed9, 0x409, 0x55daec22b000L, GID, 0);
+        try (ServerSocket ss = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            CompletableFuture<Socket> accepted = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return ss.accept();
+                } catch (Exception e) {
+                    throw new RuntimeException(e);
+                }
+            }, pool);
+            assertTimeoutPreemptively(Duration.ofSeconds(5), () -> {
+                try (PerftestChannel ch = PerftestChannel.connect("127.0.0.1", ss.getLocalPort(), Duration.ofSeconds(60))) {
+                    ch.expectPeerRun(Duration.ofMillis(400));
+                    PerftestProtocolException e = assertThrows(PerftestProtocolException.class, () -> ch.sync(keys));
+                    assertEquals("sync: the peer did not finish its run within 400 ms (peer stopped or not in step?)",
+                            e.getMessage());
+                }
+            });
+            accepted.get().close();
+        }
+    }
+
     @Test
     void peerThatClosesMidMessageIsReported() throws Exception {
         try (ServerSocket ss = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {

@@ -110,6 +110,47 @@ class PerftestScheduleTest {
     }
 
     @Test
+    void thePassiveServerWaitsForTheClientsRunAtItsSecondSync() {
+        // write_bw server: KEYS CONNECT KEYS SYNC | SYNC REPORT FINISH; the client runs before its second sync.
+        assertEquals(List.of(false, false, false, false, true, false, false),
+                PerftestSchedule.afterPeerRun(TestKind.WRITE_BW, false, 1, Options.DEFAULT));
+        // The client never waits for a server run: the passive server has none.
+        assertFalse(PerftestSchedule.afterPeerRun(TestKind.WRITE_BW, true, 1, Options.DEFAULT).contains(true));
+        // read_lat server: its final sync comes right after connecting and waits for the client's run.
+        assertEquals(List.of(false, false, false, false, false, true),
+                PerftestSchedule.afterPeerRun(TestKind.READ_LAT, false, 1, Options.DEFAULT));
+    }
+
+    @ParameterizedTest
+    @EnumSource(TestKind.class)
+    void everyExchangeAfterARunOfBothSidesIsMarked(TestKind kind) {
+        for (boolean client : List.of(true, false)) {
+            for (Options o : kind.bandwidth() ? List.of(Options.DEFAULT, B, R) : List.of(Options.DEFAULT, R)) {
+                List<Step> steps = PerftestSchedule.of(kind, client, 3, o);
+                List<Boolean> marks = PerftestSchedule.afterPeerRun(kind, client, 3, o);
+                assertEquals(steps.size(), marks.size());
+                for (int i = 0; i < steps.size(); i++) {
+                    if (marks.get(i)) {
+                        assertTrue(List.of(KEYS, SYNC, CM_SYNC, REPORT, FINISH).contains(steps.get(i)), steps.toString());
+                    }
+                }
+                boolean bothRun = PerftestSchedule.of(kind, !client, 3, o).contains(RUN) && steps.contains(RUN);
+                if (bothRun) {
+                    // Symmetric runs: whatever follows my last run waits for the peer's last run too.
+                    int lastRun = steps.lastIndexOf(RUN);
+                    int next = lastRun + 1;
+                    while (next < steps.size() && steps.get(next) == CLOSE) {
+                        next++;
+                    }
+                    if (next < steps.size()) {
+                        assertTrue(marks.get(next), kind + " " + client + " " + o + ": " + steps + " " + marks);
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
     void udSweepEndsAtTheMtu() {
         assertEquals(List.of(2L, 4L, 8L, 16L, 32L, 64L, 128L, 256L, 512L, 1024L), PerftestSchedule.udSweep(1024));
         assertEquals(8, PerftestSchedule.udSweep(256).size());

@@ -1,0 +1,92 @@
+package dev.jrdma;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.jrdma.bindings.generated.ibv_ah_attr;
+import dev.jrdma.bindings.generated.ibv_global_route;
+import dev.jrdma.bindings.generated.ibv_qp_attr;
+import dev.jrdma.bindings.generated.ibv_qp_init_attr;
+import dev.jrdma.bindings.generated.rdma_h;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.reflect.Field;
+import org.junit.jupiter.api.Test;
+
+/** {@link ConnectionOptions#serviceLevel()} and {@link ConnectionOptions#trafficClass()} reach the device. */
+@DeviceTest
+class ServiceLevelDeviceTest {
+    private static final ConnectionOptions OPTIONS = ConnectionOptions.DEFAULTS.withServiceLevel(5).withTrafficClass(0x28);
+
+    /**
+     * The address vector as the device reports it back. Soft-RoCE keeps the GRH but not the SL
+     * (its rxe_av has no SL field; RoCE carries the SL only as a VLAN priority), so the SL is
+     * checked only where the provider reports one back.
+     */
+    @Test
+    void aConnectedQueuePairsAddressVectorCarriesTheTrafficClass() throws Exception {
+        try (Loopback lo = new Loopback(QueuePairType.RC, Loopback.ALL, OPTIONS)) {
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment attr = arena.allocate(ibv_qp_attr.layout());
+                MemorySegment init = arena.allocate(ibv_qp_init_attr.layout());
+                assertEquals(0, rdma_h.ibv_query_qp(handle(lo.a), attr, QpAttribute.AV.bit, init));
+                MemorySegment ah = ibv_qp_attr.ah_attr(attr);
+                assertEquals(0x28, Byte.toUnsignedInt(ibv_global_route.traffic_class(ibv_ah_attr.grh(ah))));
+                if (!lo.context.name().startsWith("rxe")) {
+                    assertEquals(5, ibv_ah_attr.sl(ah));
+                }
+            }
+            // and the connection still carries traffic
+            lo.memA.segment().fill((byte) 9);
+            lo.a.post(new SendRequest().wrId(1).opcode(SendOpcode.RDMA_WRITE).sge(lo.memA, 0, 64)
+                    .remote(lo.memB.remote(0, 64)));
+            lo.take().checkSuccess();
+            assertEquals(9, lo.memB.segment().get(JAVA_BYTE, 63));
+        }
+    }
+
+    /**
+     * On RoCE v2 over IPv4 a UD receive's 40-byte GRH area holds the IPv4 header in its last 20
+     * bytes: its TOS byte is the traffic class the sender's address handle set.
+     */
+    @Test
+    void aUdDatagramLeavesWithTheAddressHandlesTrafficClass() {
+        try (Context context = TestDevices.device().open()) {
+            ProtectionDomain pd = context.allocateProtectionDomain();
+            CompletionQueue cq = context.createCompletionQueue(16);
+            QueuePair a = pd.queuePair(QueuePairType.UD).completionQueue(cq).build();
+            QueuePair b = pd.queuePair(QueuePairType.UD).completionQueue(cq).build();
+            GidEntry gid = TestDevices.gid(context);
+            assertTrue(gid.ipv4().isPresent(), "needs an IPv4-mapped RoCE v2 GID: " + gid);
+            a.localEndpoint(TestDevices.PORT, gid.index());
+            Endpoint eb = b.localEndpoint(TestDevices.PORT, gid.index());
+            for (QueuePair qp : new QueuePair[] {a, b}) {
+                qp.toInit(TestDevices.PORT);
+                qp.toRtr();
+                qp.toRts();
+            }
+            MemoryRegion mr = pd.allocate(4096);
+            b.post(new ReceiveRequest().wrId(1).sge(mr, 1024, 40 + 256));
+            AddressHandle ah = pd.createAddressHandle(eb, TestDevices.PORT, gid.index(), OPTIONS);
+            a.post(new SendRequest().wrId(2).sge(mr, 0, 16).datagram(ah, eb.qpn(), OPTIONS.qkey()));
+            WorkCompletion wc = new WorkCompletion();
+            boolean received = false;
+            for (int i = 0; i < 2; i++) {
+                cq.take(wc, TestDevices.TIMEOUT).checkSuccess();
+                received |= wc.wrId() == 1;
+            }
+            assertTrue(received);
+            MemorySegment ipv4 = mr.segment().asSlice(1024 + 20, 20);
+            assertEquals(0x45, Byte.toUnsignedInt(ipv4.get(JAVA_BYTE, 0)), "IPv4 header with 20 bytes");
+            assertEquals(0x28, Byte.toUnsignedInt(ipv4.get(JAVA_BYTE, 1)), "TOS = traffic class");
+            ah.close();
+        }
+    }
+
+    private static MemorySegment handle(QueuePair qp) throws ReflectiveOperationException {
+        Field f = QueuePair.class.getDeclaredField("handle");
+        f.setAccessible(true);
+        return (MemorySegment) f.get(qp);
+    }
+}
