@@ -65,7 +65,8 @@ class GuideTest {
     void guideHasItsPages() throws IOException {
         List<String> names = pages().stream().map(p -> p.getFileName().toString()).toList();
         for (String required : List.of("index.md", "getting-started.md", "concepts.md", "architecture.md",
-                "troubleshooting.md", "perftest-mapping.md")) {
+                "troubleshooting.md", "perftest-mapping.md", "cli-reference.md", "tutorial-hello.md", "tutorial-write.md",
+                "tutorial-read.md", "tutorial-atomics.md", "tutorial-ud.md", "tutorial-rdma-cm.md")) {
             assertTrue(names.contains(required), "docs/guide/" + required + " is missing");
         }
     }
