@@ -46,13 +46,13 @@ final class CliReference {
         for (CommandLine c : commands) {
             CommandSpec spec = c.getCommandSpec();
             md.append("| [`").append(spec.qualifiedName()).append("`](#").append(GuideTest.slug(heading(spec)))
-                    .append(") | ").append(cell(String.join(" ", spec.usageMessage().description()))).append(" |\n");
+                    .append(") | ").append(cell(firstLine(spec))).append(" |\n");
         }
         for (CommandLine c : commands) {
             command(md, c);
         }
         exitCodes(md);
-        return md.toString();
+        return md.toString().replaceAll("\n{3,}", "\n\n");
     }
 
     private static void collect(CommandLine c, List<CommandLine> out) {
@@ -64,6 +64,12 @@ final class CliReference {
         }
     }
 
+    /** The first line of a command's description: the summary the command table shows. */
+    private static String firstLine(CommandSpec spec) {
+        String[] description = spec.usageMessage().description();
+        return description.length == 0 ? "" : description[0].lines().findFirst().orElse("").strip();
+    }
+
     private static String heading(CommandSpec spec) {
         return "`" + spec.qualifiedName() + "`";
     }
@@ -71,7 +77,12 @@ final class CliReference {
     private static void command(StringBuilder md, CommandLine c) {
         CommandSpec spec = c.getCommandSpec();
         md.append("\n## ").append(heading(spec)).append("\n\n");
-        md.append(String.join("\n", spec.usageMessage().description())).append("\n\n");
+        for (String line : String.join("\n", spec.usageMessage().description()).split("\n", -1)) {
+            // picocli indents example commands; Markdown shows 4-space-indented lines as code.
+            md.append(line.isBlank() || !Character.isWhitespace(line.charAt(0)) ? line.stripTrailing()
+                    : "    " + line.strip()).append('\n');
+        }
+        md.append('\n');
         Help help = new Help(spec, Help.defaultColorScheme(Help.Ansi.OFF));
         md.append("```\n").append(help.synopsis(0).stripTrailing()).append("\n```\n");
 

@@ -73,8 +73,19 @@ class GuideTest {
 
     @Test
     void relativeLinksAndAnchorsResolve() throws IOException {
+        assertEquals(List.of(), brokenLinks(pages()));
+    }
+
+    /** The READMEs that lead into the guide: the repository's and the examples'. */
+    @Test
+    void readmeLinksResolve() throws IOException {
+        Path root = GUIDE.getParent().getParent();
+        assertEquals(List.of(), brokenLinks(List.of(root.resolve("README.md"), root.resolve("examples/README.md"))));
+    }
+
+    private static List<String> brokenLinks(List<Path> files) throws IOException {
         List<String> broken = new ArrayList<>();
-        for (Path page : pages()) {
+        for (Path page : files) {
             Matcher m = LINK.matcher(prose(page));
             while (m.find()) {
                 String target = m.group(1);
@@ -92,7 +103,7 @@ class GuideTest {
                 }
             }
         }
-        assertEquals(List.of(), broken);
+        return broken;
     }
 
     @Test
