@@ -28,6 +28,7 @@ public final class ProtectionDomain extends NativeResource {
 
     static ProtectionDomain allocate(Context context) {
         MemorySegment pd;
+        // @start region="errno-capture"
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment errno = Errno.allocate(arena);
             pd = ErrnoVerbs.ibv_alloc_pd(errno, context.handle());
@@ -35,6 +36,7 @@ public final class ProtectionDomain extends NativeResource {
                 throw RdmaException.of("ibv_alloc_pd", context, Errno.get(errno));
             }
         }
+        // @end
         pd = pd.reinterpret(ibv_pd.layout().byteSize());
         try {
             return new ProtectionDomain(context, pd);

@@ -83,6 +83,7 @@ public final class InlineVerbs {
 
     /** {@code ibv_post_send}: {@code qp->context->ops.post_send(qp, wr, bad_wr)}; returns 0 or an errno value. */
     public static int ibv_post_send(MemorySegment qp, MemorySegment wr, MemorySegment badWr) {
+        // @start region="post-send"
         long fn = contextOp(qp, QP_CONTEXT, OP_POST_SEND, "qp");
         if (fn == 0) {
             return EOPNOTSUPP;
@@ -92,6 +93,7 @@ public final class InlineVerbs {
         } catch (Throwable t) {
             throw ErrnoVerbs.rethrow(t);
         }
+        // @end
     }
 
     /** {@code ibv_post_recv}: {@code qp->context->ops.post_recv(qp, wr, bad_wr)}; returns 0 or an errno value. */

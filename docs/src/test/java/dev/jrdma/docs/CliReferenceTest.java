@@ -1,0 +1,43 @@
+package dev.jrdma.docs;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+
+/**
+ * docs/guide/cli-reference.md is what {@link CliReference} generates from the current command
+ * line; with {@code -Djrdma.docs.write=true} ({@code scripts/docs-sync}) it is rewritten instead.
+ */
+class CliReferenceTest {
+    private static final Path PAGE = Guide.DIR.resolve(CliReference.PAGE);
+
+    @Test
+    void committedPageIsTheGeneratedOne() throws IOException {
+        String generated = CliReference.generate();
+        String committed = Files.exists(PAGE) ? Files.readString(PAGE) : "";
+        if (Guide.writing() && !generated.equals(committed)) {
+            Files.writeString(PAGE, generated);
+            System.out.println("docs-sync: rewrote " + Guide.ROOT.relativize(PAGE));
+            return;
+        }
+        assertEquals(generated, committed, "docs/guide/" + CliReference.PAGE
+                + " differs from the jrdma command line's model; regenerate it with " + Guide.SYNC_COMMAND);
+    }
+
+    @Test
+    void pageCoversEveryCommandAndOption() {
+        String page = CliReference.generate();
+        for (String command : new String[] {"send-lat", "send-bw", "write-lat", "write-bw", "read-lat", "read-bw",
+                "atomic-lat", "atomic-bw", "devices", "devinfo"}) {
+            assertTrue(page.contains("\n## `jrdma " + command + "`\n"), "no section for jrdma " + command);
+        }
+        // A few facts that must survive rendering: names, interpolated defaults, positional HOST.
+        assertTrue(page.contains("`-d`, `--ib-dev`"), "option names");
+        assertTrue(page.contains("| `HOST` (optional) |"), "positional parameter");
+        assertTrue(!page.contains("${"), "uninterpolated picocli variable in the page");
+    }
+}
