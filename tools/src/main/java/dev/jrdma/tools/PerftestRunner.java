@@ -314,7 +314,7 @@ final class PerftestRunner implements PerftestSession.Device {
                     p.hasGid() ? Gid.of(p.gid()) : Gid.ZERO, agreedMtu);
             ConnectionOptions options = new ConnectionOptions(
                     EnumSet.of(Access.REMOTE_WRITE, Access.REMOTE_READ, Access.REMOTE_ATOMIC), 12, s.qpTimeout(), 7, 7,
-                    Math.max(1, Math.min(255, p.outReads())), Math.max(1, Math.min(255, outReads)), 0x11111111, 255);
+                    Math.max(1, Math.min(255, p.outReads())), Math.max(1, Math.min(255, outReads)), 0x11111111, 255, 0, 0);
             qps.get(i).connect(remoteEndpoint, options);
         }
         if (verb == Verb.SEND) {
