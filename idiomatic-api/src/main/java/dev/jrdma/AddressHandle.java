@@ -59,7 +59,7 @@ public final class AddressHandle extends NativeResource {
         }
     }
 
-    /** The protection domain. */
+    /** {@return the protection domain} */
     public ProtectionDomain protectionDomain() {
         return pd;
     }

@@ -18,6 +18,8 @@ public enum AtomicCapability {
     /**
      * The value of the C {@code enum ibv_atomic_cap} constant ({@code IBV_ATOMIC_NONE} 0,
      * {@code IBV_ATOMIC_HCA} 1, {@code IBV_ATOMIC_GLOB} 2), as {@code ibv_devinfo -v} prints it.
+     *
+     * @return 0..2
      */
     public int value() {
         return value;

@@ -54,31 +54,52 @@ public record ConnectionOptions(Set<Access> remoteAccess, int minRnrTimer, int t
         }
     }
 
-    /** These options with another RNR retry count (0 = fail at once when the peer has no receive posted). */
+    /**
+     * {@return these options with another RNR retry count}
+     *
+     * @param rnrRetry 0..7; 0 fails a SEND at once when the peer has no receive posted, 7 retries forever
+     */
     public ConnectionOptions withRnrRetry(int rnrRetry) {
         return new ConnectionOptions(remoteAccess, minRnrTimer, timeout, retryCount, rnrRetry, maxReadAtomic,
                 maxDestReadAtomic, qkey, hopLimit, serviceLevel, trafficClass);
     }
 
-    /** These options with other remote access rights. */
+    /**
+     * {@return these options with other remote access rights}
+     *
+     * @param remoteAccess what peers may do to this side's memory (REMOTE_WRITE, REMOTE_READ, REMOTE_ATOMIC)
+     */
     public ConnectionOptions withRemoteAccess(Set<Access> remoteAccess) {
         return new ConnectionOptions(remoteAccess, minRnrTimer, timeout, retryCount, rnrRetry, maxReadAtomic,
                 maxDestReadAtomic, qkey, hopLimit, serviceLevel, trafficClass);
     }
 
-    /** These options with another ACK timeout and retry count. */
+    /**
+     * {@return these options with another ACK timeout and retry count}
+     *
+     * @param timeout    0..31: the local ACK timeout is 4.096 us x 2^timeout (0 = infinite)
+     * @param retryCount 0..7 retransmissions before the send fails with RETRY_EXC_ERR
+     */
     public ConnectionOptions withTimeout(int timeout, int retryCount) {
         return new ConnectionOptions(remoteAccess, minRnrTimer, timeout, retryCount, rnrRetry, maxReadAtomic,
                 maxDestReadAtomic, qkey, hopLimit, serviceLevel, trafficClass);
     }
 
-    /** These options with another service level (0-15), the address vector's SL. */
+    /**
+     * {@return these options with another service level, the address vector's SL}
+     *
+     * @param serviceLevel 0..15
+     */
     public ConnectionOptions withServiceLevel(int serviceLevel) {
         return new ConnectionOptions(remoteAccess, minRnrTimer, timeout, retryCount, rnrRetry, maxReadAtomic,
                 maxDestReadAtomic, qkey, hopLimit, serviceLevel, trafficClass);
     }
 
-    /** These options with another GRH traffic class (0-255). */
+    /**
+     * {@return these options with another GRH traffic class}
+     *
+     * @param trafficClass 0..255
+     */
     public ConnectionOptions withTrafficClass(int trafficClass) {
         return new ConnectionOptions(remoteAccess, minRnrTimer, timeout, retryCount, rnrRetry, maxReadAtomic,
                 maxDestReadAtomic, qkey, hopLimit, serviceLevel, trafficClass);

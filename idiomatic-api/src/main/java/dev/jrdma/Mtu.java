@@ -21,7 +21,7 @@ public enum Mtu {
         this.bytes = bytes;
     }
 
-    /** The MTU in bytes. */
+    /** {@return the MTU in bytes} */
     public int bytes() {
         return bytes;
     }
@@ -29,12 +29,18 @@ public enum Mtu {
     /**
      * The value of the C {@code enum ibv_mtu} constant: 1 for 256 bytes up to 5 for 4096 bytes,
      * as the verbs ABI and wire formats such as perftest's MTU exchange carry it.
+     *
+     * @return 1..5
      */
     public int value() {
         return value;
     }
 
-    /** The smaller of two MTUs: what a path between two ports can carry. */
+    /**
+     * {@return the smaller of two MTUs: what a path between two ports can carry}
+     *
+     * @param other the other port's MTU
+     */
     public Mtu min(Mtu other) {
         return compareTo(other) <= 0 ? this : other;
     }
@@ -42,6 +48,8 @@ public enum Mtu {
     /**
      * The constant for a C {@code enum ibv_mtu} value ({@link #value()}).
      *
+     * @param value 1..5
+     * @return the constant
      * @throws IllegalArgumentException for a value outside 1..5
      */
     public static Mtu of(int value) {

@@ -33,6 +33,8 @@ public enum PortState {
     /**
      * The value of the C {@code enum ibv_port_state} constant (0 NOP ... 5 ACTIVE_DEFER), as
      * {@code ibv_devinfo} prints it next to the name.
+     *
+     * @return 0..5
      */
     public int value() {
         return value;

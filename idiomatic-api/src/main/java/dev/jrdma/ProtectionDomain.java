@@ -46,7 +46,7 @@ public final class ProtectionDomain extends NativeResource {
         }
     }
 
-    /** The context this PD belongs to. */
+    /** {@return the context this PD belongs to} */
     public Context context() {
         return context;
     }
@@ -59,6 +59,8 @@ public final class ProtectionDomain extends NativeResource {
     /**
      * Registers memory the caller owns, with local write access only ({@link Access#DEFAULT}).
      *
+     * @param segment native memory of an arena that outlives the region
+     * @return the region, owned by this PD
      * @see #register(MemorySegment, Set)
      */
     public MemoryRegion register(MemorySegment segment) {
@@ -71,6 +73,12 @@ public final class ProtectionDomain extends NativeResource {
      * arena before every use and throws {@link IllegalStateException} once it is closed, but
      * the device keeps the pages pinned until the region is closed, so close the region before
      * the arena. {@link #register(MemorySegment, Arena, Set)} does that automatically.
+     *
+     * @param segment native memory of an arena that outlives the region
+     * @param access  the rights of the device and of peers ({@link Access#DEFAULT}: local write only)
+     * @return the region, owned by this PD
+     * @throws IllegalArgumentException for heap memory or inconsistent rights
+     * @throws IllegalStateException when the segment's arena is closed
      */
     public MemoryRegion register(MemorySegment segment, Set<Access> access) {
         checkOpen();
@@ -82,6 +90,11 @@ public final class ProtectionDomain extends NativeResource {
      * allocated {@code segment}: closing the arena deregisters the region before the memory is
      * freed. The arena must be one that is closed explicitly (confined or shared); must be
      * called from the arena's owner thread if it is confined.
+     *
+     * @param segment native memory allocated by {@code arena}
+     * @param arena   the arena whose closing deregisters the region
+     * @param access  the rights of the device and of peers
+     * @return the region, owned by this PD and tied to {@code arena}
      */
     public MemoryRegion register(MemorySegment segment, Arena arena, Set<Access> access) {
         checkOpen();
@@ -91,18 +104,32 @@ public final class ProtectionDomain extends NativeResource {
     /**
      * Allocates {@code size} bytes of page-aligned, zeroed native memory and registers it. The
      * memory belongs to the region: closing the region deregisters and then frees it.
+     *
+     * @param size   the number of bytes
+     * @param access the rights of the device and of peers
+     * @return the region, owned by this PD
      */
     public MemoryRegion allocate(long size, Set<Access> access) {
         checkOpen();
         return MemoryRegion.allocate(this, size, access);
     }
 
-    /** As {@link #allocate(long, Set)} with local write access only. */
+    /**
+     * As {@link #allocate(long, Set)} with local write access only.
+     *
+     * @param size the number of bytes
+     * @return the region, owned by this PD
+     */
     public MemoryRegion allocate(long size) {
         return allocate(size, Access.DEFAULT);
     }
 
-    /** Starts building a queue pair of {@code type} in this PD. */
+    /**
+     * Starts building a queue pair in this PD.
+     *
+     * @param type the transport: RC, UC or UD
+     * @return a builder; {@link QueuePair.Builder#build()} creates the queue pair
+     */
     public QueuePair.Builder queuePair(QueuePairType type) {
         checkOpen();
         return new QueuePair.Builder(this, type);
@@ -111,13 +138,21 @@ public final class ProtectionDomain extends NativeResource {
     /**
      * Allocates a type 1 memory window; {@link OperationNotSupportedException} when the
      * provider has none.
+     *
+     * @return the window, unbound, owned by this PD
      */
     public MemoryWindow allocateMemoryWindow() {
         checkOpen();
         return MemoryWindow.allocate(this);
     }
 
-    /** Creates a shared receive queue for up to {@code maxWorkRequests} receives of up to {@code maxSges} SGEs. */
+    /**
+     * Creates a shared receive queue.
+     *
+     * @param maxWorkRequests the most receives it holds
+     * @param maxSges         the most SGEs per receive
+     * @return the queue, owned by this PD
+     */
     public SharedReceiveQueue createSharedReceiveQueue(int maxWorkRequests, int maxSges) {
         checkOpen();
         return SharedReceiveQueue.create(this, maxWorkRequests, maxSges);
@@ -126,6 +161,11 @@ public final class ProtectionDomain extends NativeResource {
     /**
      * Creates an address handle for UD sends to {@code remote}, leaving through {@code port}
      * with source GID table entry {@code gidIndex} (hop limit 64).
+     *
+     * @param remote   the destination's endpoint (its QPN is given per send)
+     * @param port     the local port, counting from 1
+     * @param gidIndex the source GID table entry
+     * @return the handle, owned by this PD
      */
     public AddressHandle createAddressHandle(Endpoint remote, int port, int gidIndex) {
         return createAddressHandle(remote, port, gidIndex, ConnectionOptions.DEFAULTS);
@@ -135,6 +175,12 @@ public final class ProtectionDomain extends NativeResource {
      * Creates an address handle for UD sends to {@code remote}, leaving through {@code port}
      * with source GID table entry {@code gidIndex}, and the hop limit, service level and
      * traffic class of {@code options} (its other fields do not apply to an address handle).
+     *
+     * @param remote   the destination's endpoint (its QPN is given per send)
+     * @param port     the local port, counting from 1
+     * @param gidIndex the source GID table entry
+     * @param options  hop limit, service level and traffic class
+     * @return the handle, owned by this PD
      */
     public AddressHandle createAddressHandle(Endpoint remote, int port, int gidIndex, ConnectionOptions options) {
         checkOpen();
