@@ -62,6 +62,9 @@ class SnippetTest {
             boolean inFence = false;
             for (int i = 0; i < lines.size(); i++) {
                 String line = lines.get(i);
+                if (line.strip().startsWith("<!--") && line.contains("snippet") && !Snippets.MARKER.matcher(line).matches()) {
+                    loose.add(page.getFileName() + ":" + (i + 1) + " (malformed marker: " + line.strip() + ")");
+                }
                 if (!line.startsWith("```")) {
                     continue;
                 }
