@@ -62,6 +62,9 @@ class SnippetTest {
             boolean inFence = false;
             for (int i = 0; i < lines.size(); i++) {
                 String line = lines.get(i);
+                if (line.strip().startsWith("<!--") && line.contains("snippet") && !Snippets.MARKER.matcher(line).matches()) {
+                    loose.add(page.getFileName() + ":" + (i + 1) + " (malformed marker: " + line.strip() + ")");
+                }
                 if (!line.startsWith("```")) {
                     continue;
                 }
@@ -96,6 +99,59 @@ class SnippetTest {
         assertTrue(programs.size() >= 7, "found only " + programs + " in " + EXAMPLES);
         programs.removeAll(quoted);
         assertEquals(Set.of(), programs, "examples no guide page quotes (add a tutorial)");
+    }
+
+    /**
+     * The tutorials' captured outputs are real runs, not maintained by docs-sync; this catches
+     * the drift that matters: every "server: ..." or "client: ..." line must start with the
+     * fixed text of a message the examples still print (up to the first number, quote or
+     * address in the line).
+     */
+    @Test
+    void capturedOutputLinesAreMessagesTheExamplesPrint() throws IOException {
+        StringBuilder sources = new StringBuilder();
+        try (Stream<Path> s = Files.list(EXAMPLES)) {
+            for (Path source : s.filter(p -> p.toString().endsWith(".java")).toList()) {
+                sources.append(Files.readString(source));
+            }
+        }
+        List<String> unknown = new ArrayList<>();
+        int checked = 0;
+        for (Path page : Guide.pages()) {
+            List<String> lines = Files.readAllLines(page);
+            for (int i = 0; i + 1 < lines.size(); i++) {
+                if (!lines.get(i).startsWith("<!-- output of ") || !lines.get(i + 1).equals("```")) {
+                    continue;
+                }
+                for (int j = i + 2; j < lines.size() && !lines.get(j).equals("```"); j++) {
+                    String line = lines.get(j).strip();
+                    if (!line.startsWith("server: ") && !line.startsWith("client: ")) {
+                        continue;
+                    }
+                    String fixed = fixedPrefix(line);
+                    checked++;
+                    if (!sources.toString().contains(fixed)) {
+                        unknown.add(page.getFileName() + ":" + (j + 1) + ": no example prints \"" + fixed + "...\"");
+                    }
+                }
+            }
+        }
+        assertTrue(checked >= 30, "expected the tutorials' captured outputs, found " + checked + " lines");
+        assertEquals(List.of(), unknown, "captured output the examples no longer print: rerun"
+                + " `scripts/softroce --timeout 900 -- examples/run all` and paste the new output");
+    }
+
+    /** The text before the first digit, quote or '/', cut back to a word boundary. */
+    static String fixedPrefix(String line) {
+        int cut = 0;
+        while (cut < line.length() && "0123456789\"/".indexOf(line.charAt(cut)) < 0) {
+            cut++;
+        }
+        if (cut == line.length()) {
+            return line;
+        }
+        int space = line.lastIndexOf(' ', cut - 1);
+        return line.substring(0, space + 1);
     }
 
     @Test
