@@ -134,7 +134,7 @@ final class PerftestCommands {
 
         @Option(names = {"-b", "--bidirectional"},
                 description = "Measure both directions at once: both sides run and each prints the sum of both "
-                        + "directions (give it to both sides; send-bw not with -D yet).")
+                        + "directions (give it to both sides).")
         boolean bidirectional;
 
         @Option(names = {"-N", "--noPeak"}, description = "Do not compute the peak bandwidth.")

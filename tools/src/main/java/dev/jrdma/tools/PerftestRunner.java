@@ -176,9 +176,6 @@ final class PerftestRunner implements PerftestSession.Device {
     }
 
     private static String unsupported(PerftestSettings s) {
-        if (s.durationSeconds() > 0 && s.bidirectional() && s.kind() == TestKind.SEND_BW) {
-            return "send-bw's -D with -b";
-        }
         if (s.rdmaCm()) {
             return "-R (rdma_cm)";
         }
@@ -741,7 +738,9 @@ final class PerftestRunner implements PerftestSession.Device {
                     }
                 }
                 case SEND_BW -> {
-                    BwReportData r = s.client() ? bandwidthForDuration(size) : sendBandwidthServerForDuration(size);
+                    // -b: send_bw exchanges no report in duration runs; each side prints its own row
+                    BwReportData r = s.bidirectional() ? sendBandwidthBidirectionalForDuration(size)
+                            : s.client() ? bandwidthForDuration(size) : sendBandwidthServerForDuration(size);
                     progress.finish();
                     bandwidthRow(r);
                 }
@@ -823,6 +822,97 @@ final class PerftestRunner implements PerftestSession.Device {
                         + " s: " + STALLED);
             }
             progress.update(now, now - w.start(), counted);
+        }
+        return windowReport(size, counted, w);
+    }
+
+    /**
+     * run_iter_bi in duration mode (send-bw -b -D): the client starts its clock and its sends at
+     * once, the server at its first receive; sends go in groups of cq-mod as in
+     * {@link #bandwidthForDuration}, every receive is re-posted, and the window counts both
+     * directions (send completions x cq-mod plus receives), as perftest's row does.
+     */
+    private BwReportData sendBandwidthBidirectionalForDuration(long size) throws IOException {
+        int n = qps.size();
+        int cqMod = s.cqMod();
+        int tx = s.txDepth();
+        SendRequest[] sends = new SendRequest[n];
+        ReceiveRequest[] recvs = new ReceiveRequest[n];
+        for (int i = 0; i < n; i++) {
+            sends[i] = sendRequest(i, size, SendOpcode.SEND).wrId(i);
+            recvs[i] = receiveRequest(i, size);
+        }
+        long[] scnt = new long[n];
+        long[] ccnt = new long[n];
+        Window w = s.client() ? Window.from(System.nanoTime(), s.durationSeconds()) : null;
+        long counted = 0;
+        boolean armed = false;
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            if (w != null) {
+                for (int q = 0; q < n; q++) {
+                    while (scnt[q] - ccnt[q] + cqMod <= tx) {
+                        for (int k = 0; k < cqMod; k++) {
+                            sends[q].signaled(k == cqMod - 1);
+                            qps.get(q).post(sends[q]);
+                        }
+                        scnt[q] += cqMod;
+                    }
+                }
+            }
+            int ne = sendCq.poll(batch);
+            long now = System.nanoTime();
+            for (int i = 0; i < ne; i++) {
+                WorkCompletion c = batch.get(i);
+                if (!c.isSuccess()) {
+                    throw new IOException("send failed: " + c.status() + " (vendor error 0x"
+                            + Integer.toHexString(c.vendorError()) + ")");
+                }
+                ccnt[(int) c.wrId()] += cqMod;
+                if (w != null && w.sampling(now)) {
+                    counted += cqMod;
+                }
+            }
+            int nr = recvCq.poll(batch);
+            now = System.nanoTime();
+            if (nr > 0 && w == null) {
+                w = Window.from(now, s.durationSeconds());   // the server starts at its first receive
+            }
+            for (int i = 0; i < nr; i++) {
+                WorkCompletion c = batch.get(i);
+                if (!c.isSuccess()) {
+                    throw new IOException("receive failed: " + c.status() + " (vendor error 0x"
+                            + Integer.toHexString(c.vendorError()) + ")");
+                }
+                qps.get((int) c.wrId()).post(recvs[(int) c.wrId()]);
+                if (w.sampling(now)) {
+                    counted++;
+                }
+            }
+            if (w != null && w.over(now)) {
+                break;
+            }
+            if (ne > 0 || nr > 0) {
+                deadline = now + timeout.toNanos();
+                armed = false;
+            } else {
+                if (now - deadline > 0) {
+                    throw new IOException("no completion within " + timeout.toSeconds() + " s: " + STALLED);
+                }
+                if (channel != null) {
+                    if (armed) {
+                        channel.await(Duration.ofMillis(100));
+                        armed = false;
+                    } else {
+                        sendCq.requestNotification(false);
+                        recvCq.requestNotification(false);
+                        armed = true;
+                    }
+                }
+            }
+            if (w != null) {
+                progress.update(now, now - w.start(), counted);
+            }
         }
         return windowReport(size, counted, w);
     }

@@ -171,7 +171,7 @@ class JrdmaDeviceTest {
                 options.add("-b");
             }
             options.add("-D 4");
-            if (k.bandwidth() && k != TestKind.SEND_BW) {
+            if (k.bandwidth()) {
                 options.add("-b -D 4");
             }
             for (String o : options) {
