@@ -148,7 +148,7 @@ final class DeviceCommands {
             sb.append("\tmax_qp_rd_atom:\t\t\t").append(a.maxQpRdAtom()).append('\n');
             sb.append("\tmax_qp_init_rd_atom:\t\t").append(a.maxQpInitRdAtom()).append('\n');
             sb.append("\tatomic_cap:\t\t\tATOMIC_").append(a.atomicCapability()).append(" (")
-              .append(a.atomicCapability().ordinal()).append(")\n");
+              .append(a.atomicCapability().value()).append(")\n");
             sb.append("\tmax_mw:\t\t\t\t").append(a.maxMw()).append('\n');
             sb.append("\tmax_ah:\t\t\t\t").append(a.maxAh()).append('\n');
             sb.append("\tmax_srq:\t\t\t").append(a.maxSrq()).append('\n');
@@ -161,7 +161,7 @@ final class DeviceCommands {
             }
             PortAttributes pa = context.queryPort(p);
             sb.append("\t\tport:\t").append(p).append('\n');
-            sb.append("\t\t\tstate:\t\t\tPORT_").append(pa.state()).append(" (").append(pa.state().ordinal())
+            sb.append("\t\t\tstate:\t\t\tPORT_").append(pa.state()).append(" (").append(pa.state().value())
               .append(")\n");
             sb.append("\t\t\tmax_mtu:\t\t").append(mtu(pa.maxMtu())).append('\n');
             sb.append("\t\t\tactive_mtu:\t\t").append(mtu(pa.activeMtu())).append('\n');
@@ -205,7 +205,7 @@ final class DeviceCommands {
     }
 
     static String mtu(Mtu m) {
-        return m.bytes() + " (" + (m.ordinal() + 1) + ")";
+        return m.bytes() + " (" + m.value() + ")";
     }
 
     static String linkLayer(LinkLayer l) {

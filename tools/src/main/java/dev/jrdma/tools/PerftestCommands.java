@@ -60,13 +60,15 @@ final class PerftestCommands {
         Connection connection;
 
         @Option(names = {"-R", "--rdma_cm"},
-                description = "Connect the QPs and exchange the keys with rdma_cm (RC or UD) instead of TCP.")
+                description = "Connect the QPs and exchange the keys with rdma_cm (RC or UD) instead of TCP. "
+                        + "Not implemented yet in jrdma's device part (exits 1).")
         boolean rdmaCm;
 
         @Option(names = {"-u", "--qp-timeout"}, paramLabel = "N", description = "QP timeout exponent (default: ${DEFAULT-VALUE}).")
         int qpTimeout;
 
-        @Option(names = {"-S", "--sl"}, paramLabel = "SL", description = "Service level (default: ${DEFAULT-VALUE}).")
+        @Option(names = {"-S", "--sl"}, paramLabel = "SL",
+                description = "Service level of the QPs' address vector, 0-15 (default: ${DEFAULT-VALUE}).")
         int sl;
 
         @Option(names = {"-s", "--size"}, paramLabel = "BYTES", converter = SizeConverter.class,
@@ -81,7 +83,9 @@ final class PerftestCommands {
         long iters;
 
         @Option(names = {"-D", "--duration"}, paramLabel = "SECONDS",
-                description = "Run for this long instead of -n iterations (progress on stderr when it is a terminal).")
+                description = "Run for this long instead of -n iterations: a warm-up of SECONDS/4 (whole seconds), "
+                        + "the sample window, and as long a cool-down; the row reports the window. Progress on "
+                        + "stderr when it is a terminal. Excludes -a and -e.")
         Integer duration;
 
         @Option(names = {"-t", "--tx-depth"}, paramLabel = "N", description = "Send queue depth (default: ${DEFAULT-VALUE}).")
@@ -129,7 +133,8 @@ final class PerftestCommands {
         int cqMod;
 
         @Option(names = {"-b", "--bidirectional"},
-                description = "Measure both directions at once (both sides run; each prints the sum).")
+                description = "Measure both directions at once: both sides run and each prints the sum of both "
+                        + "directions (give it to both sides).")
         boolean bidirectional;
 
         @Option(names = {"-N", "--noPeak"}, description = "Do not compute the peak bandwidth.")
@@ -141,7 +146,8 @@ final class PerftestCommands {
 
     /** Send tests: -r and -e. */
     static final class SendOptions {
-        @Option(names = {"-r", "--rx-depth"}, paramLabel = "N", description = "Receive queue depth (default: ${DEFAULT-VALUE}).")
+        @Option(names = {"-r", "--rx-depth"}, paramLabel = "N", description = "Receive queue depth (default: ${DEFAULT-VALUE}, clamped to -n; with -c UC or UD and "
+                        + "-n iterations, 512 becomes -n up to 16000, as in perftest).")
         int rxDepth;
     }
 
@@ -348,6 +354,11 @@ final class PerftestCommands {
             if (send() != null) {
                 range("--rx-depth", "-r", send().rxDepth, 1, 1 << 24);
                 rxDepth = duration == 0 ? (int) Math.min(send().rxDepth, iters) : send().rxDepth;
+                // force_dependecies: UC and UD lose a SEND that finds no receive, so an rx depth of 512
+                // (the default, or -r 512) becomes -n, up to UC_MAX_RX 16000, when iterations are counted.
+                if (duration == 0 && c.connection != Connection.RC && rxDepth == k.defaultRxDepth()) {
+                    rxDepth = (int) Math.min(iters, 16_000);
+                }
             }
             int inlineSize = -1;
             if (inline() != null) {

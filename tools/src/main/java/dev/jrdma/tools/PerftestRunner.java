@@ -1,6 +1,7 @@
 package dev.jrdma.tools;
 
 import dev.jrdma.Access;
+import dev.jrdma.AddressHandle;
 import dev.jrdma.CompletionChannel;
 import dev.jrdma.CompletionQueue;
 import dev.jrdma.ConnectionOptions;
@@ -28,6 +29,8 @@ import dev.jrdma.WorkCompletions;
 import dev.jrdma.tools.perftest.BandwidthMath;
 import dev.jrdma.tools.perftest.BwReportData;
 import dev.jrdma.tools.perftest.CsvReport;
+import dev.jrdma.tools.perftest.DurationLatency;
+import dev.jrdma.tools.perftest.ProgressLine;
 import dev.jrdma.tools.perftest.JsonReport;
 import dev.jrdma.tools.perftest.LatencyReport;
 import dev.jrdma.tools.perftest.PeerInfo;
@@ -68,6 +71,23 @@ import picocli.CommandLine.Model.CommandSpec;
 final class PerftestRunner implements PerftestSession.Device {
     private static final int PAGE_SIZE = 4096;
     private static final int CACHE_LINE = 64;
+    /** The GRH (or RoCE v2's IP header area) in front of every UD receive: perftest's UD_ADDITION. */
+    private static final int UD_GRH = 40;
+    /**
+     * Why a measurement loop stalls: perftest's protocol does not exchange the run's
+     * parameters, so a mismatch shows only as missing messages.
+     */
+    private static final String STALLED = "the peer stopped or vanished, or the two sides differ in a parameter "
+            + "that must match (-c, -s/-a, -n/-D, -q, -b, -r)";
+    /** A -D write-lat side answers after its end until the peer is this long quiet (lingerForWriteLatency). */
+    private static final long LINGER_QUIET_NANOS = 300_000_000L;
+    /**
+     * ... and for no longer than this: two lingering jrdma sides would answer each other forever,
+     * and the two sides' windows start within a sync's latency of each other, far less than this.
+     */
+    private static final long LINGER_MAX_NANOS = 2_000_000_000L;
+    /** perftest's DEF_QKEY. */
+    private static final int QKEY = 0x11111111;
     private static final VarHandle BYTE = ValueLayout.JAVA_BYTE.varHandle();
     /** perftest's ATOMIC_ADD_VALUE and ATOMIC_SWAP_VALUE. */
     private static final long ATOMIC_ADD = 1;
@@ -97,9 +117,17 @@ final class PerftestRunner implements PerftestSession.Device {
     private CompletionQueue sendCq;
     private CompletionQueue recvCq;
     private final List<QueuePair> qps = new ArrayList<>();
+    /** -c UD: per QP the address handle of the peer's QP (built in connect). */
+    private final List<AddressHandle> addressHandles = new ArrayList<>();
+    private ProtectionDomain pd;
+    private final boolean ud;
     private final List<PeerInfo> mine = new ArrayList<>();
     private List<PeerInfo> remote = List.of();
     private final List<LatencyReport> latencyRows = new ArrayList<>();
+    private final List<DurationLatency> durationRows = new ArrayList<>();
+    /** -D: the run is timed, not counted (see {@link Window}). */
+    private final boolean duration;
+    private ProgressLine progress;
     private final List<BwReportData> bwRows = new ArrayList<>();
     private BwReportData lastReport;
     private String peerVersion = "";
@@ -115,6 +143,8 @@ final class PerftestRunner implements PerftestSession.Device {
         this.timeout = s.timeout();
         this.kind = s.kind();
         this.verb = kind.verb();
+        this.ud = s.connection() == TestKind.Connection.UD;
+        this.duration = s.durationSeconds() > 0;
     }
 
     /** Runs the test; the exit code. Failures are exceptions (exit code 1 with their message). */
@@ -146,17 +176,8 @@ final class PerftestRunner implements PerftestSession.Device {
     }
 
     private static String unsupported(PerftestSettings s) {
-        if (s.bidirectional()) {
-            return "-b (bidirectional)";
-        }
-        if (s.durationSeconds() > 0) {
-            return "-D (duration)";
-        }
         if (s.rdmaCm()) {
             return "-R (rdma_cm)";
-        }
-        if (s.connection() == TestKind.Connection.UD) {
-            return "-c UD";
         }
         return null;
     }
@@ -194,16 +215,16 @@ final class PerftestRunner implements PerftestSession.Device {
             }
         }
         try (PerftestChannel oob = ch) {
-            PerftestSession.Preamble pre = PerftestSession.preamble(oob, PAGE_SIZE, CACHE_LINE, myMtu.ordinal() + 1);
+            PerftestSession.Preamble pre = PerftestSession.preamble(oob, PAGE_SIZE, CACHE_LINE, myMtu.value());
             peerVersion = pre.peerVersion();
-            agreedMtu = Mtu.values()[Math.max(1, Math.min(5, pre.mtuEnum())) - 1];
+            agreedMtu = Mtu.of(pre.mtuEnum());   // exchangeMtu keeps it within 1..5
             mtuBytes = agreedMtu.bytes();
             sizes = s.sizesForMtu(mtuBytes);
             createResources();
             info = new TestInfo(verb, s.atomicType() == null ? null : s.atomicType().name(), kind.bandwidth(),
-                    false, s.client(), context.name(), s.qps(), "IB", s.connection().name(), false, "ON", "OFF",
+                    s.bidirectional(), s.client(), context.name(), s.qps(), "IB", s.connection().name(), false, "ON", "OFF",
                     s.txDepth(), s.rxDepth(), 1, s.cqMod(), mtuBytes, port.isEthernet() ? "Ethernet" : "IB",
-                    gid == null ? -1 : gidIndex, inlineSize, outReads, false, s.events(), 0);
+                    gid == null ? -1 : gidIndex, inlineSize, outReads, false, s.events(), s.durationSeconds());
             if (text) {
                 out.print(PerftestFormat.header(info));
                 out.flush();
@@ -252,10 +273,11 @@ final class PerftestRunner implements PerftestSession.Device {
 
     private void createResources() {
         long maxSize = sizes.stream().mapToLong(Long::longValue).max().orElseThrow();
-        slot = Math.max(maxSize, PAGE_SIZE);
+        // A UD receive buffer also holds the 40-byte GRH in front of the message.
+        slot = Math.max(maxSize + (ud ? UD_GRH : 0), PAGE_SIZE);
         slot = (slot + PAGE_SIZE - 1) / PAGE_SIZE * PAGE_SIZE;
         int n = s.qps();
-        ProtectionDomain pd = context.allocateProtectionDomain();
+        pd = context.allocateProtectionDomain();
         mr = pd.allocate(2L * n * slot,
                 EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ, Access.REMOTE_ATOMIC));
         int tx = s.txDepth();
@@ -300,7 +322,7 @@ final class PerftestRunner implements PerftestSession.Device {
             } else if (kind.bandwidth()) {
                 out.print(PerftestFormat.bandwidthTableHeader(s.reportGbits()));
             } else {
-                out.print(PerftestFormat.latencyTableHeader(false));
+                out.print(PerftestFormat.latencyTableHeader(duration));
             }
             out.flush();
         }
@@ -314,8 +336,18 @@ final class PerftestRunner implements PerftestSession.Device {
                     p.hasGid() ? Gid.of(p.gid()) : Gid.ZERO, agreedMtu);
             ConnectionOptions options = new ConnectionOptions(
                     EnumSet.of(Access.REMOTE_WRITE, Access.REMOTE_READ, Access.REMOTE_ATOMIC), 12, s.qpTimeout(), 7, 7,
-                    Math.max(1, Math.min(255, p.outReads())), Math.max(1, Math.min(255, outReads)), 0x11111111, 255, 0, 0);
-            qps.get(i).connect(remoteEndpoint, options);
+                    Math.max(1, Math.min(255, p.outReads())), Math.max(1, Math.min(255, outReads)), QKEY, 255,
+                    s.sl(), 0);
+            QueuePair qp = qps.get(i);
+            if (ud) {
+                // UD: no remote in the QP; every send names the peer's QP through an address handle.
+                qp.toInit(s.ibPort(), options);
+                qp.toRtr();
+                qp.toRts(options);
+                addressHandles.add(pd.createAddressHandle(remoteEndpoint, s.ibPort(), gidIndex, options));
+            } else {
+                qp.connect(remoteEndpoint, options);
+            }
         }
         if (verb == Verb.SEND) {
             postReceives(0);   // before the sync that precedes the first run, as perftest does
@@ -324,7 +356,7 @@ final class PerftestRunner implements PerftestSession.Device {
 
     /** perftest's ctx_set_recv_wqes: rx-depth receives of the size per QP, into the QP's receive slot. */
     private void postReceives(int index) {
-        if (verb != Verb.SEND || (kind == TestKind.SEND_BW && s.client())) {
+        if (verb != Verb.SEND || (kind == TestKind.SEND_BW && s.client() && !s.bidirectional())) {
             return;
         }
         long size = sizes.get(index);
@@ -337,26 +369,35 @@ final class PerftestRunner implements PerftestSession.Device {
     }
 
     private ReceiveRequest receiveRequest(int qp, long size) {
-        return new ReceiveRequest().wrId(qp).sge(mr, (long) (qps.size() + qp) * slot, (int) size);
+        return new ReceiveRequest().wrId(qp).sge(mr, (long) (qps.size() + qp) * slot, (int) size + (ud ? UD_GRH : 0));
     }
 
     @Override
     public void run(int index) throws IOException {
         long size = sizes.get(index);
+        if (duration) {
+            runForDuration(size);
+            return;
+        }
         switch (kind) {
             case SEND_LAT -> latencyRow(size, sendLatency(size), true);
             case WRITE_LAT -> latencyRow(size, writeLatency(size), true);
             case READ_LAT, ATOMIC_LAT -> latencyRow(size, roundTripLatency(size), false);
             case SEND_BW -> {
-                if (s.client()) {
+                if (s.bidirectional()) {
+                    lastReport = sendBandwidthBidirectional(size);   // printed with the peer's sum
+                } else if (s.client()) {
                     bandwidthRow(bandwidthClient(size));
                 } else {
                     bandwidthRow(sendBandwidthServer(size));
                 }
             }
             case WRITE_BW, READ_BW, ATOMIC_BW -> {
+                // -b: both sides run this; each prints the sum once the reports are exchanged
                 lastReport = bandwidthClient(size);
-                bandwidthRow(lastReport);
+                if (!s.bidirectional()) {
+                    bandwidthRow(lastReport);
+                }
             }
         }
         if (index + 1 < sizes.size()) {
@@ -388,7 +429,7 @@ final class PerftestRunner implements PerftestSession.Device {
             long left = deadline - System.nanoTime();
             if (left < 0) {
                 throw new IOException("no " + what + " completion within " + timeout.toSeconds()
-                        + " s: the peer stopped or vanished");
+                        + " s: " + STALLED);
             }
             if (channel != null) {
                 // -e: arm, poll once more (a completion may have slipped in), then sleep on the channel.
@@ -432,6 +473,8 @@ final class PerftestRunner implements PerftestSession.Device {
         if (verb != Verb.SEND) {
             PeerInfo p = remote.get(qp);
             r.remote(new RemoteMemory(p.vaddr(), verb == Verb.ATOMIC ? 8 : size, p.rkey()));
+        } else if (ud) {
+            r.datagram(addressHandles.get(qp), remote.get(qp).qpn(), QKEY);
         }
         if ((verb == Verb.SEND || verb == Verb.WRITE) && size <= inlineSize) {
             r.inline(true);
@@ -501,7 +544,7 @@ final class PerftestRunner implements PerftestSession.Device {
                             deadline = now + timeout.toNanos();
                         } else if (now - deadline > 0) {
                             throw new IOException("write " + rcnt + " of the peer did not arrive within "
-                                    + timeout.toSeconds() + " s: the peer stopped or vanished");
+                                    + timeout.toSeconds() + " s: " + STALLED);
                         }
                     }
                     Thread.onSpinWait();
@@ -597,7 +640,7 @@ final class PerftestRunner implements PerftestSession.Device {
                     }
                 } else if (System.nanoTime() - deadline > 0) {
                     throw new IOException("no " + what + " completion within " + timeout.toSeconds()
-                            + " s: the peer stopped or vanished");
+                            + " s: " + STALLED);
                 }
             }
         }
@@ -646,11 +689,548 @@ final class PerftestRunner implements PerftestSession.Device {
                 }
             } else if (System.nanoTime() - deadline > 0) {
                 throw new IOException("no receive completion within " + timeout.toSeconds()
-                        + " s: the peer stopped or vanished");
+                        + " s: " + STALLED);
             }
         }
         long end = System.nanoTime();
         return BandwidthMath.report(size, total, new long[] {first}, new long[] {end}, 1, 1, true, s.reportGbits());
+    }
+
+    // ---- -D: perftest's duration mode -------------------------------------------------------
+
+    /**
+     * perftest's duration states as times, not SIGALRM: a warm-up margin, the sample window in
+     * which iterations are counted, a cool-down margin, then the end. The margin is -D / 4 whole
+     * seconds, as perftest's default (-f); the reported rate is the window's count over the
+     * window's length.
+     */
+    private record Window(long start, long sampleStart, long sampleEnd, long end) {
+        static Window from(long start, int seconds) {
+            long margin = (seconds / 4) * 1_000_000_000L;
+            long total = seconds * 1_000_000_000L;
+            return new Window(start, start + margin, start + total - margin, start + total);
+        }
+
+        boolean sampling(long now) {
+            return now - sampleStart >= 0 && now - sampleEnd < 0;
+        }
+
+        boolean over(long now) {
+            return now - end >= 0;
+        }
+
+        long length() {
+            return sampleEnd - sampleStart;
+        }
+    }
+
+    private void runForDuration(long size) throws IOException {
+        progress = ProgressLine.forRun(s, spec.commandLine().getErr(), ProgressLine.stderrIsTerminal());
+        try {
+            switch (kind) {
+                case SEND_LAT, WRITE_LAT, READ_LAT, ATOMIC_LAT -> {
+                    DurationLatency r = latencyForDuration(size);
+                    durationRows.add(r);
+                    progress.finish();
+                    if (text) {
+                        out.print(r.row());
+                        out.flush();
+                    }
+                }
+                case SEND_BW -> {
+                    // -b: send_bw exchanges no report in duration runs; each side prints its own row
+                    BwReportData r = s.bidirectional() ? sendBandwidthBidirectionalForDuration(size)
+                            : s.client() ? bandwidthForDuration(size) : sendBandwidthServerForDuration(size);
+                    progress.finish();
+                    bandwidthRow(r);
+                }
+                case WRITE_BW, READ_BW, ATOMIC_BW -> {
+                    lastReport = bandwidthForDuration(size);
+                    progress.finish();
+                    if (!s.bidirectional()) {
+                        bandwidthRow(lastReport);   // -b: the report exchange prints the sum
+                    }
+                }
+            }
+        } finally {
+            progress.finish();
+        }
+    }
+
+    private BwReportData windowReport(long size, long counted, Window w) {
+        if (counted == 0) {
+            throw new IllegalStateException("no message completed in the " + (w.length() / 1_000_000) + " ms sample "
+                    + "window of -D " + s.durationSeconds() + ": the device or the peer is too slow for this duration");
+        }
+        return BandwidthMath.report(size, counted, new long[] {w.sampleStart()}, new long[] {w.sampleEnd()}, 1, 1,
+                true, s.reportGbits());
+    }
+
+    /**
+     * run_iter_bw in duration mode (the client; both sides with -b): keep tx-depth
+     * messages outstanding, every cq-mod-th signalled, until the end; count the messages whose
+     * completions arrive inside the sample window. Outstanding messages are left to the QP's
+     * teardown, as perftest does.
+     */
+    private BwReportData bandwidthForDuration(long size) throws IOException {
+        int n = qps.size();
+        int cqMod = s.cqMod();
+        int tx = s.txDepth();
+        SendOpcode opcode = opcode();
+        SendRequest[] reqs = new SendRequest[n];
+        for (int i = 0; i < n; i++) {
+            reqs[i] = sendRequest(i, size, opcode).wrId(i);
+        }
+        long[] scnt = new long[n];
+        long[] ccnt = new long[n];
+        String what = verb == Verb.SEND ? "send" : verb == Verb.WRITE ? "RDMA write"
+                : verb == Verb.READ ? "RDMA read" : "atomic";
+        Window w = Window.from(System.nanoTime(), s.durationSeconds());
+        long counted = 0;
+        long deadline = w.start() + timeout.toNanos();
+        while (true) {
+            for (int q = 0; q < n; q++) {
+                while (scnt[q] - ccnt[q] + cqMod <= tx) {
+                    // whole groups of cq-mod messages, the last of each signalled: a completion stands for cq-mod
+                    for (int k = 0; k < cqMod; k++) {
+                        reqs[q].signaled(k == cqMod - 1);
+                        qps.get(q).post(reqs[q]);
+                    }
+                    scnt[q] += cqMod;
+                }
+            }
+            int ne = pollBatch(sendCq);
+            long now = System.nanoTime();
+            for (int i = 0; i < ne; i++) {
+                WorkCompletion c = batch.get(i);
+                if (!c.isSuccess()) {
+                    throw new IOException(what + " failed: " + c.status() + " (vendor error 0x"
+                            + Integer.toHexString(c.vendorError()) + ")");
+                }
+                ccnt[(int) c.wrId()] += cqMod;
+                if (w.sampling(now)) {
+                    counted += cqMod;
+                }
+            }
+            if (w.over(now)) {
+                break;
+            }
+            if (ne > 0) {
+                deadline = now + timeout.toNanos();
+            } else if (now - deadline > 0) {
+                throw new IOException("no " + what + " completion within " + timeout.toSeconds()
+                        + " s: " + STALLED);
+            }
+            progress.update(now, now - w.start(), counted);
+        }
+        return windowReport(size, counted, w);
+    }
+
+    /**
+     * run_iter_bi in duration mode (send-bw -b -D): the client starts its clock and its sends at
+     * once, the server at its first receive; sends go in groups of cq-mod as in
+     * {@link #bandwidthForDuration}, every receive is re-posted, and the window counts both
+     * directions (send completions x cq-mod plus receives), as perftest's row does.
+     */
+    private BwReportData sendBandwidthBidirectionalForDuration(long size) throws IOException {
+        int n = qps.size();
+        int cqMod = s.cqMod();
+        int tx = s.txDepth();
+        SendRequest[] sends = new SendRequest[n];
+        ReceiveRequest[] recvs = new ReceiveRequest[n];
+        for (int i = 0; i < n; i++) {
+            sends[i] = sendRequest(i, size, SendOpcode.SEND).wrId(i);
+            recvs[i] = receiveRequest(i, size);
+        }
+        long[] scnt = new long[n];
+        long[] ccnt = new long[n];
+        Window w = s.client() ? Window.from(System.nanoTime(), s.durationSeconds()) : null;
+        long counted = 0;
+        boolean armed = false;
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            if (w != null) {
+                for (int q = 0; q < n; q++) {
+                    while (scnt[q] - ccnt[q] + cqMod <= tx) {
+                        for (int k = 0; k < cqMod; k++) {
+                            sends[q].signaled(k == cqMod - 1);
+                            qps.get(q).post(sends[q]);
+                        }
+                        scnt[q] += cqMod;
+                    }
+                }
+            }
+            int ne = sendCq.poll(batch);
+            long now = System.nanoTime();
+            for (int i = 0; i < ne; i++) {
+                WorkCompletion c = batch.get(i);
+                if (!c.isSuccess()) {
+                    throw new IOException("send failed: " + c.status() + " (vendor error 0x"
+                            + Integer.toHexString(c.vendorError()) + ")");
+                }
+                ccnt[(int) c.wrId()] += cqMod;
+                if (w != null && w.sampling(now)) {
+                    counted += cqMod;
+                }
+            }
+            int nr = recvCq.poll(batch);
+            now = System.nanoTime();
+            if (nr > 0 && w == null) {
+                w = Window.from(now, s.durationSeconds());   // the server starts at its first receive
+            }
+            for (int i = 0; i < nr; i++) {
+                WorkCompletion c = batch.get(i);
+                if (!c.isSuccess()) {
+                    throw new IOException("receive failed: " + c.status() + " (vendor error 0x"
+                            + Integer.toHexString(c.vendorError()) + ")");
+                }
+                qps.get((int) c.wrId()).post(recvs[(int) c.wrId()]);
+                if (w.sampling(now)) {
+                    counted++;
+                }
+            }
+            if (w != null && w.over(now)) {
+                break;
+            }
+            if (ne > 0 || nr > 0) {
+                deadline = now + timeout.toNanos();
+                armed = false;
+            } else {
+                if (now - deadline > 0) {
+                    throw new IOException("no completion within " + timeout.toSeconds() + " s: " + STALLED);
+                }
+                if (channel != null) {
+                    if (armed) {
+                        channel.await(Duration.ofMillis(100));
+                        armed = false;
+                    } else {
+                        sendCq.requestNotification(false);
+                        recvCq.requestNotification(false);
+                        armed = true;
+                    }
+                }
+            }
+            if (w != null) {
+                progress.update(now, now - w.start(), counted);
+            }
+        }
+        return windowReport(size, counted, w);
+    }
+
+    /** run_iter_bw_server in duration mode: the clock starts at the first receive; re-post every receive. */
+    private BwReportData sendBandwidthServerForDuration(long size) throws IOException {
+        int n = qps.size();
+        ReceiveRequest[] reqs = new ReceiveRequest[n];
+        for (int i = 0; i < n; i++) {
+            reqs[i] = receiveRequest(i, size);
+        }
+        Window w = null;
+        long counted = 0;
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            int ne = pollBatch(recvCq);
+            long now = System.nanoTime();
+            if (ne > 0 && w == null) {
+                w = Window.from(now, s.durationSeconds());   // set_on_first_rx_packet
+            }
+            for (int i = 0; i < ne; i++) {
+                WorkCompletion c = batch.get(i);
+                if (!c.isSuccess()) {
+                    throw new IOException("receive failed: " + c.status() + " (vendor error 0x"
+                            + Integer.toHexString(c.vendorError()) + ")");
+                }
+                qps.get((int) c.wrId()).post(reqs[(int) c.wrId()]);
+                if (w.sampling(now)) {
+                    counted++;
+                }
+            }
+            if (w != null && w.over(now)) {
+                break;
+            }
+            if (ne > 0) {
+                deadline = now + timeout.toNanos();
+            } else if (now - deadline > 0) {
+                throw new IOException("no receive completion within " + timeout.toSeconds()
+                        + " s: " + STALLED);
+            }
+            if (w != null) {
+                progress.update(now, now - w.start(), counted);
+            }
+        }
+        return windowReport(size, counted, w);
+    }
+
+    /**
+     * The latency loops in duration mode (perftest's run_iter_lat*, test_type DURATION): the
+     * same exchanges as the counted runs, until this side's end; iterations are counted in the
+     * sample window. A side whose peer ended first stops waiting at its own end, so waits are
+     * bounded by the end as well as by the timeout.
+     */
+    private DurationLatency latencyForDuration(long size) throws IOException {
+        QueuePair qp = qps.getFirst();
+        Window w = Window.from(System.nanoTime(), s.durationSeconds());
+        long counted = 0;
+        switch (verb) {
+            case SEND -> {
+                SendRequest send = sendRequest(0, size, SendOpcode.SEND).signaled(true);
+                ReceiveRequest recv = receiveRequest(0, size);
+                boolean first = true;
+                while (true) {
+                    if (!(first && s.client())) {
+                        if (!takeUntil(recvCq, "receive", w)) {
+                            break;
+                        }
+                        qp.post(recv);
+                    }
+                    first = false;
+                    qp.post(send);
+                    if (!takeUntil(sendCq, "send", w)) {
+                        break;
+                    }
+                    long now = System.nanoTime();
+                    if (w.sampling(now)) {
+                        counted++;
+                    }
+                    if (w.over(now)) {
+                        break;
+                    }
+                    progress.update(now, now - w.start(), counted);
+                }
+            }
+            case WRITE -> {
+                SendRequest write = sendRequest(0, size, SendOpcode.RDMA_WRITE).signaled(true);
+                MemorySegment buf = mr.segment();
+                long postOffset = size - 1;
+                long pollOffset = (long) qps.size() * slot + size - 1;
+                byte scnt = 0;
+                byte rcnt = 0;
+                boolean first = true;
+                outer:
+                while (true) {
+                    if (!(first && !s.client())) {
+                        long deadline = System.nanoTime() + timeout.toNanos();
+                        int spins = 0;
+                        while ((byte) BYTE.getVolatile(buf, pollOffset) != (byte) (rcnt + 1)) {
+                            if ((++spins & 0xfff) == 0) {
+                                long now = System.nanoTime();
+                                if (w.over(now)) {
+                                    break outer;
+                                }
+                                if (now - deadline > 0) {
+                                    throw new IOException("the peer's write did not arrive within "
+                                            + timeout.toSeconds() + " s: " + STALLED);
+                                }
+                            }
+                            Thread.onSpinWait();
+                        }
+                        rcnt++;
+                    }
+                    first = false;
+                    BYTE.setVolatile(buf, postOffset, ++scnt);
+                    qp.post(write);
+                    if (!takeUntil(sendCq, "RDMA write", w)) {
+                        break;
+                    }
+                    long now = System.nanoTime();
+                    if (w.sampling(now)) {
+                        counted++;
+                    }
+                    if (w.over(now)) {
+                        break;
+                    }
+                    progress.update(now, now - w.start(), counted);
+                }
+                lingerForWriteLatency(write, buf, postOffset, pollOffset, scnt, rcnt);
+            }
+            case READ, ATOMIC -> {
+                SendRequest r = sendRequest(0, size, opcode()).signaled(true);
+                String what = verb == Verb.READ ? "RDMA read" : "atomic";
+                while (true) {
+                    qp.post(r);
+                    if (!takeUntil(sendCq, what, w)) {
+                        break;
+                    }
+                    long now = System.nanoTime();
+                    if (w.sampling(now)) {
+                        counted++;
+                    }
+                    if (w.over(now)) {
+                        break;
+                    }
+                    progress.update(now, now - w.start(), counted);
+                }
+            }
+        }
+        if (counted == 0) {
+            throw new IllegalStateException("no iteration completed in the sample window of -D "
+                    + s.durationSeconds() + ": the peer is too slow for this duration");
+        }
+        return DurationLatency.of(size, counted, w.length(), verb == Verb.SEND || verb == Verb.WRITE);
+    }
+
+    /**
+     * After this side's -D end, keep answering the peer's writes until it has been quiet for
+     * {@link #LINGER_QUIET_NANOS} (at most {@link #LINGER_MAX_NANOS}). perftest's write_lat waits for the peer's byte in a loop whose
+     * end-of-run check the compiler may hoist (its state is not volatile), so a perftest peer
+     * whose end comes later than ours would otherwise spin forever on a byte we never write
+     * (observed with ib_write_lat -D as the client of a jrdma server).
+     */
+    private void lingerForWriteLatency(SendRequest write, MemorySegment buf, long postOffset, long pollOffset,
+                                       byte scnt, byte rcnt) throws IOException {
+        long quietSince = System.nanoTime();
+        long giveUp = quietSince + LINGER_MAX_NANOS;
+        while (true) {
+            long now = System.nanoTime();
+            if (now - quietSince > LINGER_QUIET_NANOS || now - giveUp > 0) {
+                return;
+            }
+            if ((byte) BYTE.getVolatile(buf, pollOffset) == (byte) (rcnt + 1)) {
+                rcnt++;
+                BYTE.setVolatile(buf, postOffset, ++scnt);
+                qp0().post(write);
+                take(sendCq, "RDMA write");
+                quietSince = System.nanoTime();
+            } else {
+                Thread.onSpinWait();
+            }
+        }
+    }
+
+    private QueuePair qp0() {
+        return qps.getFirst();
+    }
+
+    /** Like {@link #take} but gives up quietly (false) at the window's end. */
+    private boolean takeUntil(CompletionQueue cq, String what, Window w) throws IOException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        int spins = 0;
+        while (cq.poll(wc) == 0) {
+            if ((++spins & 0xff) == 0) {
+                long now = System.nanoTime();
+                if (w.over(now)) {
+                    return false;
+                }
+                if (now - deadline > 0) {
+                    throw new IOException("no " + what + " completion within " + timeout.toSeconds()
+                            + " s: " + STALLED);
+                }
+                if (channel != null) {
+                    cq.requestNotification(false);
+                    if (cq.poll(wc) != 0) {
+                        break;
+                    }
+                    channel.await(Duration.ofMillis(Math.max(1, Math.min(100, (w.end() - now) / 1_000_000))));
+                }
+            }
+            Thread.onSpinWait();
+        }
+        if (!wc.isSuccess()) {
+            throw new IOException(what + " failed: " + wc.status() + " (wr_id " + wc.wrId() + ", vendor error 0x"
+                    + Integer.toHexString(wc.vendorError()) + ")");
+        }
+        return true;
+    }
+
+    /**
+     * run_iter_bi for send_bw -b: each side sends iters messages per QP (tx-depth outstanding,
+     * signalled as in {@link #bandwidthClient}) while it receives and re-posts the peer's; the
+     * run ends when both are done. The report is over the sends, as perftest's.
+     */
+    private BwReportData sendBandwidthBidirectional(long size) throws IOException {
+        int n = qps.size();
+        int iters = Math.toIntExact(s.iters());
+        int total = iters * n;
+        int cqMod = s.cqMod();
+        int tx = s.txDepth();
+        long[] posted = new long[total];
+        long[] completed = new long[total];
+        SendRequest[] sends = new SendRequest[n];
+        ReceiveRequest[] recvs = new ReceiveRequest[n];
+        for (int i = 0; i < n; i++) {
+            sends[i] = sendRequest(i, size, SendOpcode.SEND);
+            recvs[i] = receiveRequest(i, size);
+        }
+        int[] scnt = new int[n];
+        int[] ccnt = new int[n];
+        int[] rposted = new int[n];
+        java.util.Arrays.fill(rposted, s.rxDepth());   // postReceives did these before the sync
+        int totscnt = 0;
+        int totccnt = 0;
+        int totrcnt = 0;
+        boolean armed = false;
+        long deadline = System.nanoTime() + timeout.toNanos();
+        if (s.noPeak()) {
+            posted[0] = System.nanoTime();
+        }
+        while (totccnt < total || totrcnt < total) {
+            for (int q = 0; q < n; q++) {
+                while (scnt[q] < iters && scnt[q] - ccnt[q] + 1 <= tx) {
+                    int idx = scnt[q];
+                    boolean signaled = idx % cqMod == cqMod - 1 || idx == iters - 1;
+                    sends[q].signaled(signaled).wrId(((long) q << 32) | (idx + 1));
+                    if (!s.noPeak()) {
+                        posted[totscnt] = System.nanoTime();
+                    }
+                    qps.get(q).post(sends[q]);
+                    scnt[q]++;
+                    totscnt++;
+                }
+            }
+            int ne = totccnt < total ? sendCq.poll(batch) : 0;
+            for (int i = 0; i < ne; i++) {
+                WorkCompletion c = batch.get(i);
+                if (!c.isSuccess()) {
+                    throw new IOException("send failed: " + c.status() + " (vendor error 0x"
+                            + Integer.toHexString(c.vendorError()) + ")");
+                }
+                int q = (int) (c.wrId() >>> 32);
+                int done = (int) c.wrId();
+                totccnt += done - ccnt[q];
+                ccnt[q] = done;
+                if (!s.noPeak()) {
+                    completed[totccnt - 1] = System.nanoTime();
+                }
+            }
+            int nr = totrcnt < total ? recvCq.poll(batch) : 0;
+            for (int i = 0; i < nr; i++) {
+                WorkCompletion c = batch.get(i);
+                if (!c.isSuccess()) {
+                    throw new IOException("receive failed: " + c.status() + " (vendor error 0x"
+                            + Integer.toHexString(c.vendorError()) + ")");
+                }
+                int q = (int) c.wrId();
+                totrcnt++;
+                if (rposted[q] < iters) {
+                    qps.get(q).post(recvs[q]);
+                    rposted[q]++;
+                }
+            }
+            if (ne > 0 || nr > 0) {
+                deadline = System.nanoTime() + timeout.toNanos();
+                armed = false;
+            } else {
+                if (System.nanoTime() - deadline > 0) {
+                    throw new IOException("no " + (totccnt < total ? "send" : "receive") + " completion within "
+                            + timeout.toSeconds() + " s: " + STALLED + " (sent " + totccnt + " of "
+                            + total + ", received " + totrcnt + " of " + total + ")");
+                }
+                if (channel != null) {
+                    // -e: arm both CQs, poll once more (the loop's next pass), then sleep
+                    if (armed) {
+                        channel.await(Duration.ofMillis(100));
+                        armed = false;
+                    } else {
+                        sendCq.requestNotification(false);
+                        recvCq.requestNotification(false);
+                        armed = true;
+                    }
+                }
+            }
+        }
+        if (s.noPeak()) {
+            completed[0] = System.nanoTime();
+        }
+        return BandwidthMath.report(size, total, posted, completed, cqMod, 1, s.noPeak(), s.reportGbits());
     }
 
     @Override
@@ -663,14 +1243,16 @@ final class PerftestRunner implements PerftestSession.Device {
 
     @Override
     public void remoteBandwidthReport(BwReportData remoteReport) {
-        if (!s.client() && kind != TestKind.SEND_BW) {
+        if (s.bidirectional()) {
+            bandwidthRow(lastReport.plus(remoteReport));   // print_full_bw_report: both directions' sum
+        } else if (!s.client() && kind != TestKind.SEND_BW) {
             bandwidthRow(remoteReport);   // the passive server prints the client's numbers
         }
     }
 
     private void finish() throws IOException {
         RunReport report = new RunReport(kind.command(), info, s.toParameters(), peerVersion, mine, remote,
-                latencyRows, bwRows, s.reportGbits());
+                latencyRows, bwRows, s.reportGbits(), durationRows);
         if (text) {
             boolean table = kind.bandwidth() || s.client() || verb == Verb.SEND || verb == Verb.WRITE;
             if (table) {
@@ -683,6 +1265,9 @@ final class PerftestRunner implements PerftestSession.Device {
         } else if (s.output() != null) {
             for (LatencyReport r : latencyRows) {
                 out.print(PerftestFormat.single(r.tAvg()));
+            }
+            for (DurationLatency r : durationRows) {
+                out.print(PerftestFormat.single(r.tAvgUs()));
             }
             for (BwReportData r : bwRows) {
                 out.print(PerftestFormat.single(switch (s.output()) {

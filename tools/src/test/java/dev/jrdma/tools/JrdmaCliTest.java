@@ -160,6 +160,12 @@ class JrdmaCliTest {
         assertEquals(List.of(1024L), s.sizes());
         assertEquals(1, s.gidIndex());
 
+        assertEquals(1000, settings("send-bw", "-c", "UD").rxDepth(), "UD: rx depth = -n (no RNR retry)");
+        assertEquals(16_000, settings("send-lat", "-c", "UC", "-n", "100000").rxDepth(), "UC: up to UC_MAX_RX");
+        assertEquals(300, settings("send-bw", "-c", "UC", "-n", "300").rxDepth());
+        assertEquals(600, settings("send-bw", "-c", "UD", "-r", "600").rxDepth(), "an explicit depth stays");
+        assertEquals(512, settings("send-bw", "-c", "UD", "-D", "5").rxDepth(), "not for duration runs");
+
         s = settings("write-bw", "-n", "20", "-a", "host");
         assertEquals(20, s.txDepth(), "tx depth clamped to -n");
         assertEquals(20, s.cqMod(), "cq_mod clamped to tx depth");

@@ -141,9 +141,58 @@ class JrdmaDeviceTest {
     @ParameterizedTest(name = "{0} {1}")
     @MethodSource("matrix")
     void perftestTestsInteroperate(TestKind kind, Mode mode) throws Exception {
+        runWithRetries(kind, "", mode);
+    }
+
+    /**
+     * Options beyond the defaults, each test x option where perftest offers it, in all three
+     * directions: -c UC (send and write tests), -c UD (send tests), -e (send and read tests),
+     * -S (all tests take it; it only changes the address vector's service level), -b (BW tests:
+     * both sides run and print the sum of both directions), -D 4 (all tests: a 1 s warm-up, a 2 s
+     * sample window, 1 s cool-down).
+     */
+    static List<Arguments> optionMatrix() {
+        List<Arguments> a = new ArrayList<>();
+        for (TestKind k : TestKind.values()) {
+            List<String> options = new ArrayList<>();
+            if (k.connections().contains(TestKind.Connection.UC)) {
+                options.add("-c UC");
+            }
+            if (k.connections().contains(TestKind.Connection.UD)) {
+                options.add("-c UD");
+            }
+            if (k.supportsEvents()) {
+                options.add("-e");
+            }
+            if (k == TestKind.SEND_LAT || k == TestKind.WRITE_BW) {
+                options.add("-S 3");
+            }
+            if (k.bandwidth()) {
+                options.add("-b");
+            }
+            options.add("-D 4");
+            if (k.bandwidth()) {
+                options.add("-b -D 4");
+            }
+            for (String o : options) {
+                for (Mode m : Mode.values()) {
+                    a.add(Arguments.of(k, o, m));
+                }
+            }
+        }
+        return a;
+    }
+
+    @ParameterizedTest(name = "{0} {1} {2}")
+    @MethodSource("optionMatrix")
+    void perftestOptionsInteroperate(TestKind kind, String options, Mode mode) throws Exception {
+        runWithRetries(kind, options, mode);
+    }
+
+    private void runWithRetries(TestKind kind, String options, Mode mode) throws Exception {
         int attempts = mode == Mode.JRDMA_JRDMA ? 1 : 3;   // perftest under TCG: see runOnce
         for (int attempt = 1; ; attempt++) {
-            String retry = runOnce(kind, mode);
+            String retry = runOnce(kind, options, mode);
             if (retry == null) {
                 return;
             }
@@ -154,10 +203,15 @@ class JrdmaDeviceTest {
     }
 
     /** Null when the run passed; a message when perftest itself failed under emulation (retry). */
-    private String runOnce(TestKind kind, Mode mode) throws Exception {
+    private String runOnce(TestKind kind, String options, Mode mode) throws Exception {
         int port = freePort();
-        List<String> common = List.of("-d", DEVICE, "-x", "1", "-p", Integer.toString(port), "-n",
-                Integer.toString(ITERS));
+        List<String> common = new ArrayList<>(List.of("-d", DEVICE, "-x", "1", "-p", Integer.toString(port), "-n",
+                Integer.toString(ITERS)));
+        if (!options.isBlank()) {
+            common.addAll(List.of(options.strip().split(" ")));
+        }
+        // UD: a message must fit the path MTU (1024 on the VM's veth), so the 64 KiB default is lowered.
+        long size = options.contains("UD") ? Math.min(kind.defaultSize(), 1024) : kind.defaultSize();
         List<String> server = new ArrayList<>(common);
         List<String> client = new ArrayList<>(common);
         client.add(ADDRESS);
@@ -224,13 +278,23 @@ class JrdmaDeviceTest {
             }
         }
         if (jrdmaClientOut != null) {
-            checkTable(kind, true, jrdmaClientOut);
+            checkTable(kind, true, jrdmaClientOut, size, options.contains("-D"));
         }
         if (jrdmaServerOut != null) {
-            checkTable(kind, false, jrdmaServerOut);
+            checkTable(kind, false, jrdmaServerOut, size, options.contains("-D"));
         }
         if (perftestOut != null) {
             assertTrue(perftestOut.contains(" remote address: LID"), perftestOut);
+        }
+        Matcher c = Pattern.compile("-c (\\w+)").matcher(options);
+        String connection = c.find() ? c.group(1) : "RC";
+        for (String out : new String[] {jrdmaClientOut, jrdmaServerOut, perftestOut}) {
+            if (out != null) {
+                assertTrue(Pattern.compile("Connection type : " + connection + "\\b").matcher(out).find(), out);
+                if (options.contains("-e")) {
+                    assertTrue(out.contains(" Test with events."), out);
+                }
+            }
         }
         return null;
     }
@@ -358,7 +422,7 @@ class JrdmaDeviceTest {
     }
 
     /** The table of one jrdma side: structure and sane values. */
-    private static void checkTable(TestKind kind, boolean client, String out) {
+    private static void checkTable(TestKind kind, boolean client, String out, long size, boolean duration) {
         assertTrue(out.contains(" local address: LID") && out.contains(" remote address: LID"), out);
         if (kind.bandwidth()) {
             // Every BW side prints a row: the client and send_bw's server their own, the passive
@@ -367,13 +431,31 @@ class JrdmaDeviceTest {
             String row = out.lines().filter(l -> l.matches("^ \\d+\\s+\\d+\\s+[0-9.]+\\s+[0-9.]+\\s+[0-9.]+$"))
                     .findFirst().orElseThrow(() -> new AssertionError("no BW row in:\n" + out));
             String[] f = row.strip().split("\\s+");
-            assertEquals(kind.defaultSize(), Long.parseLong(f[0]), row);
-            assertEquals(ITERS, Long.parseLong(f[1]), row);
+            assertEquals(size, Long.parseLong(f[0]), row);
+            if (duration) {
+                assertTrue(Long.parseLong(f[1]) > 0, "no message counted in the window: " + row);
+                assertEquals(0.0, Double.parseDouble(f[2]), "no peak in duration mode: " + row);
+            } else {
+                assertEquals(ITERS, Long.parseLong(f[1]), row);
+            }
             assertTrue(Double.parseDouble(f[3]) > 0, "BW average must be positive: " + row);
             assertTrue(Double.parseDouble(f[4]) > 0, "message rate must be positive: " + row);
+        } else if (duration && (client || kind == TestKind.SEND_LAT || kind == TestKind.WRITE_LAT)) {
+            // perftest's duration table: #bytes, #iterations, t_avg, tps
+            assertTrue(out.contains(PerftestFormat.LAT_DURATION_HEADER), out);
+            String row = out.lines().filter(l -> l.matches("^ " + size + "\\s+\\d+\\s+[0-9.]+\\s+[0-9.]+\\s*$")).findFirst()
+                    .orElseThrow(() -> new AssertionError("no duration latency row in:\n" + out));
+            String[] f = row.strip().split("\\s+");
+            long iters = Long.parseLong(f[1]);
+            double avgUs = Double.parseDouble(f[2]);
+            double tps = Double.parseDouble(f[3]);
+            assertTrue(iters > 0 && avgUs > 0 && tps > 0, row);
+            // t_avg and tps describe the same window: tps x t_avg is 1 s, halved for the ping-pong tests
+            double product = tps * avgUs / 1e6 * (kind == TestKind.SEND_LAT || kind == TestKind.WRITE_LAT ? 2 : 1);
+            assertEquals(1.0, product, 0.02, row);
         } else if (client || kind == TestKind.SEND_LAT || kind == TestKind.WRITE_LAT) {
             assertTrue(out.contains(PerftestFormat.LAT_HEADER), out);
-            String row = out.lines().filter(l -> l.startsWith(" " + kind.defaultSize() + " ")).findFirst()
+            String row = out.lines().filter(l -> l.startsWith(" " + size + " ")).findFirst()
                     .orElseThrow(() -> new AssertionError("no latency row in:\n" + out));
             String[] f = row.strip().split("\\s+");
             assertEquals(ITERS, Long.parseLong(f[1]), row);

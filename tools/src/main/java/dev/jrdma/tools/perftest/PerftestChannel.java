@@ -417,7 +417,7 @@ public final class PerftestChannel implements AutoCloseable {
             try {
                 while (buf.hasRemaining()) {
                     if (socket.write(buf) == 0) {
-                        await(step, "write timed out after " + seconds(timeout) + " (peer gone or not in step?)",
+                        await(step, "write timed out after " + seconds(timeout) + " (peer gone, or not in step: do both sides run the same test with the same -a, -b, -D and -q?)",
                                 deadline);
                     }
                 }
@@ -469,10 +469,10 @@ public final class PerftestChannel implements AutoCloseable {
                             selector.selectedKeys().clear();
                         } else if (running) {
                             await(step, "the peer did not finish its run within " + seconds(limit)
-                                    + " (peer stopped or not in step?)", deadline);
+                                    + " (peer stopped, or not in step: do both sides run the same test with the same -a, -b, -D and -q?)", deadline);
                         } else {
                             await(step, "read (" + buf.position() + " of " + length + " bytes received) timed out after "
-                                    + seconds(timeout) + " (peer gone or not in step?)", deadline);
+                                    + seconds(timeout) + " (peer gone, or not in step: do both sides run the same test with the same -a, -b, -D and -q?)", deadline);
                         }
                     }
                 }

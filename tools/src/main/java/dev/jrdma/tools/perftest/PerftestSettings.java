@@ -39,7 +39,9 @@ import java.util.List;
  * @param csv           --csv
  * @param histogram     --histogram, or null
  * @param plot          --plot (.png or .svg), or null
- * @param timeout       --timeout for every out-of-band step and completion wait
+ * @param timeout       --timeout: the limit of every step that waits for a prompt answer (connect, accept,
+ *                      each exchange, each completion); not of a wait for the peer's whole run
+ *                      (see {@link PerftestChannel#expectPeerRun})
  */
 public record PerftestSettings(TestKind kind, String host, String device, int ibPort, int gidIndex, int port,
                                int mtu, TestKind.Connection connection, boolean rdmaCm, int qpTimeout, int sl,

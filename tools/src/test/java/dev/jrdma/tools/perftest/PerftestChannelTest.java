@@ -166,8 +166,8 @@ class PerftestChannelTest {
                 try (PerftestChannel ch = PerftestChannel.connect("127.0.0.1", ss.getLocalPort(), Duration.ofSeconds(60))) {
                     ch.expectPeerRun(Duration.ofMillis(400));
                     PerftestProtocolException e = assertThrows(PerftestProtocolException.class, () -> ch.sync(keys));
-                    assertEquals("sync: the peer did not finish its run within 400 ms (peer stopped or not in step?)",
-                            e.getMessage());
+                    assertEquals("sync: the peer did not finish its run within 400 ms (peer stopped, or not in "
+                            + "step: do both sides run the same test with the same -a, -b, -D and -q?)", e.getMessage());
                 }
             });
             accepted.get().close();
