@@ -224,8 +224,10 @@ public final class InlineVerbs {
 
     /** {@code ibv_post_send}: {@code qp->context->ops.post_send(qp, wr, bad_wr)}; returns 0 or an errno value. */
     public static int ibv_post_send(MemorySegment qp, MemorySegment wr, MemorySegment badWr) {
+        // @start region="post-send"
         long fn = contextOp(qp, QP_CONTEXT, OP_POST_SEND, "qp");
         return fn == 0 ? EOPNOTSUPP : postSend(POST_SEND_FN.of(fn), qp, wr, badWr);
+        // @end
     }
 
     /** {@code ibv_post_recv}: {@code qp->context->ops.post_recv(qp, wr, bad_wr)}; returns 0 or an errno value. */
