@@ -24,12 +24,17 @@ public final class CompletionQueue extends NativeResource {
     private final MemorySegment handle;
     private final int capacity;
     private final String description;
+    /** The provider's poll_cq and req_notify_cq, read from the ops table once. */
+    private final MemorySegment pollFn;
+    private final MemorySegment notifyFn;
 
     private CompletionQueue(Context context, CompletionChannel channel, MemorySegment handle) {
         super(context, channel);
         this.context = context;
         this.handle = handle;
         this.capacity = ibv_cq.cqe(handle);
+        this.pollFn = InlineVerbs.pollCqFunction(handle);
+        this.notifyFn = InlineVerbs.reqNotifyCqFunction(handle);
         this.description = "completion queue #" + ibv_cq.handle(handle) + " on " + context.name();
     }
 
@@ -80,7 +85,7 @@ public final class CompletionQueue extends NativeResource {
      */
     public void requestNotification(boolean solicitedOnly) {
         checkOpen();
-        int rc = InlineVerbs.ibv_req_notify_cq(handle, solicitedOnly ? 1 : 0);
+        int rc = InlineVerbs.reqNotifyCq(notifyFn, handle, solicitedOnly ? 1 : 0);
         if (rc != 0) {
             throw RdmaException.of("ibv_req_notify_cq", this, rc);
         }
@@ -89,7 +94,7 @@ public final class CompletionQueue extends NativeResource {
     /** Reads at most one completion into {@code wc}; returns 1 if there was one, else 0. Never blocks. */
     public int poll(WorkCompletion wc) {
         checkOpen();
-        return check(InlineVerbs.ibv_poll_cq(handle, 1, wc.segment()));
+        return check(InlineVerbs.pollCq(pollFn, handle, 1, wc.segment()));
     }
 
     /**
@@ -98,7 +103,7 @@ public final class CompletionQueue extends NativeResource {
      */
     public int poll(WorkCompletions batch) {
         checkOpen();
-        int n = check(InlineVerbs.ibv_poll_cq(handle, batch.capacity(), batch.segment()));
+        int n = check(InlineVerbs.pollCq(pollFn, handle, batch.capacity(), batch.segment()));
         batch.count(n);
         return n;
     }

@@ -46,6 +46,9 @@ public final class QueuePair extends NativeResource {
     private final QueuePairCapabilities capabilities;
     private final MemorySegment badSend;
     private final MemorySegment badReceive;
+    /** The provider's post functions, read from the ops table once (it never changes for a context). */
+    private final MemorySegment postSendFn;
+    private final MemorySegment postRecvFn;
     private final String description;
     /** Set by {@link #localEndpoint}: the port, source GID index and PSN the transitions use. */
     private int port;
@@ -72,6 +75,8 @@ public final class QueuePair extends NativeResource {
         Arena arena = Arena.ofAuto();
         this.badSend = arena.allocate(ADDRESS);
         this.badReceive = arena.allocate(ADDRESS);
+        this.postSendFn = InlineVerbs.postSendFunction(handle);
+        this.postRecvFn = InlineVerbs.postRecvFunction(handle);
         this.description = "queue pair 0x" + Integer.toHexString(qpn) + " (" + type + ") on " + pd.context().name();
     }
 
@@ -502,7 +507,7 @@ public final class QueuePair extends NativeResource {
                     + ": " + IN_ERR);
         }
         request.prepare(this);
-        int rc = InlineVerbs.ibv_post_send(handle, request.segment(), badSend);
+        int rc = InlineVerbs.postSend(postSendFn, handle, request.segment(), badSend);
         Reference.reachabilityFence(request);
         if (rc != 0) {
             throw postFailure("ibv_post_send", rc, request.find(badSend.get(ADDRESS, 0).address()));
@@ -528,7 +533,7 @@ public final class QueuePair extends NativeResource {
                     + ": " + IN_ERR);
         }
         request.prepare(pd);
-        int rc = InlineVerbs.ibv_post_recv(handle, request.segment(), badReceive);
+        int rc = InlineVerbs.postRecv(postRecvFn, handle, request.segment(), badReceive);
         Reference.reachabilityFence(request);
         if (rc != 0) {
             throw postFailure("ibv_post_recv", rc, request.find(badReceive.get(ADDRESS, 0).address()));

@@ -37,6 +37,13 @@ public final class SendRequest {
     private long compareAdd;
     private long swap;
     private SendRequest next;
+    /**
+     * The queue pair the opcode-dependent fields were last checked against and written for;
+     * null after any change that needs a new check. Re-posting an unchanged request (or one
+     * whose wr_id, signalled/fence/solicited flag or immediate data changed) only re-checks
+     * what can change behind its back: that its regions and address handle are still open.
+     */
+    private QueuePair preparedFor;
 
     /** A request with room for one SGE. */
     public SendRequest() {
@@ -57,6 +64,7 @@ public final class SendRequest {
         this.atomic = ibv_send_wr.wr.atomic(union);
         this.ud = ibv_send_wr.wr.ud(union);
         ibv_send_wr.sg_list(wr, sgeArray);
+        ibv_send_wr.send_flags(wr, flags);
     }
 
     MemorySegment segment() {
@@ -77,6 +85,7 @@ public final class SendRequest {
     /** Sets the operation. */
     public SendRequest opcode(SendOpcode opcode) {
         this.opcode = opcode;
+        this.preparedFor = null;
         return this;
     }
 
@@ -94,18 +103,21 @@ public final class SendRequest {
     public SendRequest sge(MemoryRegion mr, long offset, int length) {
         sges.set(0, mr, offset, length);
         sges.count(1);
+        preparedFor = null;
         return this;
     }
 
     /** Sets SGE {@code index}; the SGE count grows to include it. */
     public SendRequest sge(int index, MemoryRegion mr, long offset, int length) {
         sges.set(index, mr, offset, length);
+        preparedFor = null;
         return this;
     }
 
     /** Sets how many of the SGEs are used (0 for a zero-length message). */
     public SendRequest sgeCount(int count) {
         sges.count(count);
+        preparedFor = null;
         return this;
     }
 
@@ -135,16 +147,38 @@ public final class SendRequest {
     }
 
     private SendRequest flag(int bit, boolean on) {
-        flags = on ? flags | bit : flags & ~bit;
+        int changed = on ? flags | bit : flags & ~bit;
+        if (changed != flags) {
+            flags = changed;
+            // Written at once, so toggling SIGNALED between posts (completion moderation) needs
+            // no new check; only INLINE changes what a post must validate.
+            ibv_send_wr.send_flags(wr, changed);
+            if (bit == INLINE) {
+                preparedFor = null;
+            }
+        }
         return this;
     }
 
     /** The remote memory of an RDMA READ/WRITE or atomic operation. */
     public SendRequest remote(RemoteMemory remote) {
+        return remote(remote.address(), remote.length(), remote.rkey());
+    }
+
+    /**
+     * The remote memory of an RDMA READ/WRITE or atomic operation, as its parts (the peer's
+     * address, the length it exposes there, its rkey): changes the target without creating a
+     * {@link RemoteMemory}.
+     */
+    public SendRequest remote(long address, long length, int rkey) {
+        if (length < 0) {
+            throw new IllegalArgumentException("negative remote length " + length);
+        }
         this.remoteSet = true;
-        this.remoteAddress = remote.address();
-        this.remoteLength = remote.length();
-        this.rkey = remote.rkey();
+        this.remoteAddress = address;
+        this.remoteLength = length;
+        this.rkey = rkey;
+        this.preparedFor = null;
         return this;
     }
 
@@ -157,6 +191,7 @@ public final class SendRequest {
         this.addressHandle = ah;
         this.remoteQpn = remoteQpn;
         this.remoteQkey = remoteQkey;
+        this.preparedFor = null;
         return this;
     }
 
@@ -170,12 +205,14 @@ public final class SendRequest {
     /** The value added by fetch-and-add, or compared by compare-and-swap. */
     public SendRequest compareAdd(long value) {
         this.compareAdd = value;
+        this.preparedFor = null;
         return this;
     }
 
     /** The value compare-and-swap stores when the comparison succeeds. */
     public SendRequest swap(long value) {
         this.swap = value;
+        this.preparedFor = null;
         return this;
     }
 
@@ -199,6 +236,13 @@ public final class SendRequest {
     }
 
     private void prepareOne(QueuePair qp) {
+        if (preparedFor == qp) {
+            sges.check(qp.protectionDomain(), ibv_send_wr.wr_id(wr));
+            if (addressHandle != null && qp.type() == QueuePairType.UD) {
+                addressHandle.checkOpen();
+            }
+            return;
+        }
         long id = wrId();
         sges.check(qp.protectionDomain(), id);
         QueuePairType type = qp.type();
@@ -264,6 +308,7 @@ public final class SendRequest {
             ibv_send_wr.wr.rdma.remote_addr(rdma, remoteAddress);
             ibv_send_wr.wr.rdma.rkey(rdma, rkey);
         }
+        preparedFor = qp;
     }
 
     /** Names the request of this chain at {@code address} (the provider's bad_wr). */

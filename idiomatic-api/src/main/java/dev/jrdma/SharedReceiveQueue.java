@@ -26,11 +26,14 @@ public final class SharedReceiveQueue extends NativeResource {
     private final int maxSges;
     private final MemorySegment badReceive = Arena.ofAuto().allocate(ADDRESS);
     private final String description;
+    /** The provider's post_srq_recv, read from the ops table once. */
+    private final MemorySegment postSrqRecvFn;
 
     private SharedReceiveQueue(ProtectionDomain pd, MemorySegment handle, int maxWorkRequests, int maxSges) {
         super(pd);
         this.pd = pd;
         this.handle = handle;
+        this.postSrqRecvFn = InlineVerbs.postSrqRecvFunction(handle);
         this.maxWorkRequests = maxWorkRequests;
         this.maxSges = maxSges;
         this.description = "shared receive queue #" + ibv_srq.handle(handle) + " on " + pd.context().name();
@@ -87,7 +90,7 @@ public final class SharedReceiveQueue extends NativeResource {
     public void post(ReceiveRequest request) {
         checkOpen();
         request.prepare(pd);
-        int rc = InlineVerbs.ibv_post_srq_recv(handle, request.segment(), badReceive);
+        int rc = InlineVerbs.postSrqRecv(postSrqRecvFn, handle, request.segment(), badReceive);
         Reference.reachabilityFence(request);
         if (rc != 0) {
             throw RdmaException.of("ibv_post_srq_recv", this, rc,

@@ -52,4 +52,32 @@ class WorkRequestTest {
         new SendRequest().sgeCount(0);
         assertEquals(MemorySegment.NULL.address(), 0);
     }
+
+    @Test
+    void rebuildingRequestsAndReadingCompletionsAllocateNothing() {
+        SendRequest send = new SendRequest(2);
+        ReceiveRequest recv = new ReceiveRequest();
+        WorkCompletion wc = new WorkCompletion();
+        long sum = 0;
+        long bytes = 0;
+        for (int pass = 0; pass < 4; pass++) {
+            long before = Allocations.allocatedBytes();
+            for (int i = 0; i < 20_000; i++) {
+                send.wrId(i).opcode((i & 1) == 0 ? SendOpcode.RDMA_WRITE : SendOpcode.SEND_WITH_IMM)
+                        .remote(0x10000L + i, 64, 0x1234).signaled((i & 7) == 0).inline((i & 2) == 0)
+                        .immediateData(i).compareAdd(i).swap(-i);
+                recv.wrId(i);
+                sum += wc.wrId() + wc.byteLength() + wc.status().ordinal() + wc.opcode().ordinal() + wc.qpNumber()
+                        + (wc.isSuccess() ? 1 : 0) + (wc.hasImmediate() ? wc.immediateData() : 0);
+            }
+            bytes = Allocations.since(before);
+        }
+        assertEquals(0, bytes, "bytes allocated re-building 20000 requests and reading completions");
+        assertEquals(20_000L * 4, sum, "each zeroed completion reads as SUCCESS (ordinal 0) + isSuccess");
+    }
+
+    @Test
+    void remoteRefusesANegativeLength() {
+        assertThrows(IllegalArgumentException.class, () -> new SendRequest().remote(0x1000, -1, 7));
+    }
 }

@@ -65,11 +65,50 @@ public final class InlineVerbs {
     private static final long OP_POLL_CQ = OPS + ibv_context_ops.poll_cq$offset();
     private static final long OP_REQ_NOTIFY_CQ = OPS + ibv_context_ops.req_notify_cq$offset();
 
-    private static final MethodHandle POST_SEND = LINKER.downcallHandle(ibv_context_ops.post_send.descriptor());
-    private static final MethodHandle POST_RECV = LINKER.downcallHandle(ibv_context_ops.post_recv.descriptor());
-    private static final MethodHandle POST_SRQ_RECV = LINKER.downcallHandle(ibv_context_ops.post_srq_recv.descriptor());
-    private static final MethodHandle POLL_CQ = LINKER.downcallHandle(ibv_context_ops.poll_cq.descriptor());
-    private static final MethodHandle REQ_NOTIFY_CQ = LINKER.downcallHandle(ibv_context_ops.req_notify_cq.descriptor());
+    // The data-path ops are called through critical downcall handles (Linker.Option.critical):
+    // no thread-state transition, which is most of an FFM downcall's fixed cost. That is safe for
+    // these five because they never call back into Java, never block (post/poll write to queues
+    // in memory shared with the kernel or the HCA; rxe's post_send and req_notify_cq add one
+    // non-blocking write(2) to the uverbs fd) and return in microseconds, so a safepoint waits
+    // no longer than that. Heap segments are not allowed (critical(false)): work requests and
+    // completions live in native memory anyway.
+    private static final Linker.Option CRITICAL = Linker.Option.critical(false);
+    private static final MethodHandle POST_SEND =
+            LINKER.downcallHandle(ibv_context_ops.post_send.descriptor(), CRITICAL);
+    private static final MethodHandle POST_RECV =
+            LINKER.downcallHandle(ibv_context_ops.post_recv.descriptor(), CRITICAL);
+    private static final MethodHandle POST_SRQ_RECV =
+            LINKER.downcallHandle(ibv_context_ops.post_srq_recv.descriptor(), CRITICAL);
+    private static final MethodHandle POLL_CQ =
+            LINKER.downcallHandle(ibv_context_ops.poll_cq.descriptor(), CRITICAL);
+    private static final MethodHandle REQ_NOTIFY_CQ =
+            LINKER.downcallHandle(ibv_context_ops.req_notify_cq.descriptor(), CRITICAL);
+
+    /**
+     * One function-pointer segment per op, reused while the op's address stays the same (one
+     * provider per process is the common case). An address-less downcall handle takes the
+     * function as a MemorySegment, and wrapping the address anew on every call allocates 16-24
+     * bytes wherever the JIT cannot scalar-replace it (C1, or C2 when the call is not inlined).
+     * Racy publication is fine: a segment is immutable and its fields are final.
+     */
+    private static final class FunctionCache {
+        private MemorySegment last = MemorySegment.NULL;
+
+        MemorySegment of(long address) {
+            MemorySegment fn = last;
+            if (fn.address() != address) {
+                fn = MemorySegment.ofAddress(address);
+                last = fn;
+            }
+            return fn;
+        }
+    }
+
+    private static final FunctionCache POST_SEND_FN = new FunctionCache();
+    private static final FunctionCache POST_RECV_FN = new FunctionCache();
+    private static final FunctionCache POST_SRQ_RECV_FN = new FunctionCache();
+    private static final FunctionCache POLL_CQ_FN = new FunctionCache();
+    private static final FunctionCache REQ_NOTIFY_CQ_FN = new FunctionCache();
 
     /** The function pointer at {@code context(obj) + opOffset}, or 0 when the provider left it NULL. */
     private static long contextOp(MemorySegment obj, long contextOffset, long opOffset, String what) {
@@ -81,45 +120,126 @@ public final class InlineVerbs {
         return MEMORY.get(JAVA_LONG, context + opOffset);
     }
 
+    private static MemorySegment resolved(long fn) {
+        return fn == 0 ? MemorySegment.NULL : MemorySegment.ofAddress(fn);
+    }
+
+    // ---- resolve once, call many times ------------------------------------------------------
+    // The ops table is filled when the context is opened and never changes afterwards, so a
+    // caller that keeps the QP/CQ/SRQ can read the function pointer once and pass it back with
+    // every call: two dependent loads fewer per call, and no segment per call at any JIT tier.
+
+    /** {@code qp->context->ops.post_send}, for {@link #postSend}; NULL if the provider has none. */
+    public static MemorySegment postSendFunction(MemorySegment qp) {
+        return resolved(contextOp(qp, QP_CONTEXT, OP_POST_SEND, "qp"));
+    }
+
+    /** {@code qp->context->ops.post_recv}, for {@link #postRecv}; NULL if the provider has none. */
+    public static MemorySegment postRecvFunction(MemorySegment qp) {
+        return resolved(contextOp(qp, QP_CONTEXT, OP_POST_RECV, "qp"));
+    }
+
+    /** {@code srq->context->ops.post_srq_recv}, for {@link #postSrqRecv}; NULL if the provider has none. */
+    public static MemorySegment postSrqRecvFunction(MemorySegment srq) {
+        return resolved(contextOp(srq, SRQ_CONTEXT, OP_POST_SRQ_RECV, "srq"));
+    }
+
+    /** {@code cq->context->ops.poll_cq}, for {@link #pollCq}; NULL if the provider has none. */
+    public static MemorySegment pollCqFunction(MemorySegment cq) {
+        return resolved(contextOp(cq, CQ_CONTEXT, OP_POLL_CQ, "cq"));
+    }
+
+    /** {@code cq->context->ops.req_notify_cq}, for {@link #reqNotifyCq}; NULL if the provider has none. */
+    public static MemorySegment reqNotifyCqFunction(MemorySegment cq) {
+        return resolved(contextOp(cq, CQ_CONTEXT, OP_REQ_NOTIFY_CQ, "cq"));
+    }
+
+    /**
+     * {@code ibv_post_send} through a function from {@link #postSendFunction} of the same
+     * {@code qp}; returns 0 or an errno value (EOPNOTSUPP for a NULL function).
+     */
+    public static int postSend(MemorySegment fn, MemorySegment qp, MemorySegment wr, MemorySegment badWr) {
+        if (fn.address() == 0) {
+            return EOPNOTSUPP;
+        }
+        try {
+            return (int) POST_SEND.invokeExact(fn, qp, wr, badWr);
+        } catch (Throwable t) {
+            throw ErrnoVerbs.rethrow(t);
+        }
+    }
+
+    /** {@code ibv_post_recv} through a function from {@link #postRecvFunction} of the same {@code qp}. */
+    public static int postRecv(MemorySegment fn, MemorySegment qp, MemorySegment wr, MemorySegment badWr) {
+        if (fn.address() == 0) {
+            return EOPNOTSUPP;
+        }
+        try {
+            return (int) POST_RECV.invokeExact(fn, qp, wr, badWr);
+        } catch (Throwable t) {
+            throw ErrnoVerbs.rethrow(t);
+        }
+    }
+
+    /** {@code ibv_post_srq_recv} through a function from {@link #postSrqRecvFunction} of the same {@code srq}. */
+    public static int postSrqRecv(MemorySegment fn, MemorySegment srq, MemorySegment wr, MemorySegment badWr) {
+        if (fn.address() == 0) {
+            return EOPNOTSUPP;
+        }
+        try {
+            return (int) POST_SRQ_RECV.invokeExact(fn, srq, wr, badWr);
+        } catch (Throwable t) {
+            throw ErrnoVerbs.rethrow(t);
+        }
+    }
+
+    /**
+     * {@code ibv_poll_cq} through a function from {@link #pollCqFunction} of the same {@code cq}:
+     * the number of completions written to {@code wc}, or a negative value on error.
+     */
+    public static int pollCq(MemorySegment fn, MemorySegment cq, int numEntries, MemorySegment wc) {
+        if (fn.address() == 0) {
+            return -EOPNOTSUPP;
+        }
+        try {
+            return (int) POLL_CQ.invokeExact(fn, cq, numEntries, wc);
+        } catch (Throwable t) {
+            throw ErrnoVerbs.rethrow(t);
+        }
+    }
+
+    /** {@code ibv_req_notify_cq} through a function from {@link #reqNotifyCqFunction} of the same {@code cq}. */
+    public static int reqNotifyCq(MemorySegment fn, MemorySegment cq, int solicitedOnly) {
+        if (fn.address() == 0) {
+            return EOPNOTSUPP;
+        }
+        try {
+            return (int) REQ_NOTIFY_CQ.invokeExact(fn, cq, solicitedOnly);
+        } catch (Throwable t) {
+            throw ErrnoVerbs.rethrow(t);
+        }
+    }
+
+    // ---- the C signatures: look the function up on every call, like the C inlines -----------
+
     /** {@code ibv_post_send}: {@code qp->context->ops.post_send(qp, wr, bad_wr)}; returns 0 or an errno value. */
     public static int ibv_post_send(MemorySegment qp, MemorySegment wr, MemorySegment badWr) {
         // @start region="post-send"
         long fn = contextOp(qp, QP_CONTEXT, OP_POST_SEND, "qp");
-        if (fn == 0) {
-            return EOPNOTSUPP;
-        }
-        try {
-            return (int) POST_SEND.invokeExact(MemorySegment.ofAddress(fn), qp, wr, badWr);
-        } catch (Throwable t) {
-            throw ErrnoVerbs.rethrow(t);
-        }
+        return fn == 0 ? EOPNOTSUPP : postSend(POST_SEND_FN.of(fn), qp, wr, badWr);
         // @end
     }
 
     /** {@code ibv_post_recv}: {@code qp->context->ops.post_recv(qp, wr, bad_wr)}; returns 0 or an errno value. */
     public static int ibv_post_recv(MemorySegment qp, MemorySegment wr, MemorySegment badWr) {
         long fn = contextOp(qp, QP_CONTEXT, OP_POST_RECV, "qp");
-        if (fn == 0) {
-            return EOPNOTSUPP;
-        }
-        try {
-            return (int) POST_RECV.invokeExact(MemorySegment.ofAddress(fn), qp, wr, badWr);
-        } catch (Throwable t) {
-            throw ErrnoVerbs.rethrow(t);
-        }
+        return fn == 0 ? EOPNOTSUPP : postRecv(POST_RECV_FN.of(fn), qp, wr, badWr);
     }
 
     /** {@code ibv_post_srq_recv}: {@code srq->context->ops.post_srq_recv(srq, wr, bad_wr)}. */
     public static int ibv_post_srq_recv(MemorySegment srq, MemorySegment wr, MemorySegment badWr) {
         long fn = contextOp(srq, SRQ_CONTEXT, OP_POST_SRQ_RECV, "srq");
-        if (fn == 0) {
-            return EOPNOTSUPP;
-        }
-        try {
-            return (int) POST_SRQ_RECV.invokeExact(MemorySegment.ofAddress(fn), srq, wr, badWr);
-        } catch (Throwable t) {
-            throw ErrnoVerbs.rethrow(t);
-        }
+        return fn == 0 ? EOPNOTSUPP : postSrqRecv(POST_SRQ_RECV_FN.of(fn), srq, wr, badWr);
     }
 
     /**
@@ -129,27 +249,13 @@ public final class InlineVerbs {
      */
     public static int ibv_poll_cq(MemorySegment cq, int numEntries, MemorySegment wc) {
         long fn = contextOp(cq, CQ_CONTEXT, OP_POLL_CQ, "cq");
-        if (fn == 0) {
-            return -EOPNOTSUPP;
-        }
-        try {
-            return (int) POLL_CQ.invokeExact(MemorySegment.ofAddress(fn), cq, numEntries, wc);
-        } catch (Throwable t) {
-            throw ErrnoVerbs.rethrow(t);
-        }
+        return fn == 0 ? -EOPNOTSUPP : pollCq(POLL_CQ_FN.of(fn), cq, numEntries, wc);
     }
 
     /** {@code ibv_req_notify_cq}: {@code cq->context->ops.req_notify_cq(cq, solicited_only)}; 0 or errno value. */
     public static int ibv_req_notify_cq(MemorySegment cq, int solicitedOnly) {
         long fn = contextOp(cq, CQ_CONTEXT, OP_REQ_NOTIFY_CQ, "cq");
-        if (fn == 0) {
-            return EOPNOTSUPP;
-        }
-        try {
-            return (int) REQ_NOTIFY_CQ.invokeExact(MemorySegment.ofAddress(fn), cq, solicitedOnly);
-        } catch (Throwable t) {
-            throw ErrnoVerbs.rethrow(t);
-        }
+        return fn == 0 ? EOPNOTSUPP : reqNotifyCq(REQ_NOTIFY_CQ_FN.of(fn), cq, solicitedOnly);
     }
 
     // ---- memory windows: also through the ops table, with the C inline's argument checks ----

@@ -1,0 +1,47 @@
+package dev.jrdma;
+
+import java.lang.reflect.Method;
+
+/**
+ * The current thread's allocated bytes ({@code com.sun.management.ThreadMXBean}), for
+ * zero-allocation assertions. Through reflection because the tests compile inside module
+ * dev.jrdma, which does not read jdk.management (they run on the class path, where the call is
+ * accessible). Reflection itself allocates (the boxed result, the argument array); that fixed
+ * cost is measured with nothing in between and subtracted.
+ */
+final class Allocations {
+    private static final Object THREADS;
+    private static final Method ALLOCATED;
+    private static final long OVERHEAD;
+
+    static {
+        try {
+            THREADS = Class.forName("java.lang.management.ManagementFactory").getMethod("getThreadMXBean")
+                    .invoke(null);
+            ALLOCATED = Class.forName("com.sun.management.ThreadMXBean").getMethod("getCurrentThreadAllocatedBytes");
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+        long overhead = Long.MAX_VALUE;
+        for (int i = 0; i < 1000; i++) {
+            long before = allocatedBytes();
+            overhead = Math.min(overhead, allocatedBytes() - before);
+        }
+        OVERHEAD = overhead;
+    }
+
+    private Allocations() {}
+
+    static long allocatedBytes() {
+        try {
+            return (long) ALLOCATED.invoke(THREADS);
+        } catch (ReflectiveOperationException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    /** Bytes this thread allocated since {@code before} (a value of {@link #allocatedBytes()}), measuring cost excluded. */
+    static long since(long before) {
+        return allocatedBytes() - before - OVERHEAD;
+    }
+}
