@@ -63,12 +63,12 @@ public final class CompletionQueue extends NativeResource {
         }
     }
 
-    /** The context the CQ belongs to. */
+    /** {@return the context the CQ belongs to} */
     public Context context() {
         return context;
     }
 
-    /** The number of completions the queue can hold (the provider may round the requested depth up). */
+    /** {@return the number of completions the queue can hold (the provider may round the requested depth up)} */
     public int capacity() {
         return capacity;
     }
@@ -82,6 +82,8 @@ public final class CompletionQueue extends NativeResource {
      * Arms the completion channel: the next completion (only solicited ones if
      * {@code solicitedOnly}) wakes {@link CompletionChannel#await}. One-shot: arm again after
      * each event. Needs a CQ created with a channel.
+     *
+     * @param solicitedOnly true to wake only for solicited completions
      */
     public void requestNotification(boolean solicitedOnly) {
         checkOpen();
@@ -91,7 +93,12 @@ public final class CompletionQueue extends NativeResource {
         }
     }
 
-    /** Reads at most one completion into {@code wc}; returns 1 if there was one, else 0. Never blocks. */
+    /**
+     * Reads at most one completion into {@code wc}. Never blocks.
+     *
+     * @param wc the view to fill
+     * @return 1 if there was a completion, else 0
+     */
     public int poll(WorkCompletion wc) {
         checkOpen();
         return check(InlineVerbs.pollCq(pollFn, handle, 1, wc.segment()));
@@ -100,6 +107,9 @@ public final class CompletionQueue extends NativeResource {
     /**
      * Reads up to {@code batch.capacity()} completions into {@code batch}; returns how many
      * (also {@link WorkCompletions#count()}). Never blocks.
+     *
+     * @param batch the views to fill
+     * @return the number of completions read, 0 when none
      */
     public int poll(WorkCompletions batch) {
         checkOpen();
@@ -112,6 +122,10 @@ public final class CompletionQueue extends NativeResource {
      * Busy-polls until one completion is read into {@code wc} or {@code timeout} passes; returns
      * whether a completion arrived. Spins on the calling thread: meant for tests, samples and
      * latency-bound loops.
+     *
+     * @param wc      the view to fill
+     * @param timeout how long to poll
+     * @return whether a completion arrived
      */
     public boolean poll(WorkCompletion wc, Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
@@ -127,6 +141,11 @@ public final class CompletionQueue extends NativeResource {
     /**
      * As {@link #poll(WorkCompletion, Duration)}, but a missing completion is an exception: returns
      * {@code wc} holding the completion, or throws {@link IllegalStateException} after {@code timeout}.
+     *
+     * @param wc      the view to fill
+     * @param timeout how long to poll
+     * @return {@code wc}
+     * @throws IllegalStateException when no completion arrives in time
      */
     public WorkCompletion take(WorkCompletion wc, Duration timeout) {
         if (!poll(wc, timeout)) {

@@ -103,20 +103,35 @@ public final class QueuePair extends NativeResource {
             return pd;
         }
 
-        /** The CQ for both send and receive completions. */
+        /**
+         * Sets the CQ for both send and receive completions.
+         *
+         * @param cq a completion queue of the same context
+         * @return this builder
+         */
         public Builder completionQueue(CompletionQueue cq) {
             this.sendCq = cq;
             this.receiveCq = cq;
             return this;
         }
 
-        /** The CQ for send completions. */
+        /**
+         * Sets the CQ for send completions.
+         *
+         * @param cq a completion queue of the same context
+         * @return this builder
+         */
         public Builder sendCompletionQueue(CompletionQueue cq) {
             this.sendCq = cq;
             return this;
         }
 
-        /** The CQ for receive completions. */
+        /**
+         * Sets the CQ for receive completions.
+         *
+         * @param cq a completion queue of the same context
+         * @return this builder
+         */
         public Builder receiveCompletionQueue(CompletionQueue cq) {
             this.receiveCq = cq;
             return this;
@@ -125,27 +140,47 @@ public final class QueuePair extends NativeResource {
         /**
          * Takes receives from {@code srq} instead of an own receive queue (RC and UD); closing
          * the SRQ closes the queue pair first.
+         *
+         * @param srq a shared receive queue of the same protection domain
+         * @return this builder
          */
         public Builder sharedReceiveQueue(SharedReceiveQueue srq) {
             this.srq = srq;
             return this;
         }
 
-        /** Outstanding send and receive work requests (default 16 each). */
+        /**
+         * Sets the outstanding send and receive work requests (default 16 each).
+         *
+         * @param send    the send queue depth
+         * @param receive the receive queue depth
+         * @return this builder
+         */
         public Builder maxWorkRequests(int send, int receive) {
             this.maxSendWr = positive("send work requests", send);
             this.maxReceiveWr = positive("receive work requests", receive);
             return this;
         }
 
-        /** Scatter/gather entries per send and receive work request (default 1 each). */
+        /**
+         * Sets the scatter/gather entries per send and receive work request (default 1 each).
+         *
+         * @param send    SGEs per send request
+         * @param receive SGEs per receive request
+         * @return this builder
+         */
         public Builder maxSges(int send, int receive) {
             this.maxSendSge = positive("send SGEs", send);
             this.maxReceiveSge = positive("receive SGEs", receive);
             return this;
         }
 
-        /** Bytes a send work request may carry inline (default 0). */
+        /**
+         * Sets the bytes a send work request may carry inline (default 0).
+         *
+         * @param bytes the inline size to request; the provider may grant more
+         * @return this builder
+         */
         public Builder maxInlineData(int bytes) {
             if (bytes < 0) {
                 throw new IllegalArgumentException("inline size must not be negative: " + bytes);
@@ -154,7 +189,12 @@ public final class QueuePair extends NativeResource {
             return this;
         }
 
-        /** Whether every send work request produces a completion, whatever its signalled flag (default false). */
+        /**
+         * Sets whether every send work request produces a completion, whatever its signalled flag (default false).
+         *
+         * @param signalAll true to signal all sends
+         * @return this builder
+         */
         public Builder signalAll(boolean signalAll) {
             this.signalAll = signalAll;
             return this;
@@ -167,7 +207,11 @@ public final class QueuePair extends NativeResource {
             return value;
         }
 
-        /** Creates the queue pair (in RESET). */
+        /**
+         * Creates the queue pair (in RESET).
+         *
+         * @return the queue pair, owned by the protection domain and its completion queues
+         */
         public QueuePair build() {
             return build(null);
         }
@@ -236,42 +280,42 @@ public final class QueuePair extends NativeResource {
         }
     }
 
-    /** The queue pair number (QPN), unique on the device. */
+    /** {@return the queue pair number (QPN), unique on the device} */
     public int qpNumber() {
         return qpn;
     }
 
-    /** The transport type. */
+    /** {@return the transport type} */
     public QueuePairType type() {
         return type;
     }
 
-    /** The protection domain. */
+    /** {@return the protection domain} */
     public ProtectionDomain protectionDomain() {
         return pd;
     }
 
-    /** The CQ that receives send completions. */
+    /** {@return the CQ that receives send completions} */
     public CompletionQueue sendCompletionQueue() {
         return sendCq;
     }
 
-    /** The CQ that receives receive completions. */
+    /** {@return the CQ that receives receive completions} */
     public CompletionQueue receiveCompletionQueue() {
         return receiveCq;
     }
 
-    /** The shared receive queue this queue pair takes receives from, if any. */
+    /** {@return the shared receive queue this queue pair takes receives from, if any} */
     public java.util.Optional<SharedReceiveQueue> sharedReceiveQueue() {
         return java.util.Optional.ofNullable(srq);
     }
 
-    /** The queue sizes the provider granted. */
+    /** {@return the queue sizes the provider granted} */
     public QueuePairCapabilities capabilities() {
         return capabilities;
     }
 
-    /** The current state, as the device reports it ({@code ibv_query_qp}). */
+    /** {@return the current state, as the device reports it ({@code ibv_query_qp})} */
     public QueuePairState state() {
         checkOpen();
         try (Arena arena = Arena.ofConfined()) {
@@ -289,6 +333,10 @@ public final class QueuePair extends NativeResource {
      * This side's endpoint, to send to the peer, using {@code port} and the source GID table
      * entry {@code gidIndex} (on RoCE pick a RoCE v2 entry, see {@link Context#gidTable}). Also
      * fixes the port, GID index and initial PSN the transitions to RTR and RTS use.
+     *
+     * @param port     the port number, counting from 1
+     * @param gidIndex the source GID table entry
+     * @return the endpoint to send to the peer
      */
     public Endpoint localEndpoint(int port, int gidIndex) {
         checkOpen();
@@ -302,12 +350,21 @@ public final class QueuePair extends NativeResource {
         return local;
     }
 
-    /** RESET -> INIT -> RTR -> RTS with {@link ConnectionOptions#DEFAULTS}; needs {@link #localEndpoint} first. */
+    /**
+     * RESET -> INIT -> RTR -> RTS with {@link ConnectionOptions#DEFAULTS}; needs {@link #localEndpoint} first.
+     *
+     * @param remote the peer's endpoint
+     */
     public void connect(Endpoint remote) {
         connect(remote, ConnectionOptions.DEFAULTS);
     }
 
-    /** RESET -> INIT -> RTR -> RTS towards {@code remote}; needs {@link #localEndpoint} first. */
+    /**
+     * RESET -> INIT -> RTR -> RTS towards {@code remote}; needs {@link #localEndpoint} first.
+     *
+     * @param remote  the peer's endpoint
+     * @param options access rights, timeouts, retries, SL, ...
+     */
     public void connect(Endpoint remote, ConnectionOptions options) {
         requireLocal();
         toInit(port, options);
@@ -315,12 +372,21 @@ public final class QueuePair extends NativeResource {
         toRts(options);
     }
 
-    /** RESET -> INIT on {@code port} with {@link ConnectionOptions#DEFAULTS}. */
+    /**
+     * RESET -> INIT on {@code port} with {@link ConnectionOptions#DEFAULTS}.
+     *
+     * @param port the port number, counting from 1
+     */
     public void toInit(int port) {
         toInit(port, ConnectionOptions.DEFAULTS);
     }
 
-    /** RESET -> INIT on {@code port}: P_Key index 0, and remote access rights (RC/UC) or Q_Key (UD). */
+    /**
+     * RESET -> INIT on {@code port}: P_Key index 0, and remote access rights (RC/UC) or Q_Key (UD).
+     *
+     * @param port    the port number, counting from 1
+     * @param options the remote access rights or the Q_Key
+     */
     public void toInit(int port, ConnectionOptions options) {
         checkOpen();
         try (Arena arena = Arena.ofConfined()) {
@@ -354,7 +420,11 @@ public final class QueuePair extends NativeResource {
         toRtr(null, ConnectionOptions.DEFAULTS);
     }
 
-    /** INIT -> RTR towards {@code remote} with {@link ConnectionOptions#DEFAULTS}. */
+    /**
+     * INIT -> RTR towards {@code remote} with {@link ConnectionOptions#DEFAULTS}.
+     *
+     * @param remote the peer's endpoint
+     */
     public void toRtr(Endpoint remote) {
         toRtr(remote, ConnectionOptions.DEFAULTS);
     }
@@ -363,6 +433,9 @@ public final class QueuePair extends NativeResource {
      * INIT -> RTR towards {@code remote} (RC/UC): route (with the options' service level, and
      * for a global route their hop limit and traffic class), path MTU (the smaller of both
      * ports'), remote QPN and PSN. Needs {@link #localEndpoint} first, for the port and source GID.
+     *
+     * @param remote  the peer's endpoint
+     * @param options SL, traffic class, hop limit, RNR timer, responder READ depth
      */
     public void toRtr(Endpoint remote, ConnectionOptions options) {
         checkOpen();
@@ -405,7 +478,11 @@ public final class QueuePair extends NativeResource {
         toRts(ConnectionOptions.DEFAULTS);
     }
 
-    /** RTR -> RTS: the send PSN from {@link #localEndpoint} (0 without one), and for RC the retry settings. */
+    /**
+     * RTR -> RTS: the send PSN from {@link #localEndpoint} (0 without one), and for RC the retry settings.
+     *
+     * @param options ACK timeout, retry counts, outstanding READs
+     */
     public void toRts(ConnectionOptions options) {
         checkOpen();
         try (Arena arena = Arena.ofConfined()) {
@@ -494,6 +571,8 @@ public final class QueuePair extends NativeResource {
      * after {@link #toError()}, and
      * {@link RdmaException} naming the first request the provider refused; requests before it
      * in the chain were posted.
+     *
+     * @param request the first request of the chain
      */
     public void post(SendRequest request) {
         checkOpen();
@@ -518,6 +597,8 @@ public final class QueuePair extends NativeResource {
      * Posts a receive work request, or a chain of them, with one call. Throws
      * {@link IllegalStateException} in RESET, and in ERR after {@link #toError()}; otherwise
      * failures as for sends.
+     *
+     * @param request the first request of the chain
      */
     public void post(ReceiveRequest request) {
         checkOpen();
@@ -545,6 +626,13 @@ public final class QueuePair extends NativeResource {
      * (registered with {@link Access#MW_BIND}) with {@code access} rights for peers, giving the
      * window a new rkey. The bind is a work request on this queue pair's send queue (RTS needed);
      * its completion, with {@code wrId}, arrives on the send CQ.
+     *
+     * @param mw     the window to bind
+     * @param mr     the region to expose a part of
+     * @param offset from the start of the region
+     * @param length the number of bytes
+     * @param access the rights peers get through the window
+     * @param wrId   the identifier of the bind's completion
      */
     public void bind(MemoryWindow mw, MemoryRegion mr, long offset, long length, Set<Access> access, long wrId) {
         checkOpen();
@@ -555,6 +643,9 @@ public final class QueuePair extends NativeResource {
     /**
      * Unbinds {@code mw} (a zero-length bind), revoking its rkey; the completion arrives on the
      * send CQ. The window must have been bound.
+     *
+     * @param mw   the window to unbind
+     * @param wrId the identifier of the completion
      */
     public void unbind(MemoryWindow mw, long wrId) {
         checkOpen();

@@ -21,7 +21,11 @@ public final class ReceiveRequest {
         this(1);
     }
 
-    /** A request with room for {@code maxSges} scatter/gather entries. */
+    /**
+     * A request with room for {@code maxSges} scatter/gather entries.
+     *
+     * @param maxSges at least 1
+     */
     public ReceiveRequest(int maxSges) {
         if (maxSges < 1) {
             throw new IllegalArgumentException("maxSges must be at least 1, not " + maxSges);
@@ -37,42 +41,78 @@ public final class ReceiveRequest {
         return wr;
     }
 
-    /** Sets the caller's identifier, returned in the completion. */
+    /**
+     * Sets the caller's identifier, returned in the completion.
+     *
+     * @param wrId any 64-bit value
+     * @return this request
+     */
     public ReceiveRequest wrId(long wrId) {
         ibv_recv_wr.wr_id(wr, wrId);
         return this;
     }
 
-    /** The caller's identifier. */
+    /** {@return the caller's identifier} */
     public long wrId() {
         return ibv_recv_wr.wr_id(wr);
     }
 
-    /** Makes the whole region the only SGE. */
+    /**
+     * Makes the whole region the only SGE.
+     *
+     * @param mr a region with local write access, of the queue pair's protection domain
+     * @return this request
+     */
     public ReceiveRequest sge(MemoryRegion mr) {
         return sge(mr, 0, SendRequest.wholeLength(mr));
     }
 
-    /** Makes {@code [offset, offset + length)} of the region the only SGE. */
+    /**
+     * Makes {@code [offset, offset + length)} of the region the only SGE.
+     *
+     * @param mr     a region with local write access, of the queue pair's protection domain
+     * @param offset from the start of the region
+     * @param length the number of bytes
+     * @return this request
+     * @throws IndexOutOfBoundsException when the range is not inside the region
+     */
     public ReceiveRequest sge(MemoryRegion mr, long offset, int length) {
         sges.set(0, mr, offset, length);
         sges.count(1);
         return this;
     }
 
-    /** Sets SGE {@code index}; the SGE count grows to include it. */
+    /**
+     * Sets SGE {@code index}; the SGE count grows to include it.
+     *
+     * @param index  0 up to the capacity given to the constructor
+     * @param mr     a region with local write access
+     * @param offset from the start of the region
+     * @param length the number of bytes
+     * @return this request
+     */
     public ReceiveRequest sge(int index, MemoryRegion mr, long offset, int length) {
         sges.set(index, mr, offset, length);
         return this;
     }
 
-    /** Sets how many of the SGEs are used. */
+    /**
+     * Sets how many of the SGEs are used.
+     *
+     * @param count 0 up to the number of SGEs set
+     * @return this request
+     */
     public ReceiveRequest sgeCount(int count) {
         sges.count(count);
         return this;
     }
 
-    /** Chains {@code next} after this request, so both are posted in one call; null ends the chain. */
+    /**
+     * Chains {@code next} after this request, so both are posted in one call; null ends the chain.
+     *
+     * @param next the following request, or null
+     * @return this request
+     */
     public ReceiveRequest next(ReceiveRequest next) {
         for (ReceiveRequest r = next; r != null; r = r.next) {
             if (r == this) {

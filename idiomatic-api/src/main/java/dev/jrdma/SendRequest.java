@@ -50,7 +50,11 @@ public final class SendRequest {
         this(1);
     }
 
-    /** A request with room for {@code maxSges} scatter/gather entries. */
+    /**
+     * A request with room for {@code maxSges} scatter/gather entries.
+     *
+     * @param maxSges at least 1
+     */
     public SendRequest(int maxSges) {
         if (maxSges < 1) {
             throw new IllegalArgumentException("maxSges must be at least 1, not " + maxSges);
@@ -71,35 +75,58 @@ public final class SendRequest {
         return wr;
     }
 
-    /** Sets the caller's identifier, returned in the completion. */
+    /**
+     * Sets the caller's identifier, returned in the completion.
+     *
+     * @param wrId any 64-bit value
+     * @return this request
+     */
     public SendRequest wrId(long wrId) {
         ibv_send_wr.wr_id(wr, wrId);
         return this;
     }
 
-    /** The caller's identifier. */
+    /** {@return the caller's identifier} */
     public long wrId() {
         return ibv_send_wr.wr_id(wr);
     }
 
-    /** Sets the operation. */
+    /**
+     * Sets the operation.
+     *
+     * @param opcode SEND, RDMA WRITE/READ, atomics, with or without immediate data
+     * @return this request
+     */
     public SendRequest opcode(SendOpcode opcode) {
         this.opcode = opcode;
         this.preparedFor = null;
         return this;
     }
 
-    /** The operation. */
+    /** {@return the operation} */
     public SendOpcode opcode() {
         return opcode;
     }
 
-    /** Makes the whole region the only SGE. */
+    /**
+     * Makes the whole region the only SGE.
+     *
+     * @param mr a region of the queue pair's protection domain
+     * @return this request
+     */
     public SendRequest sge(MemoryRegion mr) {
         return sge(mr, 0, wholeLength(mr));
     }
 
-    /** Makes {@code [offset, offset + length)} of the region the only SGE. */
+    /**
+     * Makes {@code [offset, offset + length)} of the region the only SGE.
+     *
+     * @param mr     a region of the queue pair's protection domain
+     * @param offset from the start of the region
+     * @param length the number of bytes
+     * @return this request
+     * @throws IndexOutOfBoundsException when the range is not inside the region
+     */
     public SendRequest sge(MemoryRegion mr, long offset, int length) {
         sges.set(0, mr, offset, length);
         sges.count(1);
@@ -107,41 +134,74 @@ public final class SendRequest {
         return this;
     }
 
-    /** Sets SGE {@code index}; the SGE count grows to include it. */
+    /**
+     * Sets SGE {@code index}; the SGE count grows to include it.
+     *
+     * @param index  0 up to the capacity given to the constructor
+     * @param mr     a region of the queue pair's protection domain
+     * @param offset from the start of the region
+     * @param length the number of bytes
+     * @return this request
+     */
     public SendRequest sge(int index, MemoryRegion mr, long offset, int length) {
         sges.set(index, mr, offset, length);
         preparedFor = null;
         return this;
     }
 
-    /** Sets how many of the SGEs are used (0 for a zero-length message). */
+    /**
+     * Sets how many of the SGEs are used (0 for a zero-length message).
+     *
+     * @param count 0 up to the number of SGEs set
+     * @return this request
+     */
     public SendRequest sgeCount(int count) {
         sges.count(count);
         preparedFor = null;
         return this;
     }
 
-    /** The number of SGEs used. */
+    /** {@return the number of SGEs used} */
     public int sgeCount() {
         return sges.count();
     }
 
-    /** Whether a completion is generated for this request (default true). */
+    /**
+     * Sets whether a completion is generated for this request (default true).
+     *
+     * @param signaled false to skip the completion (the queue pair must not signal all)
+     * @return this request
+     */
     public SendRequest signaled(boolean signaled) {
         return flag(SIGNALED, signaled);
     }
 
-    /** Whether the data is copied into the work request at post time (up to the QP's max inline size). */
+    /**
+     * Sets whether the data is copied into the work request at post time (up to the QP's max inline size).
+     *
+     * @param inline true to send inline: the memory may be reused as soon as the post returns
+     * @return this request
+     */
     public SendRequest inline(boolean inline) {
         return flag(INLINE, inline);
     }
 
-    /** Whether this request waits for earlier RDMA READs and atomics to finish. */
+    /**
+     * Sets whether this request waits for earlier RDMA READs and atomics to finish.
+     *
+     * @param fence true for a fenced request
+     * @return this request
+     */
     public SendRequest fence(boolean fence) {
         return flag(FENCE, fence);
     }
 
-    /** Whether the receiver's solicited-only completion notification fires. */
+    /**
+     * Sets whether the receiver's solicited-only completion notification fires.
+     *
+     * @param solicited true to set the solicited event bit
+     * @return this request
+     */
     public SendRequest solicited(boolean solicited) {
         return flag(SOLICITED, solicited);
     }
@@ -160,7 +220,12 @@ public final class SendRequest {
         return this;
     }
 
-    /** The remote memory of an RDMA READ/WRITE or atomic operation. */
+    /**
+     * Sets the remote memory of an RDMA READ/WRITE or atomic operation.
+     *
+     * @param remote the peer's address, length and rkey
+     * @return this request
+     */
     public SendRequest remote(RemoteMemory remote) {
         return remote(remote.address(), remote.length(), remote.rkey());
     }
@@ -169,6 +234,11 @@ public final class SendRequest {
      * The remote memory of an RDMA READ/WRITE or atomic operation, as its parts (the peer's
      * address, the length it exposes there, its rkey): changes the target without creating a
      * {@link RemoteMemory}.
+     *
+     * @param address the peer's virtual address
+     * @param length  the bytes exposed there
+     * @param rkey    the peer's remote key
+     * @return this request
      */
     public SendRequest remote(long address, long length, int rkey) {
         if (length < 0) {
@@ -185,6 +255,11 @@ public final class SendRequest {
     /**
      * The destination of a send on a UD queue pair: the route, the remote QPN and the remote
      * Q_Key ({@link ConnectionOptions#qkey()} of the receiver).
+     *
+     * @param ah         the route to the destination
+     * @param remoteQpn  the destination QPN
+     * @param remoteQkey the destination's Q_Key
+     * @return this request
      */
     public SendRequest datagram(AddressHandle ah, int remoteQpn, int remoteQkey) {
         ah.checkOpen();
@@ -195,28 +270,48 @@ public final class SendRequest {
         return this;
     }
 
-    /** 32 bits of immediate data for SEND_WITH_IMM/RDMA_WRITE_WITH_IMM, in host order. */
+    /**
+     * Sets 32 bits of immediate data for SEND_WITH_IMM/RDMA_WRITE_WITH_IMM, in host order.
+     *
+     * @param value delivered in the receiver's completion
+     * @return this request
+     */
     public SendRequest immediateData(int value) {
         // imm_data is big-endian on the wire and in the struct; WorkCompletion swaps it back.
         ibv_send_wr.imm_data(wr, Integer.reverseBytes(value));
         return this;
     }
 
-    /** The value added by fetch-and-add, or compared by compare-and-swap. */
+    /**
+     * Sets the value added by fetch-and-add, or compared by compare-and-swap.
+     *
+     * @param value the 64-bit operand
+     * @return this request
+     */
     public SendRequest compareAdd(long value) {
         this.compareAdd = value;
         this.preparedFor = null;
         return this;
     }
 
-    /** The value compare-and-swap stores when the comparison succeeds. */
+    /**
+     * Sets the value compare-and-swap stores when the comparison succeeds.
+     *
+     * @param value the 64-bit operand
+     * @return this request
+     */
     public SendRequest swap(long value) {
         this.swap = value;
         this.preparedFor = null;
         return this;
     }
 
-    /** Chains {@code next} after this request, so both go out in one post; null ends the chain. */
+    /**
+     * Chains {@code next} after this request, so both go out in one post; null ends the chain.
+     *
+     * @param next the following request, or null
+     * @return this request
+     */
     public SendRequest next(SendRequest next) {
         for (SendRequest r = next; r != null; r = r.next) {
             if (r == this) {

@@ -71,22 +71,26 @@ public final class SharedReceiveQueue extends NativeResource {
         return handle;
     }
 
-    /** The protection domain. */
+    /** {@return the protection domain} */
     public ProtectionDomain protectionDomain() {
         return pd;
     }
 
-    /** Outstanding receive work requests the provider granted. */
+    /** {@return the outstanding receive work requests the provider granted} */
     public int maxWorkRequests() {
         return maxWorkRequests;
     }
 
-    /** SGEs per receive work request the provider granted. */
+    /** {@return the SGEs per receive work request the provider granted} */
     public int maxSges() {
         return maxSges;
     }
 
-    /** Posts a receive work request, or a chain of them, with one call; a failure names the request. */
+    /**
+     * Posts a receive work request, or a chain of them, with one call; a failure names the request.
+     *
+     * @param request the first request of the chain
+     */
     public void post(ReceiveRequest request) {
         checkOpen();
         request.prepare(pd);

@@ -39,23 +39,26 @@ public final class WorkCompletion {
         return wc;
     }
 
-    /** The wr_id of the work request this completion is for. */
+    /** {@return the wr_id of the work request this completion is for} */
     public long wrId() {
         return ibv_wc.wr_id(wc);
     }
 
-    /** The completion status. */
+    /** {@return the completion status} */
     public WorkCompletionStatus status() {
         return WorkCompletionStatus.of(ibv_wc.status(wc));
     }
 
-    /** Whether the status is {@link WorkCompletionStatus#SUCCESS}. */
+    /** {@return whether the status is {@link WorkCompletionStatus#SUCCESS}} */
     public boolean isSuccess() {
         return ibv_wc.status(wc) == 0;
     }
 
     /**
      * Throws {@link WorkCompletionException} unless the work request succeeded; returns this view.
+     *
+     * @return this view
+     * @throws WorkCompletionException with the status, for a failed work request
      */
     public WorkCompletion checkSuccess() {
         if (!isSuccess()) {
@@ -64,27 +67,27 @@ public final class WorkCompletion {
         return this;
     }
 
-    /** What the work request did; undefined (as in C) unless the completion succeeded. */
+    /** {@return what the work request did; undefined (as in C) unless the completion succeeded} */
     public WorkCompletionOpcode opcode() {
         return WorkCompletionOpcode.of(ibv_wc.opcode(wc));
     }
 
-    /** Bytes received (receive completions) or read (RDMA READ, atomics). */
+    /** {@return the bytes received (receive completions) or read (RDMA READ, atomics)} */
     public int byteLength() {
         return ibv_wc.byte_len(wc);
     }
 
-    /** The number of the local queue pair the work request was posted to. */
+    /** {@return the number of the local queue pair the work request was posted to} */
     public int qpNumber() {
         return ibv_wc.qp_num(wc);
     }
 
-    /** The remote queue pair number of a UD receive. */
+    /** {@return the remote queue pair number of a UD receive} */
     public int sourceQpNumber() {
         return ibv_wc.src_qp(wc);
     }
 
-    /** Whether the completion carries immediate data ({@link #immediateData()}). */
+    /** {@return whether the completion carries immediate data ({@link #immediateData()})} */
     public boolean hasImmediate() {
         return (ibv_wc.wc_flags(wc) & WITH_IMM) != 0;
     }
@@ -92,17 +95,19 @@ public final class WorkCompletion {
     /**
      * The immediate data of a SEND/WRITE with immediate, in host order: the value passed to
      * {@link SendRequest#immediateData(int)} (jrdma converts to and from the wire's big-endian).
+     *
+     * @return the immediate data
      */
     public int immediateData() {
         return Integer.reverseBytes(ibv_wc.imm_data(wc));
     }
 
-    /** Whether a UD receive buffer starts with a 40-byte GRH. */
+    /** {@return whether a UD receive buffer starts with a 40-byte GRH} */
     public boolean hasGrh() {
         return (ibv_wc.wc_flags(wc) & GRH) != 0;
     }
 
-    /** The provider-specific error code of a failed completion. */
+    /** {@return the provider-specific error code of a failed completion} */
     public int vendorError() {
         return ibv_wc.vendor_err(wc);
     }
