@@ -189,6 +189,26 @@ class JrdmaDeviceTest {
         runWithRetries(kind, options, mode);
     }
 
+    /**
+     * -R (issue 4): the control messages over perftest's rdma_cm control QP and the test QP
+     * connected by rdma_cm on the same port, RC, in all three directions.
+     */
+    static List<Arguments> rdmaCmMatrix() {
+        List<Arguments> a = new ArrayList<>();
+        for (TestKind k : List.of(TestKind.SEND_LAT, TestKind.WRITE_BW, TestKind.READ_LAT)) {
+            for (Mode m : Mode.values()) {
+                a.add(Arguments.of(k, m));
+            }
+        }
+        return a;
+    }
+
+    @ParameterizedTest(name = "{0} -R {1}")
+    @MethodSource("rdmaCmMatrix")
+    void rdmaCmInteroperates(TestKind kind, Mode mode) throws Exception {
+        runWithRetries(kind, "-R", mode);
+    }
+
     private void runWithRetries(TestKind kind, String options, Mode mode) throws Exception {
         int attempts = mode == Mode.JRDMA_JRDMA ? 1 : 3;   // perftest under TCG: see runOnce
         for (int attempt = 1; ; attempt++) {
@@ -218,10 +238,11 @@ class JrdmaDeviceTest {
         String jrdmaServerOut = null;
         String jrdmaClientOut = null;
         String perftestOut = null;
+        boolean rdmaCm = common.contains("-R");
         switch (mode) {
             case JRDMA_JRDMA -> {
                 CompletableFuture<Result> s = CompletableFuture.supplyAsync(() -> jrdma(args(kind.command(), server)));
-                awaitListening(port, s);
+                awaitListening(port, s, rdmaCm);
                 Result c = jrdma(args(kind.command(), client));
                 Result sr = s.get(TIMEOUT_S, TimeUnit.SECONDS);
                 assertEquals(0, c.code(), "client: " + c.all() + "\nserver: " + sr.all());
@@ -234,7 +255,7 @@ class JrdmaDeviceTest {
                 Process p = new ProcessBuilder(args("/usr/bin/" + kind.perftestBinary(), server))
                         .redirectErrorStream(true).redirectOutput(log.toFile()).start();
                 try {
-                    awaitListening(port, null);
+                    awaitListening(port, null, rdmaCm);
                     Result c = jrdma(args(kind.command(), client));
                     boolean exited = p.waitFor(TIMEOUT_S, TimeUnit.SECONDS);
                     perftestOut = Files.readString(log, StandardCharsets.ISO_8859_1);
@@ -255,7 +276,7 @@ class JrdmaDeviceTest {
             }
             case PERFTEST_CLIENT_JRDMA_SERVER -> {
                 CompletableFuture<Result> s = CompletableFuture.supplyAsync(() -> jrdma(args(kind.command(), server)));
-                awaitListening(port, s);
+                awaitListening(port, s, rdmaCm);
                 Path log = Files.createTempFile(kind.perftestBinary(), ".out");
                 Process p = new ProcessBuilder(args("/usr/bin/" + kind.perftestBinary(), client))
                         .redirectErrorStream(true).redirectOutput(log.toFile()).start();
@@ -294,6 +315,7 @@ class JrdmaDeviceTest {
                 if (options.contains("-e")) {
                     assertTrue(out.contains(" Test with events."), out);
                 }
+                assertTrue(out.contains(" Data ex. method : " + (rdmaCm ? "rdma_cm" : "Ethernet")), out);
             }
         }
         return null;
@@ -476,12 +498,27 @@ class JrdmaDeviceTest {
         }
     }
 
-    /** Waits until something listens on {@code port} (from /proc/net/tcp*, without connecting to it). */
     private static void awaitListening(int port, CompletableFuture<Result> server) throws Exception {
+        awaitListening(port, server, false);
+    }
+
+    /**
+     * Waits until something listens on {@code port} without connecting to it: a TCP listener in
+     * /proc/net/tcp*, or with {@code rdmaCm} an rdma_cm id in state LISTEN on that port
+     * ({@code rdma resource show cm_id}; neither perftest nor a perftest client retries a
+     * control connect that finds no listener).
+     */
+    private static void awaitListening(int port, CompletableFuture<Result> server, boolean rdmaCm) throws Exception {
         String hex = String.format(":%04X ", port);
+        Pattern cmListener = Pattern.compile("LISTEN.*:" + port + "\\b");
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
         while (System.nanoTime() < deadline) {
-            for (String f : List.of("/proc/net/tcp", "/proc/net/tcp6")) {
+            if (rdmaCm) {
+                if (exec("rdma", "resource", "show", "cm_id").lines().anyMatch(l -> cmListener.matcher(l).find())) {
+                    return;
+                }
+            }
+            for (String f : rdmaCm ? List.<String>of() : List.of("/proc/net/tcp", "/proc/net/tcp6")) {
                 for (String line : Files.readAllLines(Path.of(f))) {
                     String[] cols = line.strip().split("\\s+");
                     if (cols.length > 3 && cols[1].endsWith(hex.strip()) && cols[3].equals("0A")) {
