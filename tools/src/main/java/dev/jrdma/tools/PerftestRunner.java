@@ -347,6 +347,7 @@ final class PerftestRunner implements PerftestSession.Device {
                 try {
                     id.resolveAddress(server, timeout);
                     id.resolveRoute(timeout);
+                    requireDevice(id, server.getAddress().getHostAddress());
                     createResources(id.context(), id);
                     id.connect(new byte[0], timeout);
                     break;
@@ -367,12 +368,26 @@ final class PerftestRunner implements PerftestSession.Device {
                 throw new PerftestProtocolException("rdma_cm: the client did not connect its test QP within "
                         + timeout.toSeconds() + " s", e);
             }
+            requireDevice(id, "the client's request");
             createResources(id.context(), id);
             id.accept(new byte[0], timeout);
             cmListener.close();   // as perftest, once its QPs are connected
             cmListener = null;
         }
         return List.copyOf(mine);
+    }
+
+    /**
+     * The device rdma_cm chose by IP address must be the one this side queried (-d, or the first
+     * device) for the port, GID and header.
+     */
+    private void requireDevice(CmId id, String what) throws IOException {
+        String chosen = id.context().name();
+        if (!chosen.equals(context.name())) {
+            id.close();
+            throw new PerftestProtocolException("-R (rdma_cm): " + what + " goes through device " + chosen + ", not "
+                    + context.name() + (s.device() == null ? "; give -d " + chosen : " (-d)"));
+        }
     }
 
     /**

@@ -175,7 +175,8 @@ final class RdmaCmControl implements PerftestChannel.RdmaCmLink {
         while (!await(recvCq, System.nanoTime() + 1_000_000_000L)) {
             boolean disconnected;
             try {
-                id.awaitDisconnect(Duration.ofMillis(1));
+                // Long enough for the channel to read a pending event (it rounds to whole ms).
+                id.awaitDisconnect(Duration.ofMillis(100));
                 disconnected = true;
             } catch (IllegalStateException quiet) {
                 disconnected = false;   // no rdma_cm event: the connection stands
