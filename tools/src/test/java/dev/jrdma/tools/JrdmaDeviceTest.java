@@ -191,11 +191,11 @@ class JrdmaDeviceTest {
 
     /**
      * -R (issue 4): the control messages over perftest's rdma_cm control QP and the test QP
-     * connected by rdma_cm on the same port, RC, in all three directions.
+     * connected by rdma_cm on the same port, RC, every test in all three directions.
      */
     static List<Arguments> rdmaCmMatrix() {
         List<Arguments> a = new ArrayList<>();
-        for (TestKind k : List.of(TestKind.SEND_LAT, TestKind.WRITE_BW, TestKind.READ_LAT)) {
+        for (TestKind k : TestKind.values()) {
             for (Mode m : Mode.values()) {
                 a.add(Arguments.of(k, m));
             }
