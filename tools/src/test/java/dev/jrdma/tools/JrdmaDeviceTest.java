@@ -436,6 +436,49 @@ class JrdmaDeviceTest {
         }
     }
 
+    /**
+     * -R: the passive server waits for the client's run on the rdma_cm control QP, where no
+     * socket reports a dead peer; a killed perftest client must still end it at once, through
+     * the kernel's disconnect of the dead process's rdma_cm ids.
+     */
+    @Test
+    void aKilledRdmaCmClientEndsThePassiveServerWithExit1() throws Exception {
+        int port = freePort();
+        List<String> common = List.of("-d", DEVICE, "-x", "1", "-p", Integer.toString(port), "-n", "5000000", "-R");
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        List<String> server = new ArrayList<>(common);
+        server.addAll(List.of("--timeout", "60"));
+        CompletableFuture<Integer> s = CompletableFuture.supplyAsync(() -> Jrdma.run(new PrintWriter(out, true),
+                new PrintWriter(err, true), args("write-bw", server)));
+        awaitListening(port, null, true);
+        List<String> client = new ArrayList<>(common);
+        client.add(ADDRESS);
+        Process p = new ProcessBuilder(args("/usr/bin/ib_write_bw", client)).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        try {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+            while (!out.toString().contains(PerftestFormat.BW_HEADER.strip()) && System.nanoTime() < deadline
+                    && !s.isDone()) {
+                Thread.sleep(100);
+            }
+            assertTrue(out.toString().contains(PerftestFormat.BW_HEADER.strip()), out + "\n" + err);
+            Thread.sleep(3000);   // the client is running, the server waits at its sync
+            assertTrue(p.isAlive(), "the perftest client ended early");
+            p.destroyForcibly().waitFor();
+            long killed = System.nanoTime();
+            int code = s.get(30, TimeUnit.SECONDS);
+            double took = (System.nanoTime() - killed) / 1e9;
+            assertEquals(1, code, out + "\n" + err);
+            assertTrue(took < 20, "the server needed " + took + " s to notice");
+            assertTrue(err.toString().startsWith("jrdma write-bw: ")
+                    && err.toString().contains("the peer disconnected before finishing its run"), err.toString());
+            assertEquals(1, err.toString().strip().lines().count(), err.toString());
+        } finally {
+            p.destroyForcibly();
+        }
+    }
+
     private static String[] args(String first, List<String> rest) {
         List<String> a = new ArrayList<>();
         a.add(first);
