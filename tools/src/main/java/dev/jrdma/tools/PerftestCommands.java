@@ -60,8 +60,10 @@ final class PerftestCommands {
         Connection connection;
 
         @Option(names = {"-R", "--rdma_cm"},
-                description = "Connect the QPs and exchange the keys with rdma_cm (RC or UD) instead of TCP. "
-                        + "Not implemented yet in jrdma's device part (exits 1).")
+                description = "Use rdma_cm instead of TCP, as perftest -R: every exchange message travels over an "
+                        + "rdma_cm-connected control QP and the test QP is connected by rdma_cm, both on the -p port; "
+                        + "the client's host must be the IPv4 address of the server's RDMA interface. jrdma: RC with "
+                        + "one QP (with -c UD or -q above 1 it exits 1).")
         boolean rdmaCm;
 
         @Option(names = {"-u", "--qp-timeout"}, paramLabel = "N", description = "QP timeout exponent (default: ${DEFAULT-VALUE}).")

@@ -2,6 +2,8 @@ package dev.jrdma.tools;
 
 import dev.jrdma.Access;
 import dev.jrdma.AddressHandle;
+import dev.jrdma.CmEventChannel;
+import dev.jrdma.CmId;
 import dev.jrdma.CompletionChannel;
 import dev.jrdma.CompletionQueue;
 import dev.jrdma.ConnectionOptions;
@@ -20,6 +22,7 @@ import dev.jrdma.QueuePair;
 import dev.jrdma.QueuePairType;
 import dev.jrdma.Rdma;
 import dev.jrdma.RdmaDevice;
+import dev.jrdma.RdmaException;
 import dev.jrdma.ReceiveRequest;
 import dev.jrdma.RemoteMemory;
 import dev.jrdma.SendOpcode;
@@ -36,6 +39,7 @@ import dev.jrdma.tools.perftest.LatencyReport;
 import dev.jrdma.tools.perftest.PeerInfo;
 import dev.jrdma.tools.perftest.PerftestChannel;
 import dev.jrdma.tools.perftest.PerftestFormat;
+import dev.jrdma.tools.perftest.PerftestProtocolException;
 import dev.jrdma.tools.perftest.PerftestSchedule;
 import dev.jrdma.tools.perftest.PerftestSession;
 import dev.jrdma.tools.perftest.PerftestSettings;
@@ -49,12 +53,16 @@ import java.io.PrintWriter;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
+import java.net.Inet4Address;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.locks.LockSupport;
 import picocli.CommandLine.Model.CommandSpec;
 
 /**
@@ -67,6 +75,11 @@ import picocli.CommandLine.Model.CommandSpec;
  * <p>Buffer layout as perftest's ({@code create_mr}, {@code set_up_connection}): one region of
  * 2 x QPs x B bytes, B = max(largest size, page size); QP i sends from [i B, (i+1) B) and
  * announces [(QPs + i) B, ...) as its vaddr, which the peer writes into or reads from.
+ *
+ * <p>-R (perftest's {@code work_rdma_cm} and {@code use_rdma_cm}): the exchange runs over an
+ * rdma_cm control QP ({@link RdmaCmControl}) and the test QP is created and connected by rdma_cm
+ * on the same -p port ({@link #connectRdmaCm}), on the device context rdma_cm resolved; the
+ * buffer, CQs and PD are created there too and closed with the id.
  */
 final class PerftestRunner implements PerftestSession.Device {
     private static final int PAGE_SIZE = 4096;
@@ -134,6 +147,10 @@ final class PerftestRunner implements PerftestSession.Device {
     private TestInfo info;
     private final WorkCompletion wc = new WorkCompletion();
     private final WorkCompletions batch = new WorkCompletions(16);
+    /** -R: the channel of the control and test ids; closing it closes them and their resources. */
+    private CmEventChannel cmEvents;
+    /** -R server: the listener for the test QPs' connect requests. */
+    private CmId cmListener;
 
     private PerftestRunner(PerftestSettings s, CommandSpec spec) {
         this.s = s;
@@ -176,8 +193,11 @@ final class PerftestRunner implements PerftestSession.Device {
     }
 
     private static String unsupported(PerftestSettings s) {
-        if (s.rdmaCm()) {
-            return "-R (rdma_cm)";
+        if (s.rdmaCm() && s.connection() == TestKind.Connection.UD) {
+            return "-R (rdma_cm) with -c UD";
+        }
+        if (s.rdmaCm() && s.qps() > 1) {
+            return "-R (rdma_cm) with -q above 1";
         }
         return null;
     }
@@ -202,6 +222,14 @@ final class PerftestRunner implements PerftestSession.Device {
         inlineSize = s.inlineSize() >= 0 ? s.inlineSize()
                 : context.name().startsWith("mlx") ? kind.defaultInline(s.connection()) : 0;
 
+        if (s.rdmaCm()) {
+            cmEvents = CmEventChannel.create();
+            try {
+                return rdmaCmSession(myMtu);
+            } finally {
+                cmEvents.close();   // the ids, their QPs, CQs, buffers and PDs
+            }
+        }
         PerftestChannel ch;
         if (s.client()) {
             ch = PerftestChannel.connect(s.host(), s.port(), timeout);
@@ -220,22 +248,164 @@ final class PerftestRunner implements PerftestSession.Device {
             agreedMtu = Mtu.of(pre.mtuEnum());   // exchangeMtu keeps it within 1..5
             mtuBytes = agreedMtu.bytes();
             sizes = s.sizesForMtu(mtuBytes);
-            createResources();
-            info = new TestInfo(verb, s.atomicType() == null ? null : s.atomicType().name(), kind.bandwidth(),
-                    s.bidirectional(), s.client(), context.name(), s.qps(), "IB", s.connection().name(), false, "ON", "OFF",
-                    s.txDepth(), s.rxDepth(), 1, s.cqMod(), mtuBytes, port.isEthernet() ? "Ethernet" : "IB",
-                    gid == null ? -1 : gidIndex, inlineSize, outReads, false, s.events(), s.durationSeconds());
-            if (text) {
-                out.print(PerftestFormat.header(info));
-                out.flush();
-            }
-            // The wait for the peer's run: a -D run's length is known, an iteration run's is not.
-            Duration peerRun = s.durationSeconds() > 0 ? Duration.ofSeconds(s.durationSeconds()).plus(timeout) : null;
-            remote = PerftestSession.run(oob, kind, List.copyOf(mine), sizes.size(),
-                    PerftestSchedule.Options.of(s), peerRun, this);
+            createResources(context, null);
+            runSchedule(oob, pre, List.copyOf(mine));
         }
         finish();
         return 0;
+    }
+
+    /** After the preamble: the header, then the test's schedule with {@code records} as this side's. */
+    private void runSchedule(PerftestChannel oob, PerftestSession.Preamble pre, List<PeerInfo> records)
+            throws IOException {
+        info = new TestInfo(verb, s.atomicType() == null ? null : s.atomicType().name(), kind.bandwidth(),
+                s.bidirectional(), s.client(), context.name(), s.qps(), "IB", s.connection().name(), false, "ON", "OFF",
+                s.txDepth(), s.rxDepth(), 1, s.cqMod(), mtuBytes, port.isEthernet() ? "Ethernet" : "IB",
+                gid == null ? -1 : gidIndex, inlineSize, outReads, s.rdmaCm(), s.events(), s.durationSeconds());
+        if (text) {
+            out.print(PerftestFormat.header(info));
+            out.flush();
+        }
+        // The wait for the peer's run: a -D run's length is known, an iteration run's is not.
+        Duration peerRun = s.durationSeconds() > 0 ? Duration.ofSeconds(s.durationSeconds()).plus(timeout) : null;
+        remote = PerftestSession.run(oob, kind, records, sizes.size(), PerftestSchedule.Options.of(s), peerRun, this);
+    }
+
+    /**
+     * -R: the control connection on the -p port (the client retries while the server is not
+     * listening yet), the preamble over it, then the schedule; the test QPs come with
+     * {@link #connectRdmaCm}, so the records given to the schedule are placeholders until then.
+     */
+    private int rdmaCmSession(Mtu myMtu) throws IOException {
+        RdmaCmControl control;
+        if (s.client()) {
+            control = RdmaCmControl.connect(cmEvents, serverAddress(), timeout);
+        } else {
+            InetSocketAddress any = new InetSocketAddress(InetAddress.getByAddress(new byte[4]), s.port());
+            CmId listener = cmEvents.createId();
+            listener.bind(any);
+            listener.listen(1);
+            // Only now: a perftest client does not retry a rejected control connect.
+            if (text) {
+                out.print(PerftestFormat.WAITING);
+                out.flush();
+            }
+            control = RdmaCmControl.accept(listener, timeout);
+            // perftest destroys the control listener once connected and listens again on the same
+            // port for the test QPs right after the next sync; its client retries a rejected connect
+            // only for about a second, so this side listens at once and queues the request.
+            listener.close();
+            cmListener = cmEvents.createId();
+            cmListener.bind(any);
+            cmListener.listen(s.qps());
+        }
+        try (PerftestChannel oob = PerftestChannel.overRdmaCm(control, gid == null ? -1 : gidIndex)) {
+            PerftestSession.Preamble pre = PerftestSession.preamble(oob, PAGE_SIZE, CACHE_LINE, myMtu.value());
+            peerVersion = pre.peerVersion();
+            agreedMtu = Mtu.of(pre.mtuEnum());
+            mtuBytes = agreedMtu.bytes();
+            sizes = s.sizesForMtu(mtuBytes);
+            List<PeerInfo> placeholders = new ArrayList<>();
+            for (int i = 0; i < s.qps(); i++) {
+                placeholders.add(PeerInfo.zero(gid != null));
+            }
+            runSchedule(oob, pre, placeholders);
+        }
+        finish();
+        return 0;
+    }
+
+    private InetSocketAddress serverAddress() throws IOException {
+        InetAddress address;
+        try {
+            address = InetAddress.getByName(s.host());
+        } catch (UnknownHostException e) {
+            throw new PerftestProtocolException("connect: cannot resolve host '" + s.host() + "'", e);
+        }
+        if (!(address instanceof Inet4Address)) {
+            throw new PerftestProtocolException("-R (rdma_cm): '" + s.host() + "' is not an IPv4 address;"
+                    + " give the IPv4 address of the server's RDMA interface");
+        }
+        return new InetSocketAddress(address, s.port());
+    }
+
+    /**
+     * -R: perftest's rdma_cm_client_connection / rdma_cm_server_connection for the test QP: the
+     * client resolves the server's address and route on the -p port, creates the buffer, CQs and
+     * QP on the device rdma_cm chose and connects, retrying a rejected request every 100 ms (the
+     * server listens again only after the sync before this step); the server takes the request
+     * and accepts. rdma_cm moves the QP to RTS: no key record is needed for that, the records
+     * exchanged afterwards carry only the rkey and address.
+     */
+    @Override
+    public List<PeerInfo> connectRdmaCm() throws IOException {
+        if (s.client()) {
+            InetSocketAddress server = serverAddress();
+            long deadline = System.nanoTime() + timeout.toNanos();
+            while (true) {
+                CmId id = cmEvents.createId();
+                try {
+                    id.resolveAddress(server, timeout);
+                    id.resolveRoute(timeout);
+                    requireDevice(id, server.getAddress().getHostAddress());
+                    createResources(id.context(), id);
+                    id.connect(new byte[0], timeout);
+                    break;
+                } catch (RdmaException | IllegalStateException e) {
+                    id.close();   // with the buffer, CQs and QP made for it
+                    if (System.nanoTime() - deadline > 0) {
+                        throw new PerftestProtocolException("rdma_cm connection of the test QP to " + server
+                                + " failed within " + timeout.toSeconds() + " s: " + e.getMessage(), e);
+                    }
+                    LockSupport.parkNanos(100_000_000L);
+                }
+            }
+        } else {
+            CmId id;
+            try {
+                id = cmListener.awaitConnectRequest(timeout).id();
+            } catch (IllegalStateException e) {
+                throw new PerftestProtocolException("rdma_cm: the client did not connect its test QP within "
+                        + timeout.toSeconds() + " s", e);
+            }
+            requireDevice(id, "the client's request");
+            createResources(id.context(), id);
+            id.accept(new byte[0], timeout);
+            cmListener.close();   // as perftest, once its QPs are connected
+            cmListener = null;
+        }
+        return List.copyOf(mine);
+    }
+
+    /**
+     * The device rdma_cm chose by IP address must be the one this side queried (-d, or the first
+     * device) for the port, GID and header.
+     */
+    private void requireDevice(CmId id, String what) throws IOException {
+        String chosen = id.context().name();
+        if (!chosen.equals(context.name())) {
+            id.close();
+            throw new PerftestProtocolException("-R (rdma_cm): " + what + " goes through device " + chosen + ", not "
+                    + context.name() + (s.device() == null ? "; give -d " + chosen : " (-d)"));
+        }
+    }
+
+    /**
+     * -R: the peer's records after a key exchange. The first one also does what {@link #connect}
+     * does after the QP transitions over TCP: print both sides' addresses and the table header,
+     * and post the receives of a SEND test before the sync that precedes the first run.
+     */
+    @Override
+    public void rdmaCmKeys(List<PeerInfo> peers) throws IOException {
+        boolean first = remote.isEmpty();
+        remote = List.copyOf(peers);
+        if (first) {
+            checkGidUse(peers);
+            printConnection(peers);
+            if (verb == Verb.SEND) {
+                postReceives(0);
+            }
+        }
     }
 
     private int chooseGid() {
@@ -271,24 +441,30 @@ final class PerftestRunner implements PerftestSession.Device {
         throw new IllegalArgumentException("no MTU of " + bytes + " bytes");
     }
 
-    private void createResources() {
+    /**
+     * The buffer, CQs and QPs on {@code ctx}; with {@code cmId} (-R) its QP is created by rdma_cm
+     * (one QP: -R with -q above 1 is refused before) and everything belongs to that id.
+     */
+    private void createResources(Context ctx, CmId cmId) {
+        qps.clear();
+        mine.clear();
         long maxSize = sizes.stream().mapToLong(Long::longValue).max().orElseThrow();
         // A UD receive buffer also holds the 40-byte GRH in front of the message.
         slot = Math.max(maxSize + (ud ? UD_GRH : 0), PAGE_SIZE);
         slot = (slot + PAGE_SIZE - 1) / PAGE_SIZE * PAGE_SIZE;
         int n = s.qps();
-        pd = context.allocateProtectionDomain();
+        pd = ctx.allocateProtectionDomain();
         mr = pd.allocate(2L * n * slot,
                 EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ, Access.REMOTE_ATOMIC));
         int tx = s.txDepth();
         int rx = verb == Verb.SEND ? s.rxDepth() : 1;
         if (s.events()) {
-            channel = context.createCompletionChannel();
-            sendCq = context.createCompletionQueue(Math.max(1, tx * n), channel);
-            recvCq = verb == Verb.SEND ? context.createCompletionQueue(Math.max(1, rx * n), channel) : sendCq;
+            channel = ctx.createCompletionChannel();
+            sendCq = ctx.createCompletionQueue(Math.max(1, tx * n), channel);
+            recvCq = verb == Verb.SEND ? ctx.createCompletionQueue(Math.max(1, rx * n), channel) : sendCq;
         } else {
-            sendCq = context.createCompletionQueue(Math.max(1, tx * n));
-            recvCq = verb == Verb.SEND ? context.createCompletionQueue(Math.max(1, rx * n)) : sendCq;
+            sendCq = ctx.createCompletionQueue(Math.max(1, tx * n));
+            recvCq = verb == Verb.SEND ? ctx.createCompletionQueue(Math.max(1, rx * n)) : sendCq;
         }
         QueuePairType type = switch (s.connection()) {
             case RC -> QueuePairType.RC;
@@ -296,8 +472,9 @@ final class PerftestRunner implements PerftestSession.Device {
             case UD -> QueuePairType.UD;
         };
         for (int i = 0; i < n; i++) {
-            QueuePair qp = pd.queuePair(type).sendCompletionQueue(sendCq).receiveCompletionQueue(recvCq)
-                    .maxWorkRequests(tx, rx).maxSges(1, 1).maxInlineData(inlineSize).build();
+            QueuePair.Builder builder = pd.queuePair(type).sendCompletionQueue(sendCq).receiveCompletionQueue(recvCq)
+                    .maxWorkRequests(tx, rx).maxSges(1, 1).maxInlineData(inlineSize);
+            QueuePair qp = cmId == null ? builder.build() : cmId.createQueuePair(builder);
             qps.add(qp);
             Endpoint local = qp.localEndpoint(s.ibPort(), gidIndex);
             long vaddr = mr.address() + (long) (n + i) * slot;
@@ -306,32 +483,44 @@ final class PerftestRunner implements PerftestSession.Device {
         }
     }
 
-    @Override
-    public void connect(List<PeerInfo> peers) throws IOException {
-        remote = List.copyOf(peers);
-        if (text) {
-            StringBuilder sb = new StringBuilder();
-            for (int i = 0; i < peers.size(); i++) {
-                sb.append(PerftestFormat.address(true, mine.get(i), verb));
-                sb.append(PerftestFormat.address(false, peers.get(i), verb));
-            }
-            out.print(sb);
-            boolean table = kind.bandwidth() || s.client() || verb == Verb.SEND || verb == Verb.WRITE;
-            if (!table) {
-                out.print(PerftestFormat.LINE + "\n");
-            } else if (kind.bandwidth()) {
-                out.print(PerftestFormat.bandwidthTableHeader(s.reportGbits()));
-            } else {
-                out.print(PerftestFormat.latencyTableHeader(duration));
-            }
-            out.flush();
+    /** Both sides' address lines, then the result table's header (or the line a passive side prints). */
+    private void printConnection(List<PeerInfo> peers) {
+        if (!text) {
+            return;
         }
-        for (int i = 0; i < qps.size(); i++) {
-            PeerInfo p = peers.get(i);
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < peers.size(); i++) {
+            sb.append(PerftestFormat.address(true, mine.get(i), verb));
+            sb.append(PerftestFormat.address(false, peers.get(i), verb));
+        }
+        out.print(sb);
+        boolean table = kind.bandwidth() || s.client() || verb == Verb.SEND || verb == Verb.WRITE;
+        if (!table) {
+            out.print(PerftestFormat.LINE + "\n");
+        } else if (kind.bandwidth()) {
+            out.print(PerftestFormat.bandwidthTableHeader(s.reportGbits()));
+        } else {
+            out.print(PerftestFormat.latencyTableHeader(duration));
+        }
+        out.flush();
+    }
+
+    private void checkGidUse(List<PeerInfo> peers) throws IOException {
+        for (PeerInfo p : peers) {
             if (p.hasGid() != (gid != null)) {
                 throw new IOException("the peer " + (p.hasGid() ? "uses" : "does not use") + " a GID and this side "
                         + (gid != null ? "does" : "does not") + ": give both sides the same -x");
             }
+        }
+    }
+
+    @Override
+    public void connect(List<PeerInfo> peers) throws IOException {
+        remote = List.copyOf(peers);
+        printConnection(peers);
+        checkGidUse(peers);
+        for (int i = 0; i < qps.size(); i++) {
+            PeerInfo p = peers.get(i);
             Endpoint remoteEndpoint = new Endpoint(p.qpn(), p.psn(), p.lid(),
                     p.hasGid() ? Gid.of(p.gid()) : Gid.ZERO, agreedMtu);
             ConnectionOptions options = new ConnectionOptions(

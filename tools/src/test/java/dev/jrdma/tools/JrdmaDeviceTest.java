@@ -189,6 +189,26 @@ class JrdmaDeviceTest {
         runWithRetries(kind, options, mode);
     }
 
+    /**
+     * -R (issue 4): the control messages over perftest's rdma_cm control QP and the test QP
+     * connected by rdma_cm on the same port, RC, every test in all three directions.
+     */
+    static List<Arguments> rdmaCmMatrix() {
+        List<Arguments> a = new ArrayList<>();
+        for (TestKind k : TestKind.values()) {
+            for (Mode m : Mode.values()) {
+                a.add(Arguments.of(k, m));
+            }
+        }
+        return a;
+    }
+
+    @ParameterizedTest(name = "{0} -R {1}")
+    @MethodSource("rdmaCmMatrix")
+    void rdmaCmInteroperates(TestKind kind, Mode mode) throws Exception {
+        runWithRetries(kind, "-R", mode);
+    }
+
     private void runWithRetries(TestKind kind, String options, Mode mode) throws Exception {
         int attempts = mode == Mode.JRDMA_JRDMA ? 1 : 3;   // perftest under TCG: see runOnce
         for (int attempt = 1; ; attempt++) {
@@ -218,10 +238,11 @@ class JrdmaDeviceTest {
         String jrdmaServerOut = null;
         String jrdmaClientOut = null;
         String perftestOut = null;
+        boolean rdmaCm = common.contains("-R");
         switch (mode) {
             case JRDMA_JRDMA -> {
                 CompletableFuture<Result> s = CompletableFuture.supplyAsync(() -> jrdma(args(kind.command(), server)));
-                awaitListening(port, s);
+                awaitListening(port, s, rdmaCm);
                 Result c = jrdma(args(kind.command(), client));
                 Result sr = s.get(TIMEOUT_S, TimeUnit.SECONDS);
                 assertEquals(0, c.code(), "client: " + c.all() + "\nserver: " + sr.all());
@@ -234,7 +255,7 @@ class JrdmaDeviceTest {
                 Process p = new ProcessBuilder(args("/usr/bin/" + kind.perftestBinary(), server))
                         .redirectErrorStream(true).redirectOutput(log.toFile()).start();
                 try {
-                    awaitListening(port, null);
+                    awaitListening(port, null, rdmaCm);
                     Result c = jrdma(args(kind.command(), client));
                     boolean exited = p.waitFor(TIMEOUT_S, TimeUnit.SECONDS);
                     perftestOut = Files.readString(log, StandardCharsets.ISO_8859_1);
@@ -255,7 +276,7 @@ class JrdmaDeviceTest {
             }
             case PERFTEST_CLIENT_JRDMA_SERVER -> {
                 CompletableFuture<Result> s = CompletableFuture.supplyAsync(() -> jrdma(args(kind.command(), server)));
-                awaitListening(port, s);
+                awaitListening(port, s, rdmaCm);
                 Path log = Files.createTempFile(kind.perftestBinary(), ".out");
                 Process p = new ProcessBuilder(args("/usr/bin/" + kind.perftestBinary(), client))
                         .redirectErrorStream(true).redirectOutput(log.toFile()).start();
@@ -294,6 +315,7 @@ class JrdmaDeviceTest {
                 if (options.contains("-e")) {
                     assertTrue(out.contains(" Test with events."), out);
                 }
+                assertTrue(out.contains(" Data ex. method : " + (rdmaCm ? "rdma_cm" : "Ethernet")), out);
             }
         }
         return null;
@@ -414,6 +436,49 @@ class JrdmaDeviceTest {
         }
     }
 
+    /**
+     * -R: the passive server waits for the client's run on the rdma_cm control QP, where no
+     * socket reports a dead peer; a killed perftest client must still end it at once, through
+     * the kernel's disconnect of the dead process's rdma_cm ids.
+     */
+    @Test
+    void aKilledRdmaCmClientEndsThePassiveServerWithExit1() throws Exception {
+        int port = freePort();
+        List<String> common = List.of("-d", DEVICE, "-x", "1", "-p", Integer.toString(port), "-n", "5000000", "-R");
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        List<String> server = new ArrayList<>(common);
+        server.addAll(List.of("--timeout", "60"));
+        CompletableFuture<Integer> s = CompletableFuture.supplyAsync(() -> Jrdma.run(new PrintWriter(out, true),
+                new PrintWriter(err, true), args("write-bw", server)));
+        awaitListening(port, null, true);
+        List<String> client = new ArrayList<>(common);
+        client.add(ADDRESS);
+        Process p = new ProcessBuilder(args("/usr/bin/ib_write_bw", client)).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        try {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+            while (!out.toString().contains(PerftestFormat.BW_HEADER.strip()) && System.nanoTime() < deadline
+                    && !s.isDone()) {
+                Thread.sleep(100);
+            }
+            assertTrue(out.toString().contains(PerftestFormat.BW_HEADER.strip()), out + "\n" + err);
+            Thread.sleep(3000);   // the client is running, the server waits at its sync
+            assertTrue(p.isAlive(), "the perftest client ended early");
+            p.destroyForcibly().waitFor();
+            long killed = System.nanoTime();
+            int code = s.get(30, TimeUnit.SECONDS);
+            double took = (System.nanoTime() - killed) / 1e9;
+            assertEquals(1, code, out + "\n" + err);
+            assertTrue(took < 20, "the server needed " + took + " s to notice");
+            assertTrue(err.toString().startsWith("jrdma write-bw: ")
+                    && err.toString().contains("the peer disconnected before finishing its run"), err.toString());
+            assertEquals(1, err.toString().strip().lines().count(), err.toString());
+        } finally {
+            p.destroyForcibly();
+        }
+    }
+
     private static String[] args(String first, List<String> rest) {
         List<String> a = new ArrayList<>();
         a.add(first);
@@ -476,12 +541,27 @@ class JrdmaDeviceTest {
         }
     }
 
-    /** Waits until something listens on {@code port} (from /proc/net/tcp*, without connecting to it). */
     private static void awaitListening(int port, CompletableFuture<Result> server) throws Exception {
+        awaitListening(port, server, false);
+    }
+
+    /**
+     * Waits until something listens on {@code port} without connecting to it: a TCP listener in
+     * /proc/net/tcp*, or with {@code rdmaCm} an rdma_cm id in state LISTEN on that port
+     * ({@code rdma resource show cm_id}; neither perftest nor a perftest client retries a
+     * control connect that finds no listener).
+     */
+    private static void awaitListening(int port, CompletableFuture<Result> server, boolean rdmaCm) throws Exception {
         String hex = String.format(":%04X ", port);
+        Pattern cmListener = Pattern.compile("LISTEN.*:" + port + "\\b");
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
         while (System.nanoTime() < deadline) {
-            for (String f : List.of("/proc/net/tcp", "/proc/net/tcp6")) {
+            if (rdmaCm) {
+                if (exec("rdma", "resource", "show", "cm_id").lines().anyMatch(l -> cmListener.matcher(l).find())) {
+                    return;
+                }
+            }
+            for (String f : rdmaCm ? List.<String>of() : List.of("/proc/net/tcp", "/proc/net/tcp6")) {
                 for (String line : Files.readAllLines(Path.of(f))) {
                     String[] cols = line.strip().split("\\s+");
                     if (cols.length > 3 && cols[1].endsWith(hex.strip()) && cols[3].equals("0A")) {

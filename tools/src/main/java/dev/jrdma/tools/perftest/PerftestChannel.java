@@ -90,7 +90,7 @@ public final class PerftestChannel implements AutoCloseable {
      * peer that exits or is killed closes the connection (its kernel sends FIN or RST), one
      * whose host vanishes stops answering TCP keepalives (within about the timeout); both
      * end the read with a {@link PerftestProtocolException}. Over -R ({@link #overRdmaCm}) the
-     * link bounds every receive itself.
+     * link bounds that receive ({@link RdmaCmLink#receiveAfterPeerRun}).
      *
      * @param limit the longest wait, or null for as long as the connection is alive
      */
@@ -138,6 +138,16 @@ public final class PerftestChannel implements AutoCloseable {
 
         /** Receives one message, which must be exactly {@code length} bytes. */
         byte[] receive(String step, int length) throws IOException;
+
+        /**
+         * Receives the message the peer sends after its measurement run (see
+         * {@link PerftestChannel#expectPeerRun}): bounded by {@code limit} instead of
+         * {@link #timeout()}, or, when {@code limit} is null (an iteration run of unknown
+         * length), by the control connection itself. By default the plain {@link #receive}.
+         */
+        default byte[] receiveAfterPeerRun(String step, int length, Duration limit) throws IOException {
+            return receive(step, length);
+        }
 
         @Override
         void close() throws IOException;
@@ -434,8 +444,11 @@ public final class PerftestChannel implements AutoCloseable {
 
     private byte[] read(String step, int length) throws IOException {
         if (link != null) {
-            peerRunning = false;   // -R: the link bounds each receive itself
-            byte[] m = link.receive(step, length);
+            boolean running = peerRunning;
+            Duration limit = peerRunLimit;
+            peerRunning = false;
+            peerRunLimit = null;
+            byte[] m = running ? link.receiveAfterPeerRun(step, length, limit) : link.receive(step, length);
             if (m.length != length) {
                 throw new PerftestProtocolException(step + ": expected a " + length + "-byte message, got " + m.length);
             }

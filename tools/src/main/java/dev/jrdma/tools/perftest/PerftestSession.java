@@ -18,10 +18,23 @@ public final class PerftestSession {
 
         /**
          * -R: connect the test QPs through rdma_cm (perftest's rdma_cm_client_connection /
-         * rdma_cm_server_connection on the -p port) instead of {@link #connect}.
+         * rdma_cm_server_connection on the -p port) instead of {@link #connect}. The QPs exist
+         * only from here on (rdma_cm creates them on the device it resolved), so this returns
+         * this side's records, one per QP, which replace the placeholders given to {@code run}.
+         *
+         * @return this side's records for the key exchanges that follow
          */
-        default void connectRdmaCm() throws IOException {
+        default List<PeerInfo> connectRdmaCm() throws IOException {
             throw new UnsupportedOperationException("rdma_cm (-R) is not supported by this device part");
+        }
+
+        /**
+         * -R: the peer's records after each key exchange (there is no {@link #connect} step to
+         * carry them): the rkeys and addresses the RDMA WRITE/READ/atomic loops use.
+         *
+         * @param remote the peer's records, one per QP
+         */
+        default void rdmaCmKeys(List<PeerInfo> remote) throws IOException {
         }
 
         /** Run size number {@code index} of the sweep (0 for a single size) and print its row. */
@@ -108,6 +121,7 @@ public final class PerftestSession {
                     : "the rdma_cm control channel is only for -R sessions");
         }
         boolean withGid = mine.get(0).hasGid();
+        List<PeerInfo> local = new ArrayList<>(mine);
         List<PerftestSchedule.Step> steps = PerftestSchedule.of(kind, ch.isClient(), sizes, options);
         List<Boolean> afterPeerRun = PerftestSchedule.afterPeerRun(kind, ch.isClient(), sizes, options);
         for (int at = 0; at < steps.size(); at++) {
@@ -117,22 +131,33 @@ public final class PerftestSession {
             }
             switch (step) {
                 case KEYS -> {
-                    for (int i = 0; i < mine.size(); i++) {
-                        remote.set(i, ch.exchangeKeys(mine.get(i)));
+                    for (int i = 0; i < local.size(); i++) {
+                        remote.set(i, ch.exchangeKeys(local.get(i)));
+                    }
+                    if (options.rdmaCm()) {
+                        device.rdmaCmKeys(List.copyOf(remote));
                     }
                 }
                 case SYNC -> {
-                    PeerInfo peer = ch.sync(mine.get(0));
+                    PeerInfo peer = ch.sync(local.get(0));
                     if (remote.get(0) == null) {
                         remote.set(0, peer);   // write/read/atomic lat sync before the first key exchange
                     }
                 }
                 case CM_SYNC -> ch.syncZero(withGid);   // the peer's record is all zero too: nothing to keep
-                case CM_CONNECT -> device.connectRdmaCm();
+                case CM_CONNECT -> {
+                    List<PeerInfo> records = device.connectRdmaCm();
+                    if (records.size() != local.size() || records.get(0).hasGid() != withGid) {
+                        throw new IllegalStateException("connectRdmaCm returned " + records.size()
+                                + " records for " + local.size() + " QPs (or a different GID use)");
+                    }
+                    local.clear();
+                    local.addAll(records);
+                }
                 case CONNECT -> device.connect(List.copyOf(remote));
                 case RUN -> device.run(run++);
                 case REPORT -> device.remoteBandwidthReport(ch.exchangeBwReport(device.bandwidthReport()));
-                case FINISH -> ch.finish(mine.get(0));
+                case FINISH -> ch.finish(local.get(0));
                 case CLOSE -> ch.close();
             }
         }

@@ -88,9 +88,11 @@ class RdmaCmSessionTest {
     private static final class RecordingDevice implements PerftestSession.Device {
         final List<String> calls = Collections.synchronizedList(new ArrayList<>());
         final BwReportData report;
+        final PeerInfo mine;
 
-        RecordingDevice(BwReportData report) {
+        RecordingDevice(BwReportData report, PeerInfo mine) {
             this.report = report;
+            this.mine = mine;
         }
 
         @Override
@@ -99,8 +101,14 @@ class RdmaCmSessionTest {
         }
 
         @Override
-        public void connectRdmaCm() {
+        public List<PeerInfo> connectRdmaCm() {
             calls.add("rdma_cm");
+            return List.of(mine);
+        }
+
+        @Override
+        public void rdmaCmKeys(List<PeerInfo> remote) {
+            calls.add("keys");
         }
 
         @Override
@@ -123,12 +131,13 @@ class RdmaCmSessionTest {
     }
 
     private static Side start(boolean client, QueueLink link, TestKind kind, PeerInfo mine, BwReportData report) {
-        RecordingDevice device = new RecordingDevice(report);
+        RecordingDevice device = new RecordingDevice(report, mine);
         Future<List<PeerInfo>> f = POOL.submit(() -> {
             PerftestChannel ch = PerftestChannel.overRdmaCm(link, 1);
             PerftestSession.Preamble pre = PerftestSession.preamble(ch, 4096, 64, 3);
             assertEquals("6.06", pre.peerVersion());
-            return PerftestSession.run(ch, kind, List.of(mine), 1, new PerftestSchedule.Options(false, false, true), device);
+            // The records given to run are placeholders until connectRdmaCm returns the real ones.
+            return PerftestSession.run(ch, kind, List.of(PeerInfo.zero(mine.hasGid())), 1, new PerftestSchedule.Options(false, false, true), device);
         });
         return new Side(link, device, f);
     }
@@ -146,9 +155,10 @@ class RdmaCmSessionTest {
         assertEquals(List.of(serverKeys), client.remote().get(10, TimeUnit.SECONDS));
         assertEquals(List.of(clientKeys), server.remote().get(10, TimeUnit.SECONDS));
 
-        // No CONNECT: rdma_cm connects the QPs between the two zero syncs.
-        assertEquals(List.of("rdma_cm", "run 0", "report 0"), client.device().calls);
-        assertEquals(List.of("rdma_cm", "report 200"), server.device().calls);
+        // No CONNECT: rdma_cm connects the QPs between the two zero syncs; each key exchange
+        // hands the peer's records to the device.
+        assertEquals(List.of("rdma_cm", "keys", "keys", "run 0", "report 0"), client.device().calls);
+        assertEquals(List.of("rdma_cm", "keys", "keys", "report 200"), server.device().calls);
 
         List<Integer> sizes = client.link().sent.stream().map(m -> m.length).toList();
         // version, page size, cache line, MTU; zero sync x2; keys x2; sync; sync; report x5; final sync.
@@ -172,7 +182,7 @@ class RdmaCmSessionTest {
         Side server = start(false, new QueueLink(false, s2c, c2s), TestKind.SEND_LAT, keys, null);
         client.remote().get(10, TimeUnit.SECONDS);
         server.remote().get(10, TimeUnit.SECONDS);
-        assertEquals(List.of("rdma_cm", "run 0"), client.device().calls);
+        assertEquals(List.of("rdma_cm", "keys", "keys", "run 0"), client.device().calls);
         assertEquals(List.of(16, 4, 4, 2, 56, 56, 56, 56, 56, 56, 56),
                 client.link().sent.stream().map(m -> m.length).toList());
     }
@@ -201,6 +211,6 @@ class RdmaCmSessionTest {
                 () -> ch.exchangeVersion(PerftestVersion.ANNOUNCED));
         assertTrue(e.getMessage().contains("expected a 16-byte message, got 15"), e.getMessage());
         assertThrows(IllegalArgumentException.class, () -> PerftestSession.run(ch, TestKind.SEND_LAT,
-                List.of(PeerInfo.zero(true)), 1, PerftestSchedule.Options.DEFAULT, new RecordingDevice(null)));
+                List.of(PeerInfo.zero(true)), 1, PerftestSchedule.Options.DEFAULT, new RecordingDevice(null, PeerInfo.zero(true))));
     }
 }
