@@ -11,6 +11,8 @@ module dev.jrdma.tools {
     requires java.desktop;
     // TCP keepalive tuning of the out-of-band channel (jdk.net.ExtendedSocketOptions).
     requires jdk.net;
+    // --warm-up: the JIT's total compilation time tells when the data path is compiled.
+    requires java.management;
 
     exports dev.jrdma.tools.perftest;
     // picocli reflects on the command classes (annotated fields and methods).

@@ -123,6 +123,15 @@ final class PerftestCommands {
                         + "when the peer finishes, closes the connection (exits or is killed) or its host stops "
                         + "answering TCP keepalives (tuned to this timeout); with -D after the duration plus this.")
         int timeoutSeconds;
+
+        @Option(names = "--warm-up", paramLabel = "N",
+                description = "jrdma's own: before the peer connects (the server: once it listens), run this test "
+                        + "for N iterations on a loopback QP pair of the same device, in rounds until the JIT has "
+                        + "compiled the data path (at most 10 rounds, 20 s or half the --timeout), so the "
+                        + "measurement starts with compiled code as a C tool does; nothing of it goes on the wire "
+                        + "to the peer. 0 turns it off. Skipped with -D (which has its own warm-up) and on a side "
+                        + "that does not run the test (e.g. the write-bw server) (default: ${DEFAULT-VALUE}).")
+        long warmUp;
     }
 
     /** Bandwidth tests: -q, -Q, -b, -N, --report_gbits. */
@@ -208,6 +217,7 @@ final class PerftestCommands {
                 case "--cq-mod" -> "100";
                 case "--atomic_type" -> "FETCH_AND_ADD";
                 case "--timeout" -> "60";
+                case "--warm-up" -> "10000";
                 default -> null;
             };
         }
@@ -297,6 +307,7 @@ final class PerftestCommands {
             range("--qp-timeout", "-u", c.qpTimeout, 0, 31);
             range("--sl", "-S", c.sl, 0, 15);
             range("--timeout", "", c.timeoutSeconds, 1, 86_400);
+            range("--warm-up", "", c.warmUp, 0, 100_000_000);
             if (c.gidIndex != null) {
                 range("--gid-index", "-x", c.gidIndex, 0, 255);
             }
@@ -404,7 +415,7 @@ final class PerftestCommands {
                     c.connection, c.rdmaCm, c.qpTimeout, c.sl, sizes,
                     spec.commandLine().getParseResult().hasMatchedOption("--size"), iters, duration, txDepth, rxDepth, inlineSize, qps,
                     cqMod, bidirectional, noPeak, gbits, events, outReads, atomicType, c.output, c.json, c.csv,
-                    c.histogram, c.plot, Duration.ofSeconds(c.timeoutSeconds));
+                    c.histogram, c.plot, Duration.ofSeconds(c.timeoutSeconds), c.warmUp);
         }
 
         private void range(String longName, String shortName, long value, long min, long max) {

@@ -51,6 +51,8 @@ import dev.jrdma.tools.perftest.Verb;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.lang.foreign.MemorySegment;
+import java.lang.management.CompilationMXBean;
+import java.lang.management.ManagementFactory;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 import java.net.Inet4Address;
@@ -61,7 +63,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import picocli.CommandLine.Model.CommandSpec;
 
@@ -151,12 +157,27 @@ final class PerftestRunner implements PerftestSession.Device {
     private CmEventChannel cmEvents;
     /** -R server: the listener for the test QPs' connect requests. */
     private CmId cmListener;
+    /**
+     * Empty polls between two looks at the clock, minus one: {@link #SPINS_PER_CLOCK_READ} - 1, and
+     * 3 for a warm-up twin, so the warm-up also runs the clock check that a long wait of the
+     * measurement reaches (a path the JIT has not seen is compiled as a deoptimizing trap).
+     */
+    private final int spinMask;
+    /** --warm-up: the rounds it ran and how long it took (0 when it did not run). */
+    private int warmUpRounds;
+    private long warmUpNanos;
 
     private PerftestRunner(PerftestSettings s, CommandSpec spec) {
+        this(s, spec, false);
+    }
+
+    /** {@code quiet}: prints nothing (the warm-up's loopback pair). */
+    private PerftestRunner(PerftestSettings s, CommandSpec spec, boolean quiet) {
         this.s = s;
         this.spec = spec;
         this.out = spec.commandLine().getOut();
-        this.text = !s.json() && !s.csv() && s.output() == null;
+        this.text = !quiet && !s.json() && !s.csv() && s.output() == null;
+        this.spinMask = quiet ? 3 : SPINS_PER_CLOCK_READ - 1;
         this.timeout = s.timeout();
         this.kind = s.kind();
         this.verb = kind.verb();
@@ -232,8 +253,12 @@ final class PerftestRunner implements PerftestSession.Device {
         }
         PerftestChannel ch;
         if (s.client()) {
+            warmUp(myMtu);
             ch = PerftestChannel.connect(s.host(), s.port(), timeout);
         } else {
+            // Before listening: a client that finds the port open starts its own warm-up or run, and
+            // two warm-ups at once would share the CPUs (four spinning threads on a 2-CPU VM).
+            warmUp(myMtu);
             if (text) {
                 out.print(PerftestFormat.WAITING);
                 out.flush();
@@ -278,6 +303,9 @@ final class PerftestRunner implements PerftestSession.Device {
      */
     private int rdmaCmSession(Mtu myMtu) throws IOException {
         RdmaCmControl control;
+        // The server before listening, as over TCP (and a connect request left unanswered for the
+        // warm-up could time out in the CM); this client retries until the server listens.
+        warmUp(myMtu);
         if (s.client()) {
             control = RdmaCmControl.connect(cmEvents, serverAddress(), timeout);
         } else {
@@ -483,6 +511,237 @@ final class PerftestRunner implements PerftestSession.Device {
         }
     }
 
+    /** Warm-up rounds at most; each round is --warm-up iterations. */
+    private static final int WARM_UP_ROUNDS = 10;
+    /**
+     * Iterations of one warm-up run: short runs, many of them, so the JIT sees the test's loop
+     * method called often and compiles it whole (an OSR compilation of a single long run is
+     * replaced again when the measurement calls the method anew).
+     */
+    private static final int WARM_UP_RUN_ITERS = 20;
+    /** Rounds at least: the first one also runs whatever the JVM still compiles from its start. */
+    private static final int WARM_UP_MIN_ROUNDS = 3;
+    /** How long past the warm-up's time limit it may still wait for the JIT to finish. */
+    private static final long WARM_UP_JIT_WAIT_NANOS = 5_000_000_000L;
+    /** The warm-up's time limit, and at most half the --timeout (the peer may be waiting). */
+    private static final long WARM_UP_MAX_NANOS = 20_000_000_000L;
+
+    /**
+     * jrdma's own warm-up (--warm-up): a JVM runs a loop interpreted, then C1-compiled, and only
+     * after thousands of iterations C2-compiled; a C tool starts compiled. So before the peer
+     * connects, this runs the same test methods on a loopback pair of runners on this device (a
+     * client and a server twin, each with its own buffer, CQs and QPs, connected to each other)
+     * in rounds of --warm-up iterations, until a round in which the JIT completed no compilation
+     * or, from the third round on, one no faster than the best before it (at most 10 rounds, 20 s
+     * or half the --timeout). Nothing of it reaches the peer, so the protocol stays perftest's.
+     * Under qemu TCG scripts/jrdma also turns tiered compilation off (see there). A failure
+     * only skips the rest of the warm-up (with a line on stderr): the measurement then shows
+     * what is wrong.
+     */
+    private void warmUp(Mtu myMtu) {
+        if (s.warmUpIters() == 0 || duration || !runsTest(s.client())) {
+            return;
+        }
+        CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+        boolean timed = jit != null && jit.isCompilationTimeMonitoringSupported();
+        long end = System.nanoTime() + Math.min(WARM_UP_MAX_NANOS, timeout.toNanos() / 2);
+        // The same side of the inline limit as the measurement (another branch in the request), small
+        // otherwise: the message size changes the device's work, not the Java code.
+        long first = sizes == null ? s.sizes().getFirst() : sizes.getFirst();
+        long size = Math.min(first, Math.max(64, inlineSize + 1L));
+        long best = Long.MAX_VALUE;
+        long begin = System.nanoTime();
+        try {
+            for (int round = 1; round <= WARM_UP_ROUNDS; round++) {
+                long compiled = timed ? jit.getTotalCompilationTime() : 0;
+                long start = System.nanoTime();
+                try {
+                    warmUpRound(myMtu, size, end);
+                } catch (IOException | RuntimeException e) {
+                    spec.commandLine().getErr().println(spec.qualifiedName() + ": warm-up on a loopback QP pair of "
+                            + context.name() + " failed, measuring without the rest of it: " + e.getMessage());
+                    return;
+                }
+                warmUpRounds = round;
+                long took = System.nanoTime() - start;
+                // Done when the JIT finished nothing during the round, or when the round was no faster
+                // than the best before it (the code the measurement will run is what ran).
+                boolean quiet = timed && jit.getTotalCompilationTime() == compiled;
+                boolean steady = round >= WARM_UP_MIN_ROUNDS && took * 100 > best * 97;
+                if (quiet || steady || System.nanoTime() - end > 0) {
+                    break;
+                }
+                best = Math.min(best, took);
+            }
+            awaitJitIdle(end + WARM_UP_JIT_WAIT_NANOS);
+        } finally {
+            warmUpNanos = System.nanoTime() - begin;
+        }
+    }
+
+    /**
+     * After the warm-up runs, sleeps until the JIT's queues are empty and nothing is being
+     * compiled (HotSpot's Compiler.queue diagnostic command), at most until {@code deadline}: a
+     * compiler thread still at work during the measurement takes a CPU from the test, or from the
+     * device's own work (Soft-RoCE runs in the kernel). On a JVM without that command, returns.
+     */
+    private static void awaitJitIdle(long deadline) {
+        try {
+            javax.management.MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+            javax.management.ObjectName dcmd = new javax.management.ObjectName("com.sun.management:type=DiagnosticCommand");
+            String[] signature = {String[].class.getName()};
+            while (System.nanoTime() - deadline < 0) {
+                Object queue = server.invoke(dcmd, "compilerQueue", new Object[] {null}, signature);
+                if (jitIdle(String.valueOf(queue))) {
+                    return;
+                }
+                Thread.sleep(50);
+            }
+        } catch (javax.management.JMException | RuntimeException e) {
+            // not HotSpot, or no jdk.management: the rounds above are all there is
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * Whether a Compiler.queue report shows an idle JIT: no task under "Current compiles:" and
+     * "Empty" under every "... compile queue:".
+     */
+    static boolean jitIdle(String report) {
+        for (String line : report.lines().map(String::strip).toList()) {
+            if (!line.isEmpty() && !line.equals("Current compiles:") && !line.endsWith("compile queue:")
+                    && !line.equals("Empty")) {
+                return false;
+            }
+        }
+        return report.contains("Current compiles:");
+    }
+
+    /** Whether the side runs the measurement (a passive write/read/atomic server does not). */
+    private boolean runsTest(boolean client) {
+        return PerftestSchedule.of(kind, client, 1, PerftestSchedule.Options.of(s)).contains(PerftestSchedule.Step.RUN);
+    }
+
+    /** One round: a fresh loopback pair, --warm-up iterations in runs of {@link #WARM_UP_RUN_ITERS}. */
+    private void warmUpRound(Mtu myMtu, long size, long end) throws IOException {
+        PerftestRunner client = twin(true, myMtu, size);
+        PerftestRunner server = twin(false, myMtu, size);
+        boolean stopped = true;
+        try {
+            client.createResources(context, null);
+            server.createResources(context, null);
+            client.connect(List.copyOf(server.mine));
+            server.connect(List.copyOf(client.mine));
+            // The first failure is the cause; the other twin's is usually its consequence (ERR, broken barrier).
+            AtomicReference<IOException> failure = new AtomicReference<>();
+            Thread[] threads = new Thread[2];
+            PerftestRunner[] twins = {client, server};
+            boolean[] runs = {runsTest(true), runsTest(false)};
+            // Both running twins start each run together: the receives and buffers of the one are
+            // re-armed before the other sends or writes again.
+            // The barrier's action decides for both whether time is up, so they stop after the same run.
+            boolean[] stop = {false};
+            CyclicBarrier start = new CyclicBarrier(runs[1] ? 2 : 1, () -> stop[0] = System.nanoTime() - end > 0);
+            int count = (int) Math.max(1, s.warmUpIters() / WARM_UP_RUN_ITERS);
+            for (int i = 0; i < 2; i++) {
+                int k = i;
+                if (!runs[k]) {
+                    continue;
+                }
+                threads[k] = Thread.ofPlatform().daemon().name("jrdma-warm-up-" + (k == 0 ? "client" : "server"))
+                        .start(() -> {
+                            int r = 0;
+                            try {
+                                for (; r < count; r++) {
+                                    start.await(client.timeout.toNanos(), TimeUnit.NANOSECONDS);
+                                    if (stop[0]) {
+                                        break;
+                                    }
+                                    twins[k].run(0);
+                                    twins[k].rearm();
+                                }
+                            } catch (Throwable e) {
+                                failure.compareAndSet(null, new IOException("the " + (k == 0 ? "client" : "server")
+                                        + " side, run " + (r + 1) + " of " + count + ": " + e.getMessage(), e));
+                                // The other twin may wait for this one: ERR flushes its work requests,
+                                // the broken barrier ends its wait for the next run.
+                                start.reset();
+                                client.qps.forEach(QueuePair::toError);
+                                server.qps.forEach(QueuePair::toError);
+                            }
+                        });
+            }
+            // Every wait inside a run ends within the timeout, and no run starts after the end.
+            long deadline = Math.max(System.nanoTime(), end) + 2 * client.timeout.toNanos();
+            for (Thread t : threads) {
+                if (t != null && !t.join(Duration.ofNanos(Math.max(1, deadline - System.nanoTime())))) {
+                    stopped = false;
+                    throw new IOException("the loopback runs did not end in time");
+                }
+            }
+            if (failure.get() != null) {
+                throw (IOException) failure.get();
+            }
+        } catch (InterruptedException e) {
+            stopped = false;
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted", e);
+        } finally {
+            if (stopped) {   // never close what a still running twin uses: the process exit frees it
+                client.closeResources();
+                server.closeResources();
+            }
+        }
+    }
+
+    private PerftestRunner twin(boolean client, Mtu myMtu, long size) {
+        PerftestRunner t = new PerftestRunner(s.forWarmUp(client, size, WARM_UP_RUN_ITERS), spec, true);
+        t.context = context;
+        t.port = port;
+        t.gidIndex = gidIndex;
+        t.gid = gid;
+        t.outReads = outReads;
+        t.inlineSize = inlineSize;
+        t.agreedMtu = myMtu;
+        t.mtuBytes = myMtu.bytes();
+        t.sizes = List.of(size);
+        return t;
+    }
+
+    /**
+     * The warm-up twin after one run, for the next: the receives of a send test again (a run
+     * consumes all it posts), and zeros where a write-latency peer writes its counter (a run
+     * starts waiting for 1 again). The peer's messages of the run have all arrived by then.
+     */
+    private void rearm() {
+        if (kind == TestKind.WRITE_LAT) {
+            mr.segment().fill((byte) 0);
+        }
+        postReceives(0);
+    }
+
+    /** The warm-up twin's buffer, CQs, QPs and address handles, users before what they use. */
+    private void closeResources() {
+        addressHandles.forEach(AddressHandle::close);
+        qps.forEach(QueuePair::close);
+        if (recvCq != null && recvCq != sendCq) {
+            recvCq.close();
+        }
+        if (sendCq != null) {
+            sendCq.close();
+        }
+        if (channel != null) {
+            channel.close();
+        }
+        if (mr != null) {
+            mr.close();
+        }
+        if (pd != null) {
+            pd.close();
+        }
+    }
+
     /** Both sides' address lines, then the result table's header (or the line a passive side prints). */
     private void printConnection(List<PeerInfo> peers) {
         if (!text) {
@@ -623,7 +882,7 @@ final class PerftestRunner implements PerftestSession.Device {
         long deadline = 0;
         int spins = 0;
         while (cq.poll(wc) == 0) {
-            if (channel == null && (++spins & (SPINS_PER_CLOCK_READ - 1)) != 0) {
+            if (channel == null && (++spins & spinMask) != 0) {
                 continue;   // busy-poll as perftest does (no pause: it only delays seeing the completion)
             }
             long now = System.nanoTime();
@@ -742,7 +1001,7 @@ final class PerftestRunner implements PerftestSession.Device {
                 long deadline = 0;
                 int spins = 0;
                 while ((byte) BYTE.getVolatile(buf, pollOffset) != expected) {
-                    if ((++spins & (SPINS_PER_CLOCK_READ - 1)) == 0) {
+                    if ((++spins & spinMask) == 0) {
                         long now = System.nanoTime();
                         if (deadline == 0) {
                             deadline = now + timeout.toNanos();
@@ -843,7 +1102,7 @@ final class PerftestRunner implements PerftestSession.Device {
                             completed[totccnt - 1] = System.nanoTime();
                         }
                     }
-                } else if (channel != null || (++idle & (SPINS_PER_CLOCK_READ - 1)) == 0) {
+                } else if (channel != null || (++idle & spinMask) == 0) {
                     long now = System.nanoTime();
                     if (deadline == 0) {
                         deadline = now + timeout.toNanos();
@@ -898,7 +1157,7 @@ final class PerftestRunner implements PerftestSession.Device {
                         posted[q]++;
                     }
                 }
-            } else if (channel != null || (++idle & (SPINS_PER_CLOCK_READ - 1)) == 0) {
+            } else if (channel != null || (++idle & spinMask) == 0) {
                 long now = System.nanoTime();
                 if (deadline == 0) {
                     deadline = now + timeout.toNanos();
@@ -1237,7 +1496,7 @@ final class PerftestRunner implements PerftestSession.Device {
                                             + timeout.toSeconds() + " s: " + STALLED);
                                 }
                             }
-                            Thread.onSpinWait();
+                            // no Thread.onSpinWait: as in take(), a PAUSE only delays seeing the completion
                         }
                         rcnt++;
                     }
@@ -1338,7 +1597,7 @@ final class PerftestRunner implements PerftestSession.Device {
                     channel.await(Duration.ofMillis(Math.max(1, Math.min(100, (w.end() - now) / 1_000_000))));
                 }
             }
-            Thread.onSpinWait();
+            // no Thread.onSpinWait: as in take(), a PAUSE only delays seeing the completion
         }
         if (!wc.isSuccess()) {
             throw new IOException(what + " failed: " + wc.status() + " (wr_id " + wc.wrId() + ", vendor error 0x"
@@ -1467,7 +1726,10 @@ final class PerftestRunner implements PerftestSession.Device {
     }
 
     private void finish() throws IOException {
-        RunReport report = new RunReport(kind.command(), info, s.toParameters(), peerVersion, mine, remote,
+        Map<String, Object> parameters = s.toParameters();
+        parameters.put("warm_up_rounds", warmUpRounds);
+        parameters.put("warm_up_ms", warmUpNanos / 1_000_000);
+        RunReport report = new RunReport(kind.command(), info, parameters, peerVersion, mine, remote,
                 latencyRows, bwRows, s.reportGbits(), durationRows);
         if (text) {
             boolean table = kind.bandwidth() || s.client() || verb == Verb.SEND || verb == Verb.WRITE;

@@ -2,6 +2,7 @@ package dev.jrdma.tools;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.jrdma.tools.perftest.PerftestSchedule;
@@ -99,6 +100,8 @@ class JrdmaCliTest {
         "write-bw --plot bw.png | option '--plot': a BW test draws BW and message rate vs size, which needs --all (-a)",
         "send-lat -b | Unknown option: '-b'",
         "read-lat -D 0 | option '--duration' (-D): must be between 1 and 86400, got 0",
+        "send-lat --warm-up -1 | option '--warm-up': must be between 0 and 100000000, got -1",
+        "write-bw --warm-up lots | --warm-up",
         "write-bw --histogram h.txt | only latency tests",
         "send-lat -q 2 | Unknown option: '-q'",
         "write-lat -r 4 | Unknown option: '-r'",
@@ -113,6 +116,54 @@ class JrdmaCliTest {
         assertEquals(1, r.err().strip().lines().count(), () -> "one line: " + r.err());
         assertTrue(r.err().startsWith("jrdma"), r.err());
         assertEquals("", r.out());
+    }
+
+    @Test
+    void warmUpTwinsRunTheSameTestShortAndQuiet() {
+        PerftestSettings s = settings("send-bw", "-c", "UD", "-q", "2", "-e", "-S", "3", "--json", "-R", "-n", "500",
+                "-N", "--warm-up", "400", "10.200.0.1");
+        PerftestSettings client = s.forWarmUp(true, 64, 20);
+        PerftestSettings server = s.forWarmUp(false, 64, 20);
+        assertTrue(client.client());
+        assertFalse(server.client());
+        for (PerftestSettings t : List.of(client, server)) {
+            assertEquals(s.kind(), t.kind());
+            assertEquals(s.connection(), t.connection());
+            assertEquals(2, t.qps());
+            assertTrue(t.events());
+            assertEquals(3, t.sl());
+            assertTrue(t.noPeak(), "the same peak branch as the measurement");
+            assertEquals(List.of(64L), t.sizes());
+            assertEquals(20, t.iters());
+            assertEquals(10, t.txDepth(), "tx depth 128 < 500 iterations: the send queue fills up in the warm-up too");
+            assertEquals(20, t.rxDepth(), "UD: a receive for every message, as in the measurement");
+            assertEquals(10, t.cqMod());
+            assertFalse(t.rdmaCm(), "the loopback pair connects directly");
+            assertFalse(t.json());
+            assertNull(t.output());
+            assertEquals(0, t.durationSeconds());
+            assertEquals(0, t.warmUpIters(), "no warm-up of the warm-up");
+            assertEquals(5, t.timeout().toSeconds(), "a loopback wait of 5 s means a lost message");
+        }
+        PerftestSettings rc = settings("send-lat", "-n", "20000", "host").forWarmUp(true, 2, 20);
+        assertEquals(20, rc.rxDepth(), "a receive for every message of a run: no re-post during it");
+        assertEquals(1, rc.txDepth());
+        assertEquals(1, rc.cqMod());
+        assertEquals(20, settings("write-bw", "-n", "20", "host").forWarmUp(true, 2, 20).txDepth(),
+                "tx depth clamped to -n: the send queue never fills in the measurement, nor here");
+        assertEquals(2, settings("send-lat", "--timeout", "2", "host").forWarmUp(true, 2, 20).timeout()
+                .toSeconds());
+    }
+
+    @Test
+    void warmUpWaitsForAnIdleJitAsHotSpotReportsIt() {
+        assertTrue(PerftestRunner.jitIdle("Current compiles: \n\nC2 compile queue:\nEmpty\n\n"));
+        assertTrue(PerftestRunner.jitIdle("Current compiles: \n\nC1 compile queue:\nEmpty\n\nC2 compile queue:\nEmpty\n"));
+        assertFalse(PerftestRunner.jitIdle("Current compiles: \nC2 CompilerThread0  1727       4       "
+                + "java.lang.String::substring (10 bytes)\n\nC2 compile queue:\nEmpty\n"));
+        assertFalse(PerftestRunner.jitIdle("Current compiles: \n\nC2 compile queue:\n1795       4       "
+                + "java.util.ArrayList::get (15 bytes)\n"));
+        assertFalse(PerftestRunner.jitIdle("Unknown diagnostic command"), "not a queue report");
     }
 
     @Test
@@ -197,6 +248,8 @@ class JrdmaCliTest {
         assertTrue(settings("write-bw", "-D", "5", "host").noPeak());
         assertEquals(5000, settings("write-bw").iters());
         assertEquals(TestKind.AtomicType.FETCH_AND_ADD, settings("atomic-lat").atomicType());
+        assertEquals(10_000, settings("send-lat").warmUpIters());
+        assertEquals(0, settings("send-lat", "--warm-up", "0").warmUpIters());
         assertEquals(List.of(8L), settings("atomic-bw", "-a").sizes());
         assertEquals(64 * 1024 * 1024L, settings("write-bw", "-s", "64M").sizes().get(0));
         assertEquals(220, TestKind.WRITE_LAT.defaultInline(TestKind.Connection.RC));

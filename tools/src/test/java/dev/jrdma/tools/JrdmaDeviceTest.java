@@ -42,6 +42,12 @@ class JrdmaDeviceTest {
     private static final String ADDRESS = System.getenv().getOrDefault("JRDMA_TEST_ADDRESS", "10.200.0.1");
     private static final int ITERS = 100;
     private static final long TIMEOUT_S = 240;
+    /**
+     * --warm-up for every jrdma side of the matrices: 3 loopback runs a round, enough to run the
+     * warm-up with each test and option combination (its effect on speed is shown by
+     * scripts/perf-compare, not here).
+     */
+    private static final String WARM_UP = "60";
 
     record Result(int code, String out, String err) {
         String all() {
@@ -241,9 +247,9 @@ class JrdmaDeviceTest {
         boolean rdmaCm = common.contains("-R");
         switch (mode) {
             case JRDMA_JRDMA -> {
-                CompletableFuture<Result> s = CompletableFuture.supplyAsync(() -> jrdma(args(kind.command(), server)));
+                CompletableFuture<Result> s = CompletableFuture.supplyAsync(() -> jrdma(jrdmaArgs(kind, server)));
                 awaitListening(port, s, rdmaCm);
-                Result c = jrdma(args(kind.command(), client));
+                Result c = jrdma(jrdmaArgs(kind, client));
                 Result sr = s.get(TIMEOUT_S, TimeUnit.SECONDS);
                 assertEquals(0, c.code(), "client: " + c.all() + "\nserver: " + sr.all());
                 assertEquals(0, sr.code(), "server: " + sr.all());
@@ -256,7 +262,7 @@ class JrdmaDeviceTest {
                         .redirectErrorStream(true).redirectOutput(log.toFile()).start();
                 try {
                     awaitListening(port, null, rdmaCm);
-                    Result c = jrdma(args(kind.command(), client));
+                    Result c = jrdma(jrdmaArgs(kind, client));
                     boolean exited = p.waitFor(TIMEOUT_S, TimeUnit.SECONDS);
                     perftestOut = Files.readString(log, StandardCharsets.ISO_8859_1);
                     if (perftestOut.contains("Can't produce a report")) {
@@ -275,7 +281,7 @@ class JrdmaDeviceTest {
                 }
             }
             case PERFTEST_CLIENT_JRDMA_SERVER -> {
-                CompletableFuture<Result> s = CompletableFuture.supplyAsync(() -> jrdma(args(kind.command(), server)));
+                CompletableFuture<Result> s = CompletableFuture.supplyAsync(() -> jrdma(jrdmaArgs(kind, server)));
                 awaitListening(port, s, rdmaCm);
                 Path log = Files.createTempFile(kind.perftestBinary(), ".out");
                 Process p = new ProcessBuilder(args("/usr/bin/" + kind.perftestBinary(), client))
@@ -321,6 +327,41 @@ class JrdmaDeviceTest {
         return null;
     }
 
+    /**
+     * --warm-up runs the test on a loopback QP pair before connecting, on each side that runs
+     * the test, and reports its rounds in --json; the passive write-bw server skips it, and
+     * --warm-up 0 turns it off.
+     */
+    @Test
+    void warmUpRunsOnTheSidesThatRunTheTest() throws Exception {
+        for (String test : List.of("send-lat", "write-bw")) {
+            for (String warmUp : List.of("100", "0")) {
+                int port = freePort();
+                List<String> common = List.of(test, "-d", DEVICE, "-x", "1", "-p", Integer.toString(port), "-n", "200",
+                        "--json", "--warm-up", warmUp);
+                CompletableFuture<Result> s = CompletableFuture.supplyAsync(() -> jrdma(common.toArray(String[]::new)));
+                awaitListening(port, s);
+                List<String> client = new ArrayList<>(common);
+                client.add(ADDRESS);
+                Result c = jrdma(client.toArray(String[]::new));
+                Result sr = s.get(TIMEOUT_S, TimeUnit.SECONDS);
+                assertEquals(0, c.code(), c.all() + "\nserver: " + sr.all());
+                assertEquals(0, sr.code(), sr.all());
+                boolean on = !warmUp.equals("0");
+                assertEquals(on, warmUpRounds(c.out()) >= 1, test + " client: " + c.out());
+                assertEquals(on && test.equals("send-lat"), warmUpRounds(sr.out()) >= 1, test + " server: " + sr.out());
+                assertTrue(warmUpRounds(c.out()) <= 10, c.out());
+                assertTrue(c.err().isEmpty() && sr.err().isEmpty(), c.err() + sr.err());
+            }
+        }
+    }
+
+    private static int warmUpRounds(String json) {
+        Matcher m = Pattern.compile("\"warm_up_rounds\"\\s*:\\s*(\\d+)").matcher(json);
+        assertTrue(m.find(), "no warm_up_rounds in " + json);
+        return Integer.parseInt(m.group(1));
+    }
+
     @Test
     void aPeerThatVanishesMidRunEndsTheRunWithExit1() throws Exception {
         int port = freePort();
@@ -332,7 +373,7 @@ class JrdmaDeviceTest {
             StringWriter err = new StringWriter();
             CompletableFuture<Integer> client = CompletableFuture.supplyAsync(() -> Jrdma.run(new PrintWriter(out),
                     new PrintWriter(err), "send-lat", "-d", DEVICE, "-x", "1", "-p", Integer.toString(port), "-n",
-                    "10000000", "--timeout", "10", ADDRESS));
+                    "10000000", "--timeout", "10", "--warm-up", WARM_UP, ADDRESS));
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
             while (!out.toString().contains(PerftestFormat.LAT_HEADER.strip()) && System.nanoTime() < deadline
                     && !client.isDone()) {
@@ -371,7 +412,7 @@ class JrdmaDeviceTest {
             List<String> client = new ArrayList<>(common);
             client.add(ADDRESS);
             if (clientKind.equals("jrdma")) {
-                Result c = jrdma(args("write-bw", client));
+                Result c = jrdma(jrdmaArgs(TestKind.WRITE_BW, client));
                 assertEquals(0, c.code(), c.all());
                 clientOut = c.out();
             } else {
@@ -477,6 +518,12 @@ class JrdmaDeviceTest {
         } finally {
             p.destroyForcibly();
         }
+    }
+
+    private static String[] jrdmaArgs(TestKind kind, List<String> rest) {
+        List<String> a = new ArrayList<>(rest);
+        a.addAll(0, List.of("--warm-up", WARM_UP));
+        return args(kind.command(), a);
     }
 
     private static String[] args(String first, List<String> rest) {

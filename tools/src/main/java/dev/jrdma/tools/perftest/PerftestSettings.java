@@ -42,6 +42,8 @@ import java.util.List;
  * @param timeout       --timeout: the limit of every step that waits for a prompt answer (connect, accept,
  *                      each exchange, each completion); not of a wait for the peer's whole run
  *                      (see {@link PerftestChannel#expectPeerRun})
+ * @param warmUpIters   --warm-up: iterations of each round of the loopback warm-up before the
+ *                      peer connects, 0 for none (jrdma's own; see {@link #forWarmUp})
  */
 public record PerftestSettings(TestKind kind, String host, String device, int ibPort, int gidIndex, int port,
                                int mtu, TestKind.Connection connection, boolean rdmaCm, int qpTimeout, int sl,
@@ -49,7 +51,7 @@ public record PerftestSettings(TestKind kind, String host, String device, int ib
                                int inlineSize, int qps, int cqMod, boolean bidirectional, boolean noPeak,
                                boolean reportGbits, boolean events, int outReads, TestKind.AtomicType atomicType,
                                TestKind.Output output, boolean json, boolean csv, Path histogram,
-                               Path plot, Duration timeout) {
+                               Path plot, Duration timeout, long warmUpIters) {
 
     public PerftestSettings {
         sizes = List.copyOf(sizes);
@@ -89,8 +91,42 @@ public record PerftestSettings(TestKind kind, String host, String device, int ib
         p.put("events", events);
         p.put("out_reads", outReads);
         p.put("atomic_type", atomicType == null ? null : atomicType.name());
+        p.put("warm_up_iterations", warmUpIters);
         return p;
     }
+
+    /**
+     * One side of the loopback pair of the JIT warm-up: this test with its connection type, QPs,
+     * events, peak rule and atomic type, so the same code paths run (and get compiled) as in the
+     * measurement, but {@code iters} iterations of one message of {@code size} bytes, no -R, no
+     * duration, no output or result files, and a timeout of at most 5 s (the peer is in the same
+     * process: a wait that long means a message was lost).
+     * <p>
+     * The send queue keeps its relation to the iterations: where the measurement's tx depth is
+     * below its iterations (its send queue fills up), the warm-up's is half its iterations, so the
+     * loop takes that branch too (a branch the warm-up never took is compiled as a trap that
+     * sends the measurement back to the interpreter). The rx depth is the iterations, as perftest
+     * clamps it: a run consumes every receive it posts and re-posts none during the run. Where the
+     * measurement re-posts (rx depth below its iterations) that branch stays untaken: loopback
+     * pairs on rxe (Linux 6.1) that re-posted during their runs lost a message in 3 warm-ups out of
+     * 8, then waited forever; scripts/jrdma keeps the JIT from compiling untaken branches as traps
+     * under emulation, where a recompilation costs most.
+     *
+     * @param client the client side (the one that starts) or the server side
+     * @param size   the message size: the caller keeps it on the same side of the inline limit
+     * @param iters  the iterations of one warm-up run, at least 2
+     */
+    public PerftestSettings forWarmUp(boolean client, long size, long iters) {
+        int tx = (int) Math.min(txDepth, txDepth < this.iters ? iters / 2 : iters);
+        int rx = (int) Math.min(rxDepth, iters);
+        Duration wait = timeout.compareTo(WARM_UP_TIMEOUT) < 0 ? timeout : WARM_UP_TIMEOUT;
+        return new PerftestSettings(kind, client ? "loopback" : null, device, ibPort, gidIndex, port, mtu, connection,
+                false, qpTimeout, sl, List.of(size), true, iters, 0, tx, rx, inlineSize, qps, Math.min(cqMod, tx),
+                bidirectional, noPeak, reportGbits, events, outReads, atomicType, null, false, false, null, null,
+                wait, 0);
+    }
+
+    private static final Duration WARM_UP_TIMEOUT = Duration.ofSeconds(5);
 
     /**
      * The sizes to run once the path MTU is agreed: for UD perftest's check_mtu rules (the -a
