@@ -125,12 +125,12 @@ final class PerftestCommands {
         int timeoutSeconds;
 
         @Option(names = "--warm-up", paramLabel = "N",
-                description = "jrdma's own: before the peer connects (the server: once it listens), run this test "
-                        + "for N iterations on a loopback QP pair of the same device, in rounds until the JIT has "
-                        + "compiled the data path (at most 10 rounds, 20 s or half the --timeout), so the "
-                        + "measurement starts with compiled code as a C tool does; nothing of it goes on the wire "
-                        + "to the peer. 0 turns it off. Skipped with -D (which has its own warm-up) and on a side "
-                        + "that does not run the test (e.g. the write-bw server) (default: ${DEFAULT-VALUE}).")
+                description = "jrdma's own: before connecting (the server: before it listens), run this test on a "
+                        + "loopback QP pair of the same device in rounds of N iterations until the JIT has compiled "
+                        + "it (at most 10 rounds, 20 s or half the --timeout, then up to 5 s for the JIT to finish), "
+                        + "so the measurement starts with compiled code as a C tool does; nothing of it goes on the "
+                        + "wire to the peer. 0 turns it off. Skipped with -D (which has its own warm-up) and on a "
+                        + "side that does not run the test (e.g. the write-bw server) (default: ${DEFAULT-VALUE}).")
         long warmUp;
     }
 

@@ -529,12 +529,13 @@ final class PerftestRunner implements PerftestSession.Device {
     /**
      * jrdma's own warm-up (--warm-up): a JVM runs a loop interpreted, then C1-compiled, and only
      * after thousands of iterations C2-compiled; a C tool starts compiled. So before the peer
-     * connects, this runs the same test methods on a loopback pair of runners on this device (a
-     * client and a server twin, each with its own buffer, CQs and QPs, connected to each other)
-     * in rounds of --warm-up iterations, until a round in which the JIT completed no compilation
-     * or, from the third round on, one no faster than the best before it (at most 10 rounds, 20 s
-     * or half the --timeout). Nothing of it reaches the peer, so the protocol stays perftest's.
-     * Under qemu TCG scripts/jrdma also turns tiered compilation off (see there). A failure
+     * connects (the server: before it listens), this runs the same test methods on a loopback
+     * pair of runners on this device (a client and a server twin, each with its own buffer, CQs
+     * and QPs, connected to each other) in rounds of --warm-up iterations, until a round in which
+     * the JIT completed no compilation or, from the third round on, one no faster than the best
+     * before it (at most 10 rounds, 20 s or half the --timeout), and then waits for the JIT to
+     * become idle. Nothing of it reaches the peer, so the protocol stays perftest's. Under qemu
+     * TCG scripts/jrdma also changes two JIT settings (see there). A failure
      * only skips the rest of the warm-up (with a line on stderr): the measurement then shows
      * what is wrong.
      */
