@@ -7,6 +7,7 @@ import dev.jrdma.bindings.shim.ErrnoVerbs;
 import dev.jrdma.bindings.shim.InlineVerbs;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.ref.Reference;
 import java.time.Duration;
 
 /**
@@ -22,6 +23,8 @@ import java.time.Duration;
 public final class CompletionQueue extends NativeResource {
     private final Context context;
     private final MemorySegment handle;
+    /** The handle as an address: libibverbs owns the struct until ibv_destroy_cq, no arena involved. */
+    private final long address;
     private final int capacity;
     private final String description;
     /** The provider's poll_cq and req_notify_cq, read from the ops table once. */
@@ -32,6 +35,7 @@ public final class CompletionQueue extends NativeResource {
         super(context, channel);
         this.context = context;
         this.handle = handle;
+        this.address = handle.address();
         this.capacity = ibv_cq.cqe(handle);
         this.pollFn = InlineVerbs.pollCqFunction(handle);
         this.notifyFn = InlineVerbs.reqNotifyCqFunction(handle);
@@ -87,7 +91,7 @@ public final class CompletionQueue extends NativeResource {
      */
     public void requestNotification(boolean solicitedOnly) {
         checkOpen();
-        int rc = InlineVerbs.reqNotifyCq(notifyFn, handle, solicitedOnly ? 1 : 0);
+        int rc = InlineVerbs.reqNotifyCq(notifyFn, address, solicitedOnly ? 1 : 0);
         if (rc != 0) {
             throw RdmaException.of("ibv_req_notify_cq", this, rc);
         }
@@ -101,7 +105,9 @@ public final class CompletionQueue extends NativeResource {
      */
     public int poll(WorkCompletion wc) {
         checkOpen();
-        return check(InlineVerbs.pollCq(pollFn, handle, 1, wc.segment()));
+        int n = InlineVerbs.pollCq(pollFn, address, 1, wc.address());
+        Reference.reachabilityFence(wc);
+        return check(n);
     }
 
     /**
@@ -113,7 +119,8 @@ public final class CompletionQueue extends NativeResource {
      */
     public int poll(WorkCompletions batch) {
         checkOpen();
-        int n = check(InlineVerbs.pollCq(pollFn, handle, batch.capacity(), batch.segment()));
+        int n = check(InlineVerbs.pollCq(pollFn, address, batch.capacity(), batch.address()));
+        Reference.reachabilityFence(batch);
         batch.count(n);
         return n;
     }

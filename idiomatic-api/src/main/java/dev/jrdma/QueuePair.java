@@ -46,6 +46,11 @@ public final class QueuePair extends NativeResource {
     private final QueuePairCapabilities capabilities;
     private final MemorySegment badSend;
     private final MemorySegment badReceive;
+    // Addresses for the address-taking post downcalls. The bad_wr slots live as long as this
+    // object (an automatic arena; posts fence this); libibverbs owns the ibv_qp until destroy.
+    private final long address;
+    private final long badSendAddress;
+    private final long badReceiveAddress;
     /** The provider's post functions, read from the ops table once (it never changes for a context). */
     private final MemorySegment postSendFn;
     private final MemorySegment postRecvFn;
@@ -75,6 +80,9 @@ public final class QueuePair extends NativeResource {
         Arena arena = Arena.ofAuto();
         this.badSend = arena.allocate(ADDRESS);
         this.badReceive = arena.allocate(ADDRESS);
+        this.address = handle.address();
+        this.badSendAddress = badSend.address();
+        this.badReceiveAddress = badReceive.address();
         this.postSendFn = InlineVerbs.postSendFunction(handle);
         this.postRecvFn = InlineVerbs.postRecvFunction(handle);
         this.description = "queue pair 0x" + Integer.toHexString(qpn) + " (" + type + ") on " + pd.context().name();
@@ -577,20 +585,32 @@ public final class QueuePair extends NativeResource {
     public void post(SendRequest request) {
         checkOpen();
         QueuePairState state = lastState;
-        if (state == QueuePairState.RESET || state == QueuePairState.INIT || state == QueuePairState.RTR) {
-            throw new IllegalStateException("cannot post work request wr_id " + request.wrId() + " to " + this
-                    + ": it is in " + state + ", sends need RTS (connect it first)");
-        }
-        if (state == QueuePairState.ERR) {
-            throw new IllegalStateException("cannot post work request wr_id " + request.wrId() + " to " + this
-                    + ": " + IN_ERR);
+        if (state == QueuePairState.RESET || state == QueuePairState.INIT || state == QueuePairState.RTR
+                || state == QueuePairState.ERR) {
+            throw sendRefused(request, state);
         }
         request.prepare(this);
-        int rc = InlineVerbs.postSend(postSendFn, handle, request.segment(), badSend);
+        int rc = InlineVerbs.postSend(postSendFn, address, request.address(), badSendAddress);
         Reference.reachabilityFence(request);
+        Reference.reachabilityFence(this);
         if (rc != 0) {
             throw postFailure("ibv_post_send", rc, request.find(badSend.get(ADDRESS, 0).address()));
         }
+    }
+
+    // The refusals are built out of line: their string concatenation would make post()'s
+    // compiled code too big for the JIT to inline post() into a caller's loop.
+    private IllegalStateException sendRefused(SendRequest request, QueuePairState state) {
+        return new IllegalStateException("cannot post work request wr_id " + request.wrId() + " to " + this + ": "
+                + (state == QueuePairState.ERR ? IN_ERR : "it is in " + state + ", sends need RTS (connect it first)"));
+    }
+
+    private IllegalStateException receiveRefused(ReceiveRequest request, QueuePairState state) {
+        if (srq != null) {
+            return new IllegalStateException(this + " takes its receives from " + srq + ": post them there");
+        }
+        return new IllegalStateException("cannot post receive request wr_id " + request.wrId() + " to " + this + ": "
+                + (state == QueuePairState.ERR ? IN_ERR : "it is in RESET, receives need INIT or later"));
     }
 
     /**
@@ -602,20 +622,14 @@ public final class QueuePair extends NativeResource {
      */
     public void post(ReceiveRequest request) {
         checkOpen();
-        if (srq != null) {
-            throw new IllegalStateException(this + " takes its receives from " + srq + ": post them there");
-        }
-        if (lastState == QueuePairState.RESET) {
-            throw new IllegalStateException("cannot post receive request wr_id " + request.wrId() + " to " + this
-                    + ": it is in RESET, receives need INIT or later");
-        }
-        if (lastState == QueuePairState.ERR) {
-            throw new IllegalStateException("cannot post receive request wr_id " + request.wrId() + " to " + this
-                    + ": " + IN_ERR);
+        QueuePairState state = lastState;
+        if (srq != null || state == QueuePairState.RESET || state == QueuePairState.ERR) {
+            throw receiveRefused(request, state);
         }
         request.prepare(pd);
-        int rc = InlineVerbs.postRecv(postRecvFn, handle, request.segment(), badReceive);
+        int rc = InlineVerbs.postRecv(postRecvFn, address, request.address(), badReceiveAddress);
         Reference.reachabilityFence(request);
+        Reference.reachabilityFence(this);
         if (rc != 0) {
             throw postFailure("ibv_post_recv", rc, request.find(badReceive.get(ADDRESS, 0).address()));
         }

@@ -13,6 +13,9 @@ public final class ReceiveRequest {
     private static final long WR_SIZE = ibv_recv_wr.layout().byteSize();
 
     private final MemorySegment wr;
+    private final long address;
+    /** The num_sge last written to the native struct (-1: never), so a re-post writes nothing. */
+    private int numSge = -1;
     private final ScatterGatherList sges;
     private ReceiveRequest next;
 
@@ -32,6 +35,7 @@ public final class ReceiveRequest {
         }
         MemorySegment memory = Arena.ofAuto().allocate(WR_SIZE + ScatterGatherList.byteSize(maxSges), 8);
         this.wr = memory.asSlice(0, WR_SIZE);
+        this.address = wr.address();
         MemorySegment sgeArray = memory.asSlice(WR_SIZE);
         this.sges = new ScatterGatherList(sgeArray, maxSges);
         ibv_recv_wr.sg_list(wr, sgeArray);
@@ -39,6 +43,11 @@ public final class ReceiveRequest {
 
     MemorySegment segment() {
         return wr;
+    }
+
+    /** The native struct's address, for the address-taking downcalls; valid while this object is reachable. */
+    long address() {
+        return address;
     }
 
     /**
@@ -126,8 +135,14 @@ public final class ReceiveRequest {
 
     void prepare(ProtectionDomain pd) {
         for (ReceiveRequest r = this; r != null; r = r.next) {
-            r.sges.check(pd, r.wrId());
-            ibv_recv_wr.num_sge(r.wr, r.sges.count());
+            if (!r.sges.usableIn(pd)) {
+                r.sges.check(pd, r.wrId());
+            }
+            int n = r.sges.count();
+            if (n != r.numSge) {
+                ibv_recv_wr.num_sge(r.wr, n);
+                r.numSge = n;
+            }
         }
     }
 

@@ -83,6 +83,22 @@ final class ScatterGatherList {
         return lengths[index];
     }
 
+    /**
+     * The re-post check: every region open and its memory alive (else IllegalStateException),
+     * and whether all are in {@code pd}. No message is built and no wr_id read unless one fails:
+     * this runs on every post.
+     */
+    boolean usableIn(ProtectionDomain pd) {
+        for (int i = 0; i < count; i++) {
+            MemoryRegion mr = regions[i];
+            mr.checkUsable();
+            if (mr.protectionDomain() != pd) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** Every region open, its memory alive, and in the queue pair's protection domain. */
     void check(ProtectionDomain pd, long wrId) {
         for (int i = 0; i < count; i++) {

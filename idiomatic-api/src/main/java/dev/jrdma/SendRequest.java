@@ -21,6 +21,7 @@ public final class SendRequest {
     private static final long WR_SIZE = ibv_send_wr.layout().byteSize();
 
     private final MemorySegment wr;
+    private final long address;
     private final MemorySegment rdma;
     private final MemorySegment atomic;
     private final MemorySegment ud;
@@ -61,6 +62,7 @@ public final class SendRequest {
         }
         MemorySegment memory = Arena.ofAuto().allocate(WR_SIZE + ScatterGatherList.byteSize(maxSges), 8);
         this.wr = memory.asSlice(0, WR_SIZE);
+        this.address = wr.address();
         MemorySegment sgeArray = memory.asSlice(WR_SIZE);
         this.sges = new ScatterGatherList(sgeArray, maxSges);
         MemorySegment union = ibv_send_wr.wr(wr);
@@ -73,6 +75,11 @@ public final class SendRequest {
 
     MemorySegment segment() {
         return wr;
+    }
+
+    /** The native struct's address, for the address-taking downcalls; valid while this object is reachable. */
+    long address() {
+        return address;
     }
 
     /**
@@ -332,7 +339,9 @@ public final class SendRequest {
 
     private void prepareOne(QueuePair qp) {
         if (preparedFor == qp) {
-            sges.check(qp.protectionDomain(), ibv_send_wr.wr_id(wr));
+            if (!sges.usableIn(qp.protectionDomain())) {
+                sges.check(qp.protectionDomain(), wrId());
+            }
             if (addressHandle != null && qp.type() == QueuePairType.UD) {
                 addressHandle.checkOpen();
             }

@@ -94,8 +94,9 @@ public final class SharedReceiveQueue extends NativeResource {
     public void post(ReceiveRequest request) {
         checkOpen();
         request.prepare(pd);
-        int rc = InlineVerbs.postSrqRecv(postSrqRecvFn, handle, request.segment(), badReceive);
+        int rc = InlineVerbs.postSrqRecv(postSrqRecvFn, handle.address(), request.address(), badReceive.address());
         Reference.reachabilityFence(request);
+        Reference.reachabilityFence(this);
         if (rc != 0) {
             throw RdmaException.of("ibv_post_srq_recv", this, rc,
                     request.find(badReceive.get(ADDRESS, 0).address()) + " was not posted");

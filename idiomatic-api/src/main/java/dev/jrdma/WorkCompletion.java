@@ -25,6 +25,7 @@ public final class WorkCompletion {
     private static final int GRH = 1;
 
     private final MemorySegment wc;
+    private final long address;
 
     /** A completion view with its own native memory (freed when the view is garbage). */
     public WorkCompletion() {
@@ -33,10 +34,16 @@ public final class WorkCompletion {
 
     WorkCompletion(MemorySegment wc) {
         this.wc = wc;
+        this.address = wc.address();
     }
 
     MemorySegment segment() {
         return wc;
+    }
+
+    /** The native struct's address, for the address-taking downcalls; valid while this object is reachable. */
+    long address() {
+        return address;
     }
 
     /** {@return the wr_id of the work request this completion is for} */

@@ -11,6 +11,7 @@ import java.lang.foreign.MemorySegment;
  */
 public final class WorkCompletions {
     private final MemorySegment array;
+    private final long address;
     private final WorkCompletion[] views;
     private int count;
 
@@ -25,6 +26,7 @@ public final class WorkCompletions {
         }
         long size = ibv_wc.layout().byteSize();
         this.array = Arena.ofAuto().allocate(ibv_wc.layout(), capacity);
+        this.address = array.address();
         this.views = new WorkCompletion[capacity];
         for (int i = 0; i < capacity; i++) {
             views[i] = new WorkCompletion(array.asSlice(i * size, size));
@@ -33,6 +35,11 @@ public final class WorkCompletions {
 
     MemorySegment segment() {
         return array;
+    }
+
+    /** The native struct's address, for the address-taking downcalls; valid while this object is reachable. */
+    long address() {
+        return address;
     }
 
     void count(int count) {

@@ -60,6 +60,33 @@ class RcLoopbackDeviceTest {
         assertArrayEquals(hello, lo.memB.segment().asSlice(0, hello.length).toArray(JAVA_BYTE));
     }
 
+    /**
+     * A re-posted receive request writes num_sge only when its SGE count changed (the re-post
+     * path skips it otherwise), so growing the scatter list between posts must still reach the
+     * provider: 16 bytes into one 8-byte SGE would fail with a length error.
+     */
+    @Test
+    void repostedReceiveFollowsItsSgeCount() {
+        MemorySegment source = lo.memA.segment().asSlice(0, 16);
+        for (int i = 0; i < 16; i++) {
+            source.set(JAVA_BYTE, i, (byte) (i + 1));
+        }
+        ReceiveRequest recv = new ReceiveRequest(2).wrId(1).sge(lo.memB, 0, 8);
+        SendRequest send = new SendRequest().wrId(2).opcode(SendOpcode.SEND).sge(lo.memA, 0, 8);
+        lo.b.post(recv);
+        lo.a.post(send);
+        Map<Long, String> first = takeAll(2);
+        assertEquals("RECV/8/" + Integer.toHexString(lo.b.qpNumber()), first.get(1L));
+
+        lo.b.post(recv.wrId(3).sge(1, lo.memB, 1024, 8));   // now 2 SGEs: [0, 8) and [1024, 1032)
+        lo.a.post(send.wrId(4).sge(lo.memA, 0, 16));
+        Map<Long, String> second = takeAll(2);
+        assertEquals("RECV/16/" + Integer.toHexString(lo.b.qpNumber()), second.get(3L));
+        assertArrayEquals(source.asSlice(0, 8).toArray(JAVA_BYTE), lo.memB.segment().asSlice(0, 8).toArray(JAVA_BYTE));
+        assertArrayEquals(source.asSlice(8, 8).toArray(JAVA_BYTE),
+                lo.memB.segment().asSlice(1024, 8).toArray(JAVA_BYTE));
+    }
+
     @Test
     void sendWithImmediateAndInlineData() {
         lo.memA.segment().asSlice(0, 5).copyFrom(MemorySegment.ofArray("hi!!!".getBytes(StandardCharsets.US_ASCII)));
