@@ -132,6 +132,12 @@ final class PerftestCommands {
                         + "wire to the peer. 0 turns it off. Skipped with -D (which has its own warm-up) and on a "
                         + "side that does not run the test (e.g. the write-bw server) (default: ${DEFAULT-VALUE}).")
         long warmUp;
+
+        @Option(names = "--pin-cpu", paramLabel = "CPU",
+                description = "jrdma's own: bind the thread that runs the test to this CPU (sched_setaffinity), "
+                        + "as `taskset -c CPU` does for perftest's single thread; the JVM's other threads (JIT, GC, "
+                        + "the warm-up's) stay free, which taskset on a JVM would not allow. Default: not bound.")
+        Integer pinCpu;
     }
 
     /** Bandwidth tests: -q, -Q, -b, -N, --report_gbits. */
@@ -308,6 +314,9 @@ final class PerftestCommands {
             range("--sl", "-S", c.sl, 0, 15);
             range("--timeout", "", c.timeoutSeconds, 1, 86_400);
             range("--warm-up", "", c.warmUp, 0, 100_000_000);
+            if (c.pinCpu != null) {
+                range("--pin-cpu", "", c.pinCpu, 0, dev.jrdma.tools.perftest.CpuAffinity.MAX_CPUS - 1);
+            }
             if (c.gidIndex != null) {
                 range("--gid-index", "-x", c.gidIndex, 0, 255);
             }
@@ -415,7 +424,8 @@ final class PerftestCommands {
                     c.connection, c.rdmaCm, c.qpTimeout, c.sl, sizes,
                     spec.commandLine().getParseResult().hasMatchedOption("--size"), iters, duration, txDepth, rxDepth, inlineSize, qps,
                     cqMod, bidirectional, noPeak, gbits, events, outReads, atomicType, c.output, c.json, c.csv,
-                    c.histogram, c.plot, Duration.ofSeconds(c.timeoutSeconds), c.warmUp);
+                    c.histogram, c.plot, Duration.ofSeconds(c.timeoutSeconds), c.warmUp,
+                    c.pinCpu == null ? -1 : c.pinCpu);
         }
 
         private void range(String longName, String shortName, long value, long min, long max) {

@@ -42,6 +42,7 @@ import dev.jrdma.tools.perftest.PerftestFormat;
 import dev.jrdma.tools.perftest.PerftestProtocolException;
 import dev.jrdma.tools.perftest.PerftestSchedule;
 import dev.jrdma.tools.perftest.PerftestSession;
+import dev.jrdma.tools.perftest.CpuAffinity;
 import dev.jrdma.tools.perftest.PerftestSettings;
 import dev.jrdma.tools.perftest.ReportFiles;
 import dev.jrdma.tools.perftest.RunReport;
@@ -207,9 +208,22 @@ final class PerftestRunner implements PerftestSession.Device {
             device = devices.getFirst();
         }
         PerftestRunner r = new PerftestRunner(s, spec);
+        CpuAffinity.Pinned pinned = null;
+        if (s.pinCpu() >= 0) {
+            try {
+                pinned = CpuAffinity.pinCurrentThread(s.pinCpu());
+            } catch (IllegalArgumentException | IllegalStateException e) {
+                spec.commandLine().getErr().println(spec.qualifiedName() + ": --pin-cpu: " + e.getMessage());
+                return Jrdma.EXIT_FAILURE;
+            }
+        }
         try (Context context = device.open()) {
             r.context = context;
             return r.session();
+        } finally {
+            if (pinned != null) {
+                pinned.close();   // an in-process caller (tests) gets its thread back as it was
+            }
         }
     }
 

@@ -102,6 +102,8 @@ class JrdmaCliTest {
         "read-lat -D 0 | option '--duration' (-D): must be between 1 and 86400, got 0",
         "send-lat --warm-up -1 | option '--warm-up': must be between 0 and 100000000, got -1",
         "write-bw --warm-up lots | --warm-up",
+        "send-lat --pin-cpu 1024 | option '--pin-cpu': must be between 0 and 1023, got 1024",
+        "read-lat --pin-cpu -1 | option '--pin-cpu': must be between 0 and 1023, got -1",
         "write-bw --histogram h.txt | only latency tests",
         "send-lat -q 2 | Unknown option: '-q'",
         "write-lat -r 4 | Unknown option: '-r'",
@@ -250,6 +252,10 @@ class JrdmaCliTest {
         assertEquals(TestKind.AtomicType.FETCH_AND_ADD, settings("atomic-lat").atomicType());
         assertEquals(10_000, settings("send-lat").warmUpIters());
         assertEquals(0, settings("send-lat", "--warm-up", "0").warmUpIters());
+        assertEquals(-1, settings("send-lat").pinCpu(), "not bound unless asked");
+        assertEquals(1, settings("send-lat", "--pin-cpu", "1").pinCpu());
+        assertEquals(-1, settings("send-lat", "--pin-cpu", "1", "host").forWarmUp(true, 2, 20).pinCpu(),
+                "the twins' threads stay free");
         assertEquals(List.of(8L), settings("atomic-bw", "-a").sizes());
         assertEquals(64 * 1024 * 1024L, settings("write-bw", "-s", "64M").sizes().get(0));
         assertEquals(220, TestKind.WRITE_LAT.defaultInline(TestKind.Connection.RC));

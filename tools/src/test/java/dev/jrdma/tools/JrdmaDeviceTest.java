@@ -356,6 +356,40 @@ class JrdmaDeviceTest {
         }
     }
 
+    /**
+     * --pin-cpu binds each side's measuring thread (here: in-process, a pool thread and the test's
+     * own) and gives the thread its CPUs back afterwards; a CPU the process may not use is named.
+     */
+    @Test
+    void pinnedSidesRunAndGiveTheirThreadBack() throws Exception {
+        String allowed = dev.jrdma.tools.perftest.CpuAffinity.allowedCpus();
+        String[] cpus = allowed.split("[-,]");
+        String serverCpu = cpus[0];
+        String clientCpu = cpus[cpus.length - 1];
+        int port = freePort();
+        List<String> common = List.of("send-lat", "-d", DEVICE, "-x", "1", "-p", Integer.toString(port), "-n", "200",
+                "--warm-up", WARM_UP);
+        CompletableFuture<Result> s = CompletableFuture.supplyAsync(() -> {
+            List<String> server = new ArrayList<>(common);
+            server.addAll(List.of("--pin-cpu", serverCpu));
+            return jrdma(server.toArray(String[]::new));
+        });
+        awaitListening(port, s);
+        List<String> client = new ArrayList<>(common);
+        client.addAll(List.of("--pin-cpu", clientCpu, ADDRESS));
+        Result c = jrdma(client.toArray(String[]::new));
+        Result sr = s.get(TIMEOUT_S, TimeUnit.SECONDS);
+        assertEquals(0, c.code(), c.all() + "\nserver: " + sr.all());
+        assertEquals(0, sr.code(), sr.all());
+        checkTable(TestKind.SEND_LAT, true, c.out(), 2, false);
+        assertEquals(allowed, dev.jrdma.tools.perftest.CpuAffinity.allowedCpus(), "the thread's CPUs are restored");
+
+        Result bad = jrdma("send-lat", "-d", DEVICE, "--pin-cpu", "1023", "-p", Integer.toString(freePort()));
+        assertEquals(1, bad.code(), bad.all());
+        assertTrue(bad.err().contains("--pin-cpu: CPU 1023 is not available to this process (it may use " + allowed
+                + ")"), bad.err());
+    }
+
     private static int warmUpRounds(String json) {
         Matcher m = Pattern.compile("\"warm_up_rounds\"\\s*:\\s*(\\d+)").matcher(json);
         assertTrue(m.find(), "no warm_up_rounds in " + json);

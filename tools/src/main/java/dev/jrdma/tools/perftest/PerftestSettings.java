@@ -44,6 +44,8 @@ import java.util.List;
  *                      (see {@link PerftestChannel#expectPeerRun})
  * @param warmUpIters   --warm-up: iterations of each round of the loopback warm-up before the
  *                      peer connects, 0 for none (jrdma's own; see {@link #forWarmUp})
+ * @param pinCpu        --pin-cpu: the CPU the measuring thread is bound to, or -1 (jrdma's own;
+ *                      see {@link CpuAffinity})
  */
 public record PerftestSettings(TestKind kind, String host, String device, int ibPort, int gidIndex, int port,
                                int mtu, TestKind.Connection connection, boolean rdmaCm, int qpTimeout, int sl,
@@ -51,7 +53,7 @@ public record PerftestSettings(TestKind kind, String host, String device, int ib
                                int inlineSize, int qps, int cqMod, boolean bidirectional, boolean noPeak,
                                boolean reportGbits, boolean events, int outReads, TestKind.AtomicType atomicType,
                                TestKind.Output output, boolean json, boolean csv, Path histogram,
-                               Path plot, Duration timeout, long warmUpIters) {
+                               Path plot, Duration timeout, long warmUpIters, int pinCpu) {
 
     public PerftestSettings {
         sizes = List.copyOf(sizes);
@@ -123,7 +125,7 @@ public record PerftestSettings(TestKind kind, String host, String device, int ib
         return new PerftestSettings(kind, client ? "loopback" : null, device, ibPort, gidIndex, port, mtu, connection,
                 false, qpTimeout, sl, List.of(size), true, iters, 0, tx, rx, inlineSize, qps, Math.min(cqMod, tx),
                 bidirectional, noPeak, reportGbits, events, outReads, atomicType, null, false, false, null, null,
-                wait, 0);
+                wait, 0, -1);
     }
 
     private static final Duration WARM_UP_TIMEOUT = Duration.ofSeconds(5);
