@@ -46,6 +46,9 @@ print(f"Measured {meta.get('date', '?')} with `{invocation}`"
       + (f" (guest kernel arguments `{kernel_args}`)" if kernel_args else '') + '.')
 print(f"VM: {meta.get('cpus', '?')} vCPUs, qemu TCG (no KVM), guest clocksource {meta.get('clocksource', '?')}; "
       f"{meta.get('perftest', 'perftest ?')}; {meta.get('java', 'java ?')}.")
+if 'pinning' in meta:
+    print(f"Measuring threads bound: {meta['pinning']}"
+          + (" (perftest under `taskset -c`, jrdma with `--pin-cpu`)." if meta['pinning'] != 'none' else "."))
 print()
 print('| test | size [B] | metric | perftest median | jrdma median | jrdma/perftest | runs (C, J) | target | met |')
 print('| --- | ---: | --- | ---: | ---: | ---: | --- | --- | --- |')
