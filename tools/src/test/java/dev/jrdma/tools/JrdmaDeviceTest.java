@@ -381,7 +381,7 @@ class JrdmaDeviceTest {
         Result sr = s.get(TIMEOUT_S, TimeUnit.SECONDS);
         assertEquals(0, c.code(), c.all() + "\nserver: " + sr.all());
         assertEquals(0, sr.code(), sr.all());
-        checkTable(TestKind.SEND_LAT, true, c.out(), 2, false);
+        assertTrue(Pattern.compile("(?m)^ *2 +200 +[0-9.]+ ").matcher(c.out()).find(), "a 2-byte row of 200 iterations: " + c.out());
         assertEquals(allowed, dev.jrdma.tools.perftest.CpuAffinity.allowedCpus(), "the thread's CPUs are restored");
 
         Result bad = jrdma("send-lat", "-d", DEVICE, "--pin-cpu", "1023", "-p", Integer.toString(freePort()));
