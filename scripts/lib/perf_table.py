@@ -49,6 +49,8 @@ print(f"VM: {meta.get('cpus', '?')} vCPUs, qemu TCG (no KVM), guest clocksource 
 if 'pinning' in meta:
     print(f"Measuring threads bound: {meta['pinning']}"
           + (" (perftest under `taskset -c`, jrdma with `--pin-cpu`)." if meta['pinning'] != 'none' else "."))
+if meta.get('aslr') == 'off':
+    print("Address-space randomization off: both tools under `setarch -R`.")
 print()
 print('| test | size [B] | metric | perftest median | jrdma median | jrdma/perftest | runs (C, J) | target | met |')
 print('| --- | ---: | --- | ---: | ---: | ---: | --- | --- | --- |')
