@@ -70,10 +70,34 @@ for key in order:
     print(f"| {test} | {size} | {LABEL[metric]} | {fmt(cm)} | {fmt(jm)} | "
           f"{'-' if ratio is None else f'{ratio:.2f}'} | {len(c)}, {len(j)} | "
           f"{'' if not t else t[0] + ' ' + str(t[1])} | {met} |")
+MIXED = [('jrdma-client', 'perftest server, jrdma client'), ('jrdma-server', 'jrdma server, perftest client')]
+if any(impl in values[key] for key in order for impl, _ in MIXED):
+    print()
+    print('Mixed pairs (`--mixed`): each tool against the other on the wire, medians and their ratio '
+          'to perftest against perftest; the report is the client\'s.')
+    print()
+    print('| test | size [B] | metric | perftest median | '
+          + ' | '.join(f'{label} | /perftest' for _, label in MIXED) + ' | jrdma both sides | /perftest |')
+    print('| --- | ---: | --- | ---: |' + ' ---: | ---: |' * (len(MIXED) + 1))
+    for key in order:
+        test, size, metric = key
+        v = values[key]
+        cm = statistics.median(v['perftest']) if v.get('perftest') else None
+        fmt = (lambda x: '-' if x is None else f'{x:.3f}') if metric == 'msg_rate' else \
+            (lambda x: '-' if x is None else f'{x:.2f}')
+        cells = []
+        for impl in [i for i, _ in MIXED] + ['jrdma']:
+            m = statistics.median(v[impl]) if v.get(impl) else None
+            cells.append(fmt(m))
+            cells.append('-' if m is None or not cm else f'{m / cm:.2f}')
+        print(f"| {test} | {size} | {LABEL[metric]} | {fmt(cm)} | " + ' | '.join(cells) + ' |')
+SHORT = [('perftest', 'C'), ('jrdma', 'J'), ('jrdma-client', 'C server + J client'),
+         ('jrdma-server', 'J server + C client')]
 print()
 print('Every run of every round: ' + '; '.join(
-    f"{t} {s} {LABEL[m].split(' [')[0]}: C " + ' '.join(f'{x:g}' for x in values[(t, s, m)].get('perftest', []))
-    + ' / J ' + ' '.join(f'{x:g}' for x in values[(t, s, m)].get('jrdma', []))
+    f"{t} {s} {LABEL[m].split(' [')[0]}: " + ' / '.join(
+        f"{short} " + ' '.join(f'{x:g}' for x in values[(t, s, m)].get(impl, []))
+        for impl, short in SHORT if impl in values[(t, s, m)] or impl in ('perftest', 'jrdma'))
     for (t, s, m) in order) + '.')
 if retries:
     print()
