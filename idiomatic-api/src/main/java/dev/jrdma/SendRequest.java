@@ -338,15 +338,21 @@ public final class SendRequest {
     }
 
     private void prepareOne(QueuePair qp) {
-        if (preparedFor == qp) {
-            if (!sges.usableIn(qp.protectionDomain())) {
-                sges.check(qp.protectionDomain(), wrId());
-            }
-            if (addressHandle != null && qp.type() == QueuePairType.UD) {
-                addressHandle.checkOpen();
-            }
+        if (preparedFor != qp) {
+            prepareFully(qp);
             return;
         }
+        if (!sges.usableIn(qp.protectionDomain())) {
+            sges.check(qp.protectionDomain(), wrId());
+        }
+        if (addressHandle != null && qp.type() == QueuePairType.UD) {
+            addressHandle.checkOpen();
+        }
+    }
+
+    // Out of line so that a re-post compiles small: inlined into post(), this validation made
+    // post() large enough that C2 stopped inlining post() into a caller's polling loop.
+    private void prepareFully(QueuePair qp) {
         long id = wrId();
         sges.check(qp.protectionDomain(), id);
         QueuePairType type = qp.type();

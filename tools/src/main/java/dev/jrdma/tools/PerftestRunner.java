@@ -118,6 +118,7 @@ final class PerftestRunner implements PerftestSession.Device {
     private final PrintWriter out;
     private final boolean text;
     private final Duration timeout;
+    private final long timeoutNanos;
     private final TestKind kind;
     private final Verb verb;
 
@@ -180,6 +181,7 @@ final class PerftestRunner implements PerftestSession.Device {
         this.text = !quiet && !s.json() && !s.csv() && s.output() == null;
         this.spinMask = quiet ? 3 : SPINS_PER_CLOCK_READ - 1;
         this.timeout = s.timeout();
+        this.timeoutNanos = timeout.toNanos();
         this.kind = s.kind();
         this.verb = kind.verb();
         this.ud = s.connection() == TestKind.Connection.UD;
@@ -918,28 +920,55 @@ final class PerftestRunner implements PerftestSession.Device {
 
     /** Polls one completion of {@code cq} within the timeout; fails on an error status. */
     private WorkCompletion take(CompletionQueue cq, String what) throws IOException {
+        if (channel != null) {
+            return takeWithEvents(cq, what);
+        }
+        // Only the busy-poll stays in this method: with the clock and the channel path in it,
+        // C2 (tiered, as on hardware) ran out of its node budget inlining take() and post()
+        // into sendLatency and called them instead (docs/performance.md, "The JIT under emulation").
         long deadline = 0;
         int spins = 0;
         while (cq.poll(wc) == 0) {
-            if (channel == null && (++spins & spinMask) != 0) {
-                continue;   // busy-poll as perftest does (no pause: it only delays seeing the completion)
+            // busy-poll as perftest does (no pause: it only delays seeing the completion)
+            if ((++spins & spinMask) == 0) {
+                deadline = checkDeadline(deadline, what);
             }
+        }
+        if (!wc.isSuccess()) {
+            throw failed(what, wc);
+        }
+        return wc;
+    }
+
+    /** Starts the wait's deadline on the first call; throws once it has passed. */
+    private long checkDeadline(long deadline, String what) throws IOException {
+        long now = System.nanoTime();
+        if (deadline == 0) {
+            return now + timeoutNanos;
+        }
+        if (now - deadline > 0) {
+            throw noCompletion(what);
+        }
+        return deadline;
+    }
+
+    /** take() with -e: arm, poll once more (a completion may have slipped in), then sleep on the channel. */
+    private WorkCompletion takeWithEvents(CompletionQueue cq, String what) throws IOException {
+        long deadline = 0;
+        while (cq.poll(wc) == 0) {
             long now = System.nanoTime();
             if (deadline == 0) {
-                deadline = now + timeout.toNanos();
+                deadline = now + timeoutNanos;
             }
             long left = deadline - now;
             if (left < 0) {
                 throw noCompletion(what);
             }
-            if (channel != null) {
-                // -e: arm, poll once more (a completion may have slipped in), then sleep on the channel.
-                cq.requestNotification(false);
-                if (cq.poll(wc) != 0) {
-                    break;
-                }
-                channel.await(Duration.ofNanos(Math.min(left, 100_000_000L)));
+            cq.requestNotification(false);
+            if (cq.poll(wc) != 0) {
+                break;
             }
+            channel.await(Duration.ofNanos(Math.min(left, 100_000_000L)));
         }
         if (!wc.isSuccess()) {
             throw failed(what, wc);
