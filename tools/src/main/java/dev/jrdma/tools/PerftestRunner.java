@@ -1029,6 +1029,16 @@ final class PerftestRunner implements PerftestSession.Device {
         };
     }
 
+    /** The operation as errors name it. */
+    private String operationName() {
+        return switch (verb) {
+            case SEND -> "send";
+            case WRITE -> "RDMA write";
+            case READ -> "RDMA read";
+            case ATOMIC -> "atomic";
+        };
+    }
+
     /** run_iter_lat_send: the client sends first; each side re-posts its receive while more are due. */
     private long[] sendLatency(long size) throws IOException {
         int iters = Math.toIntExact(s.iters());
@@ -1107,7 +1117,7 @@ final class PerftestRunner implements PerftestSession.Device {
         long[] posted = new long[iters];
         QueuePair qp = qps.getFirst();
         SendRequest r = sendRequest(0, size, opcode()).signaled(true);
-        String what = verb == Verb.READ ? "RDMA read" : "atomic";
+        String what = operationName();
         for (int i = 0; i < iters; i++) {
             qp.post(r);
             posted[i] = System.nanoTime();   // after the post, as in sendLatency
@@ -1121,97 +1131,34 @@ final class PerftestRunner implements PerftestSession.Device {
      * last; record post and completion times for the peak.
      */
     private BwReportData bandwidthClient(long size) throws IOException {
-        int n = qps.size();
-        int iters = Math.toIntExact(s.iters());
-        int total = iters * n;
-        int cqMod = s.cqMod();
-        int tx = s.txDepth();
-        long[] posted = new long[total];
-        long[] completed = new long[total];
-        SendOpcode opcode = opcode();
-        SendRequest[] reqs = new SendRequest[n];
-        for (int i = 0; i < n; i++) {
-            reqs[i] = sendRequest(i, size, opcode);
-        }
-        int[] scnt = new int[n];
-        int[] ccnt = new int[n];
-        int totscnt = 0;
-        int totccnt = 0;
-        String what = verb == Verb.SEND ? "send" : verb == Verb.WRITE ? "RDMA write"
-                : verb == Verb.READ ? "RDMA read" : "atomic";
+        CountedSends sends = new CountedSends(size, opcode());
+        String what = operationName();
         long deadline = 0;
         int idle = 0;
-        if (s.noPeak()) {
-            posted[0] = System.nanoTime();
-        }
-        while (totscnt < total || totccnt < total) {
-            for (int q = 0; q < n; q++) {
-                while (scnt[q] < iters && scnt[q] - ccnt[q] + 1 <= tx) {
-                    int idx = scnt[q];
-                    boolean signaled = idx % cqMod == cqMod - 1 || idx == iters - 1;
-                    reqs[q].signaled(signaled).wrId(((long) q << 32) | (idx + 1));
-                    if (!s.noPeak()) {
-                        posted[totscnt] = System.nanoTime();
-                    }
-                    qps.get(q).post(reqs[q]);
-                    scnt[q]++;
-                    totscnt++;
+        sends.start();
+        while (!sends.allCompleted()) {
+            sends.post();
+            int ne = pollBatch(sendCq);
+            if (ne > 0) {
+                deadline = 0;
+                idle = 0;
+                for (int i = 0; i < ne; i++) {
+                    sends.complete(succeeded(batch.get(i), what));
                 }
-            }
-            if (totccnt < total) {
-                int ne = pollBatch(sendCq);
-                if (ne > 0) {
-                    deadline = 0;
-                    idle = 0;
-                    for (int i = 0; i < ne; i++) {
-                        WorkCompletion c = batch.get(i);
-                        if (!c.isSuccess()) {
-                            throw new IOException(what + " failed: " + c.status() + " (vendor error 0x"
-                                    + Integer.toHexString(c.vendorError()) + ")");
-                        }
-                        int q = (int) (c.wrId() >>> 32);
-                        int done = (int) c.wrId();
-                        int delta = done - ccnt[q];
-                        ccnt[q] = done;
-                        totccnt += delta;
-                        if (!s.noPeak()) {
-                            completed[totccnt - 1] = System.nanoTime();
-                        }
-                    }
-                } else if (channel != null || (++idle & spinMask) == 0) {
-                    long now = System.nanoTime();
-                    if (deadline == 0) {
-                        deadline = now + timeout.toNanos();
-                    } else if (now - deadline > 0) {
-                        throw new IOException("no " + what + " completion within " + timeout.toSeconds()
-                                + " s: " + STALLED);
-                    }
-                }
+            } else if (channel != null || (++idle & spinMask) == 0) {
+                deadline = checkDeadline(deadline, what);
             }
         }
-        if (s.noPeak()) {
-            completed[0] = System.nanoTime();
-        }
-        return BandwidthMath.report(size, total, posted, completed, cqMod, 1, s.noPeak(), s.reportGbits());
+        return sends.report(size);
     }
 
     /** run_iter_bw_server: receive iters messages per QP, re-posting while more are due; no peak. */
     private BwReportData sendBandwidthServer(long size) throws IOException {
-        int n = qps.size();
-        int iters = Math.toIntExact(s.iters());
-        int total = iters * n;
-        ReceiveRequest[] reqs = new ReceiveRequest[n];
-        for (int i = 0; i < n; i++) {
-            reqs[i] = receiveRequest(i, size);
-        }
-        int[] rcnt = new int[n];
-        int[] posted = new int[n];
-        java.util.Arrays.fill(posted, s.rxDepth());
-        int totrcnt = 0;
+        CountedReceives recvs = new CountedReceives(size);
         long first = 0;
         long deadline = 0;
         int idle = 0;
-        while (totrcnt < total) {
+        while (!recvs.allReceived()) {
             int ne = pollBatch(recvCq);
             if (ne > 0) {
                 if (first == 0) {
@@ -1220,31 +1167,203 @@ final class PerftestRunner implements PerftestSession.Device {
                 deadline = 0;
                 idle = 0;
                 for (int i = 0; i < ne; i++) {
-                    WorkCompletion c = batch.get(i);
-                    if (!c.isSuccess()) {
-                        throw new IOException("receive failed: " + c.status() + " (vendor error 0x"
-                                + Integer.toHexString(c.vendorError()) + ")");
-                    }
-                    int q = (int) c.wrId();
-                    rcnt[q]++;
-                    totrcnt++;
-                    if (posted[q] < iters) {
-                        qps.get(q).post(reqs[q]);
-                        posted[q]++;
-                    }
+                    recvs.complete(succeeded(batch.get(i), "receive"));
                 }
             } else if (channel != null || (++idle & spinMask) == 0) {
-                long now = System.nanoTime();
-                if (deadline == 0) {
-                    deadline = now + timeout.toNanos();
-                } else if (now - deadline > 0) {
-                    throw new IOException("no receive completion within " + timeout.toSeconds()
-                            + " s: " + STALLED);
-                }
+                deadline = checkDeadline(deadline, "receive");
             }
         }
         long end = System.nanoTime();
-        return BandwidthMath.report(size, total, new long[] {first}, new long[] {end}, 1, 1, true, s.reportGbits());
+        return BandwidthMath.report(size, recvs.total, new long[] {first}, new long[] {end}, 1, 1, true,
+                s.reportGbits());
+    }
+
+    /**
+     * run_iter_bi for send_bw -b: each side sends iters messages per QP (as {@link #bandwidthClient})
+     * while it receives and re-posts the peer's; the run ends when both are done. The report is
+     * over the sends, as perftest's.
+     */
+    private BwReportData sendBandwidthBidirectional(long size) throws IOException {
+        CountedSends sends = new CountedSends(size, SendOpcode.SEND);
+        CountedReceives recvs = new CountedReceives(size);
+        boolean armed = false;
+        long deadline = System.nanoTime() + timeoutNanos;
+        sends.start();
+        while (!sends.allCompleted() || !recvs.allReceived()) {
+            sends.post();
+            int ne = sends.allCompleted() ? 0 : sendCq.poll(batch);
+            for (int i = 0; i < ne; i++) {
+                sends.complete(succeeded(batch.get(i), "send"));
+            }
+            int nr = recvs.allReceived() ? 0 : recvCq.poll(batch);
+            for (int i = 0; i < nr; i++) {
+                recvs.complete(succeeded(batch.get(i), "receive"));
+            }
+            if (ne > 0 || nr > 0) {
+                deadline = System.nanoTime() + timeoutNanos;
+                armed = false;
+            } else {
+                if (System.nanoTime() - deadline > 0) {
+                    throw new IOException("no " + (sends.allCompleted() ? "receive" : "send") + " completion within "
+                            + timeout.toSeconds() + " s: " + STALLED + " (sent " + sends.totccnt + " of "
+                            + sends.total + ", received " + recvs.received + " of " + recvs.total + ")");
+                }
+                armed = awaitEither(armed);
+            }
+        }
+        return sends.report(size);
+    }
+
+    /**
+     * run_iter_bw's sending side in counted mode: per QP up to tx-depth messages outstanding,
+     * every cq-mod-th and each QP's last signalled. The wr_id carries the QP (high 32 bits) and
+     * the message's 1-based index, so that one completion accounts for the unsignalled messages
+     * before it. Each post and completion is timed for the peak; with -N only the first post and
+     * the last completion.
+     */
+    private final class CountedSends {
+        private final SendRequest[] reqs;
+        private final int iters;
+        private final int total;
+        private final int cqMod;
+        private final int tx;
+        private final boolean peak;
+        private final int[] scnt;
+        private final int[] ccnt;
+        private final long[] posted;
+        private final long[] completed;
+        private int totscnt;
+        private int totccnt;
+
+        CountedSends(long size, SendOpcode opcode) {
+            int n = qps.size();
+            iters = Math.toIntExact(s.iters());
+            total = iters * n;
+            cqMod = s.cqMod();
+            tx = s.txDepth();
+            peak = !s.noPeak();
+            reqs = new SendRequest[n];
+            for (int i = 0; i < n; i++) {
+                reqs[i] = sendRequest(i, size, opcode);
+            }
+            scnt = new int[n];
+            ccnt = new int[n];
+            posted = new long[total];
+            completed = new long[total];
+        }
+
+        /** Starts the clock with -N. */
+        void start() {
+            if (!peak) {
+                posted[0] = System.nanoTime();
+            }
+        }
+
+        /** Tops every QP up to tx-depth outstanding messages. */
+        void post() {
+            for (int q = 0; q < reqs.length; q++) {
+                while (scnt[q] < iters && scnt[q] - ccnt[q] + 1 <= tx) {
+                    int idx = scnt[q];
+                    reqs[q].signaled(idx % cqMod == cqMod - 1 || idx == iters - 1).wrId(((long) q << 32) | (idx + 1));
+                    if (peak) {
+                        posted[totscnt] = System.nanoTime();
+                    }
+                    qps.get(q).post(reqs[q]);
+                    scnt[q]++;
+                    totscnt++;
+                }
+            }
+        }
+
+        /** Accounts a successful completion for its message and the unsignalled ones before it. */
+        void complete(WorkCompletion c) {
+            int q = (int) (c.wrId() >>> 32);
+            int done = (int) c.wrId();
+            totccnt += done - ccnt[q];
+            ccnt[q] = done;
+            if (peak) {
+                completed[totccnt - 1] = System.nanoTime();
+            }
+        }
+
+        boolean allCompleted() {
+            return totccnt == total;
+        }
+
+        BwReportData report(long size) {
+            if (!peak) {
+                completed[0] = System.nanoTime();
+            }
+            return BandwidthMath.report(size, total, posted, completed, cqMod, 1, !peak, s.reportGbits());
+        }
+    }
+
+    /**
+     * The receiving side in counted mode: postReceives put rx-depth receives on each QP before
+     * the run; every completion re-posts one while the QP still expects more than it has posted.
+     */
+    private final class CountedReceives {
+        private final ReceiveRequest[] reqs;
+        private final int iters;
+        private final int total;
+        private final int[] posted;
+        private int received;
+
+        CountedReceives(long size) {
+            reqs = receiveRequests(size);
+            iters = Math.toIntExact(s.iters());
+            total = iters * reqs.length;
+            posted = new int[reqs.length];
+            java.util.Arrays.fill(posted, s.rxDepth());
+        }
+
+        /** Accounts a successful receive completion. */
+        void complete(WorkCompletion c) {
+            int q = (int) c.wrId();
+            received++;
+            if (posted[q] < iters) {
+                qps.get(q).post(reqs[q]);
+                posted[q]++;
+            }
+        }
+
+        boolean allReceived() {
+            return received == total;
+        }
+    }
+
+    private ReceiveRequest[] receiveRequests(long size) {
+        ReceiveRequest[] reqs = new ReceiveRequest[qps.size()];
+        for (int i = 0; i < reqs.length; i++) {
+            reqs[i] = receiveRequest(i, size);
+        }
+        return reqs;
+    }
+
+    /** {@code c} if it succeeded; the failure otherwise. */
+    private static WorkCompletion succeeded(WorkCompletion c, String what) throws IOException {
+        if (!c.isSuccess()) {
+            throw failed(what, c);
+        }
+        return c;
+    }
+
+    /**
+     * -e in the loops that wait on both CQs: an idle pass arms both, the next one (which polls
+     * once more, in case a completion slipped in) sleeps on the channel. Returns whether the CQs
+     * are armed now; without -e it does nothing.
+     */
+    private boolean awaitEither(boolean armed) {
+        if (channel == null) {
+            return false;
+        }
+        if (armed) {
+            channel.await(Duration.ofMillis(100));
+            return false;
+        }
+        sendCq.requestNotification(false);
+        recvCq.requestNotification(false);
+        return true;
     }
 
     // ---- -D: perftest's duration mode -------------------------------------------------------
@@ -1324,53 +1443,28 @@ final class PerftestRunner implements PerftestSession.Device {
      * teardown, as perftest does.
      */
     private BwReportData bandwidthForDuration(long size) throws IOException {
-        int n = qps.size();
-        int cqMod = s.cqMod();
-        int tx = s.txDepth();
-        SendOpcode opcode = opcode();
-        SendRequest[] reqs = new SendRequest[n];
-        for (int i = 0; i < n; i++) {
-            reqs[i] = sendRequest(i, size, opcode).wrId(i);
-        }
-        long[] scnt = new long[n];
-        long[] ccnt = new long[n];
-        String what = verb == Verb.SEND ? "send" : verb == Verb.WRITE ? "RDMA write"
-                : verb == Verb.READ ? "RDMA read" : "atomic";
+        DurationSends sends = new DurationSends(size, opcode());
+        String what = operationName();
         Window w = Window.from(System.nanoTime(), s.durationSeconds());
         long counted = 0;
-        long deadline = w.start() + timeout.toNanos();
+        long deadline = w.start() + timeoutNanos;
         while (true) {
-            for (int q = 0; q < n; q++) {
-                while (scnt[q] - ccnt[q] + cqMod <= tx) {
-                    // whole groups of cq-mod messages, the last of each signalled: a completion stands for cq-mod
-                    for (int k = 0; k < cqMod; k++) {
-                        reqs[q].signaled(k == cqMod - 1);
-                        qps.get(q).post(reqs[q]);
-                    }
-                    scnt[q] += cqMod;
-                }
-            }
+            sends.post();
             int ne = pollBatch(sendCq);
             long now = System.nanoTime();
             for (int i = 0; i < ne; i++) {
-                WorkCompletion c = batch.get(i);
-                if (!c.isSuccess()) {
-                    throw new IOException(what + " failed: " + c.status() + " (vendor error 0x"
-                            + Integer.toHexString(c.vendorError()) + ")");
-                }
-                ccnt[(int) c.wrId()] += cqMod;
+                sends.complete(succeeded(batch.get(i), what));
                 if (w.sampling(now)) {
-                    counted += cqMod;
+                    counted += sends.cqMod;
                 }
             }
             if (w.over(now)) {
                 break;
             }
             if (ne > 0) {
-                deadline = now + timeout.toNanos();
+                deadline = now + timeoutNanos;
             } else if (now - deadline > 0) {
-                throw new IOException("no " + what + " completion within " + timeout.toSeconds()
-                        + " s: " + STALLED);
+                throw noCompletion(what);
             }
             progress.update(now, now - w.start(), counted);
         }
@@ -1384,44 +1478,22 @@ final class PerftestRunner implements PerftestSession.Device {
      * directions (send completions x cq-mod plus receives), as perftest's row does.
      */
     private BwReportData sendBandwidthBidirectionalForDuration(long size) throws IOException {
-        int n = qps.size();
-        int cqMod = s.cqMod();
-        int tx = s.txDepth();
-        SendRequest[] sends = new SendRequest[n];
-        ReceiveRequest[] recvs = new ReceiveRequest[n];
-        for (int i = 0; i < n; i++) {
-            sends[i] = sendRequest(i, size, SendOpcode.SEND).wrId(i);
-            recvs[i] = receiveRequest(i, size);
-        }
-        long[] scnt = new long[n];
-        long[] ccnt = new long[n];
+        DurationSends sends = new DurationSends(size, SendOpcode.SEND);
+        ReceiveRequest[] recvs = receiveRequests(size);
         Window w = s.client() ? Window.from(System.nanoTime(), s.durationSeconds()) : null;
         long counted = 0;
         boolean armed = false;
-        long deadline = System.nanoTime() + timeout.toNanos();
+        long deadline = System.nanoTime() + timeoutNanos;
         while (true) {
             if (w != null) {
-                for (int q = 0; q < n; q++) {
-                    while (scnt[q] - ccnt[q] + cqMod <= tx) {
-                        for (int k = 0; k < cqMod; k++) {
-                            sends[q].signaled(k == cqMod - 1);
-                            qps.get(q).post(sends[q]);
-                        }
-                        scnt[q] += cqMod;
-                    }
-                }
+                sends.post();
             }
             int ne = sendCq.poll(batch);
             long now = System.nanoTime();
             for (int i = 0; i < ne; i++) {
-                WorkCompletion c = batch.get(i);
-                if (!c.isSuccess()) {
-                    throw new IOException("send failed: " + c.status() + " (vendor error 0x"
-                            + Integer.toHexString(c.vendorError()) + ")");
-                }
-                ccnt[(int) c.wrId()] += cqMod;
+                sends.complete(succeeded(batch.get(i), "send"));
                 if (w != null && w.sampling(now)) {
-                    counted += cqMod;
+                    counted += sends.cqMod;
                 }
             }
             int nr = recvCq.poll(batch);
@@ -1430,12 +1502,7 @@ final class PerftestRunner implements PerftestSession.Device {
                 w = Window.from(now, s.durationSeconds());   // the server starts at its first receive
             }
             for (int i = 0; i < nr; i++) {
-                WorkCompletion c = batch.get(i);
-                if (!c.isSuccess()) {
-                    throw new IOException("receive failed: " + c.status() + " (vendor error 0x"
-                            + Integer.toHexString(c.vendorError()) + ")");
-                }
-                qps.get((int) c.wrId()).post(recvs[(int) c.wrId()]);
+                repost(recvs, succeeded(batch.get(i), "receive"));
                 if (w.sampling(now)) {
                     counted++;
                 }
@@ -1444,22 +1511,13 @@ final class PerftestRunner implements PerftestSession.Device {
                 break;
             }
             if (ne > 0 || nr > 0) {
-                deadline = now + timeout.toNanos();
+                deadline = now + timeoutNanos;
                 armed = false;
             } else {
                 if (now - deadline > 0) {
                     throw new IOException("no completion within " + timeout.toSeconds() + " s: " + STALLED);
                 }
-                if (channel != null) {
-                    if (armed) {
-                        channel.await(Duration.ofMillis(100));
-                        armed = false;
-                    } else {
-                        sendCq.requestNotification(false);
-                        recvCq.requestNotification(false);
-                        armed = true;
-                    }
-                }
+                armed = awaitEither(armed);
             }
             if (w != null) {
                 progress.update(now, now - w.start(), counted);
@@ -1470,14 +1528,10 @@ final class PerftestRunner implements PerftestSession.Device {
 
     /** run_iter_bw_server in duration mode: the clock starts at the first receive; re-post every receive. */
     private BwReportData sendBandwidthServerForDuration(long size) throws IOException {
-        int n = qps.size();
-        ReceiveRequest[] reqs = new ReceiveRequest[n];
-        for (int i = 0; i < n; i++) {
-            reqs[i] = receiveRequest(i, size);
-        }
+        ReceiveRequest[] recvs = receiveRequests(size);
         Window w = null;
         long counted = 0;
-        long deadline = System.nanoTime() + timeout.toNanos();
+        long deadline = System.nanoTime() + timeoutNanos;
         while (true) {
             int ne = pollBatch(recvCq);
             long now = System.nanoTime();
@@ -1485,12 +1539,7 @@ final class PerftestRunner implements PerftestSession.Device {
                 w = Window.from(now, s.durationSeconds());   // set_on_first_rx_packet
             }
             for (int i = 0; i < ne; i++) {
-                WorkCompletion c = batch.get(i);
-                if (!c.isSuccess()) {
-                    throw new IOException("receive failed: " + c.status() + " (vendor error 0x"
-                            + Integer.toHexString(c.vendorError()) + ")");
-                }
-                qps.get((int) c.wrId()).post(reqs[(int) c.wrId()]);
+                repost(recvs, succeeded(batch.get(i), "receive"));
                 if (w.sampling(now)) {
                     counted++;
                 }
@@ -1499,16 +1548,63 @@ final class PerftestRunner implements PerftestSession.Device {
                 break;
             }
             if (ne > 0) {
-                deadline = now + timeout.toNanos();
+                deadline = now + timeoutNanos;
             } else if (now - deadline > 0) {
-                throw new IOException("no receive completion within " + timeout.toSeconds()
-                        + " s: " + STALLED);
+                throw noCompletion("receive");
             }
             if (w != null) {
                 progress.update(now, now - w.start(), counted);
             }
         }
         return windowReport(size, counted, w);
+    }
+
+    /**
+     * Duration mode's sending side: each QP is topped up to tx-depth outstanding in whole groups
+     * of cq-mod messages, the last of each group signalled, so that a completion stands for
+     * cq-mod messages (wr_id: the QP).
+     */
+    private final class DurationSends {
+        private final SendRequest[] reqs;
+        private final int cqMod;
+        private final int tx;
+        private final long[] scnt;
+        private final long[] ccnt;
+
+        DurationSends(long size, SendOpcode opcode) {
+            int n = qps.size();
+            cqMod = s.cqMod();
+            tx = s.txDepth();
+            reqs = new SendRequest[n];
+            for (int i = 0; i < n; i++) {
+                reqs[i] = sendRequest(i, size, opcode).wrId(i);
+            }
+            scnt = new long[n];
+            ccnt = new long[n];
+        }
+
+        void post() {
+            for (int q = 0; q < reqs.length; q++) {
+                while (scnt[q] - ccnt[q] + cqMod <= tx) {
+                    for (int k = 0; k < cqMod; k++) {
+                        reqs[q].signaled(k == cqMod - 1);
+                        qps.get(q).post(reqs[q]);
+                    }
+                    scnt[q] += cqMod;
+                }
+            }
+        }
+
+        /** Accounts a successful completion for its group. */
+        void complete(WorkCompletion c) {
+            ccnt[(int) c.wrId()] += cqMod;
+        }
+    }
+
+    /** Re-posts the receive that completed as {@code c} (wr_id: the QP). */
+    private void repost(ReceiveRequest[] recvs, WorkCompletion c) {
+        int q = (int) c.wrId();
+        qps.get(q).post(recvs[q]);
     }
 
     /**
@@ -1595,7 +1691,7 @@ final class PerftestRunner implements PerftestSession.Device {
             }
             case READ, ATOMIC -> {
                 SendRequest r = sendRequest(0, size, opcode()).signaled(true);
-                String what = verb == Verb.READ ? "RDMA read" : "atomic";
+                String what = operationName();
                 while (true) {
                     qp.post(r);
                     if (!takeUntil(sendCq, what, w)) {
@@ -1680,108 +1776,6 @@ final class PerftestRunner implements PerftestSession.Device {
                     + Integer.toHexString(wc.vendorError()) + ")");
         }
         return true;
-    }
-
-    /**
-     * run_iter_bi for send_bw -b: each side sends iters messages per QP (tx-depth outstanding,
-     * signalled as in {@link #bandwidthClient}) while it receives and re-posts the peer's; the
-     * run ends when both are done. The report is over the sends, as perftest's.
-     */
-    private BwReportData sendBandwidthBidirectional(long size) throws IOException {
-        int n = qps.size();
-        int iters = Math.toIntExact(s.iters());
-        int total = iters * n;
-        int cqMod = s.cqMod();
-        int tx = s.txDepth();
-        long[] posted = new long[total];
-        long[] completed = new long[total];
-        SendRequest[] sends = new SendRequest[n];
-        ReceiveRequest[] recvs = new ReceiveRequest[n];
-        for (int i = 0; i < n; i++) {
-            sends[i] = sendRequest(i, size, SendOpcode.SEND);
-            recvs[i] = receiveRequest(i, size);
-        }
-        int[] scnt = new int[n];
-        int[] ccnt = new int[n];
-        int[] rposted = new int[n];
-        java.util.Arrays.fill(rposted, s.rxDepth());   // postReceives did these before the sync
-        int totscnt = 0;
-        int totccnt = 0;
-        int totrcnt = 0;
-        boolean armed = false;
-        long deadline = System.nanoTime() + timeout.toNanos();
-        if (s.noPeak()) {
-            posted[0] = System.nanoTime();
-        }
-        while (totccnt < total || totrcnt < total) {
-            for (int q = 0; q < n; q++) {
-                while (scnt[q] < iters && scnt[q] - ccnt[q] + 1 <= tx) {
-                    int idx = scnt[q];
-                    boolean signaled = idx % cqMod == cqMod - 1 || idx == iters - 1;
-                    sends[q].signaled(signaled).wrId(((long) q << 32) | (idx + 1));
-                    if (!s.noPeak()) {
-                        posted[totscnt] = System.nanoTime();
-                    }
-                    qps.get(q).post(sends[q]);
-                    scnt[q]++;
-                    totscnt++;
-                }
-            }
-            int ne = totccnt < total ? sendCq.poll(batch) : 0;
-            for (int i = 0; i < ne; i++) {
-                WorkCompletion c = batch.get(i);
-                if (!c.isSuccess()) {
-                    throw new IOException("send failed: " + c.status() + " (vendor error 0x"
-                            + Integer.toHexString(c.vendorError()) + ")");
-                }
-                int q = (int) (c.wrId() >>> 32);
-                int done = (int) c.wrId();
-                totccnt += done - ccnt[q];
-                ccnt[q] = done;
-                if (!s.noPeak()) {
-                    completed[totccnt - 1] = System.nanoTime();
-                }
-            }
-            int nr = totrcnt < total ? recvCq.poll(batch) : 0;
-            for (int i = 0; i < nr; i++) {
-                WorkCompletion c = batch.get(i);
-                if (!c.isSuccess()) {
-                    throw new IOException("receive failed: " + c.status() + " (vendor error 0x"
-                            + Integer.toHexString(c.vendorError()) + ")");
-                }
-                int q = (int) c.wrId();
-                totrcnt++;
-                if (rposted[q] < iters) {
-                    qps.get(q).post(recvs[q]);
-                    rposted[q]++;
-                }
-            }
-            if (ne > 0 || nr > 0) {
-                deadline = System.nanoTime() + timeout.toNanos();
-                armed = false;
-            } else {
-                if (System.nanoTime() - deadline > 0) {
-                    throw new IOException("no " + (totccnt < total ? "send" : "receive") + " completion within "
-                            + timeout.toSeconds() + " s: " + STALLED + " (sent " + totccnt + " of "
-                            + total + ", received " + totrcnt + " of " + total + ")");
-                }
-                if (channel != null) {
-                    // -e: arm both CQs, poll once more (the loop's next pass), then sleep
-                    if (armed) {
-                        channel.await(Duration.ofMillis(100));
-                        armed = false;
-                    } else {
-                        sendCq.requestNotification(false);
-                        recvCq.requestNotification(false);
-                        armed = true;
-                    }
-                }
-            }
-        }
-        if (s.noPeak()) {
-            completed[0] = System.nanoTime();
-        }
-        return BandwidthMath.report(size, total, posted, completed, cqMod, 1, s.noPeak(), s.reportGbits());
     }
 
     @Override
