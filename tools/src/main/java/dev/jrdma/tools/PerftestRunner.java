@@ -709,8 +709,9 @@ final class PerftestRunner implements PerftestSession.Device {
                     throw new IOException("the loopback runs did not end in time");
                 }
             }
-            if (failure.get() != null) {
-                throw (IOException) failure.get();
+            IOException first = failure.get();
+            if (first != null) {
+                throw first;
             }
         } catch (InterruptedException e) {
             stopped = false;
