@@ -12,8 +12,9 @@ of their iterations is 2 x t_avg; a read_lat iteration is one t_avg.
 
 Prints, per run, CPU per iteration by class (client measuring thread in the kernel and in user
 space, the client's other threads, the same for the server, ksoftirqd, everything else but the
-idle task and apart from the profiler: perf and its sleep), then the per-tool means and, jrdma minus perftest, the kernel functions and user
-objects whose CPU per iteration differs most.
+idle task and apart from the profiler: perf and its sleep), then the per-tool means and, for each
+other tool (jrdma and the controls) minus perftest, the kernel functions and user objects whose
+CPU per iteration differs most.
 """
 import collections
 import os
@@ -124,15 +125,20 @@ def main():
         t_avg = sum(r[2] for r in group) / len(group)
         print(f'{tool:24} {"":6} {t_avg:6.2f} ' + ' '.join(f'{c[k]:14.2f}' for k in CLASSES)
               + f' {sum(c[k] for k in CLASSES if k != "profiler"):7.2f}')
-    if 'perftest' in means and 'jrdma' in means:
-        c, j = means['perftest'], means['jrdma']
+    if 'perftest' not in means:
+        return
+    # Each other tool against plain perftest: jrdma, and the controls (--idle-thread, --idle-jvm).
+    c = means['perftest']
+    for tool, j in means.items():
+        if tool == 'perftest':
+            continue
         keys = {k for k in set(c) | set(j) if k[0] != 'profiler'}
         diff = sorted(keys, key=lambda k: j.get(k, 0.0) - c.get(k, 0.0), reverse=True)
         print()
-        print('jrdma - perftest, CPU per iteration [us], largest differences (class, kernel function or user object)')
+        print(f'{tool} - perftest, CPU per iteration [us], largest differences (class, kernel function or user object)')
         shown = [k for k in diff[:15]] + [k for k in diff[-5:] if k not in diff[:15]]
         for k in shown:
-            print(f'  {j.get(k, 0.0) - c.get(k, 0.0):+7.3f}  perftest {c.get(k, 0.0):6.3f}  jrdma {j.get(k, 0.0):6.3f}'
+            print(f'  {j.get(k, 0.0) - c.get(k, 0.0):+7.3f}  perftest {c.get(k, 0.0):6.3f}  {tool} {j.get(k, 0.0):6.3f}'
                   f'  {k[0]}: {k[1]}')
 
 
