@@ -168,6 +168,10 @@ final class PerftestRunner implements PerftestSession.Device {
     /** --warm-up: the rounds it ran and how long it took (0 when it did not run). */
     private int warmUpRounds;
     private long warmUpNanos;
+    /** The CPUs the warm-up's threads could use (its report; null when it did not run). */
+    private volatile String warmUpCpus;
+    /** --pin-cpu: the measuring thread's binding, undone when the run ends. */
+    private CpuAffinity.Pinned pinned;
 
     private PerftestRunner(PerftestSettings s, CommandSpec spec) {
         this(s, spec, false);
@@ -210,10 +214,11 @@ final class PerftestRunner implements PerftestSession.Device {
             device = devices.getFirst();
         }
         PerftestRunner r = new PerftestRunner(s, spec);
-        CpuAffinity.Pinned pinned = null;
         if (s.pinCpu() >= 0) {
+            // Checked now, bound after the warm-up (pinMeasuringThread): its twin threads would
+            // inherit the binding and share the one CPU with each other.
             try {
-                pinned = CpuAffinity.pinCurrentThread(s.pinCpu());
+                CpuAffinity.checkAvailable(s.pinCpu());
             } catch (IllegalArgumentException | IllegalStateException e) {
                 spec.commandLine().getErr().println(spec.qualifiedName() + ": --pin-cpu: " + e.getMessage());
                 return Jrdma.EXIT_FAILURE;
@@ -223,9 +228,24 @@ final class PerftestRunner implements PerftestSession.Device {
             r.context = context;
             return r.session();
         } finally {
-            if (pinned != null) {
-                pinned.close();   // an in-process caller (tests) gets its thread back as it was
+            if (r.pinned != null) {
+                r.pinned.close();   // an in-process caller (tests) gets its thread back as it was
             }
+        }
+    }
+
+    /**
+     * --pin-cpu: binds the calling (measuring) thread, once the warm-up's threads have ended and
+     * before the peer connects; a thread started by a bound thread would inherit the binding.
+     */
+    private void pinMeasuringThread() throws IOException {
+        if (s.pinCpu() < 0 || pinned != null) {
+            return;
+        }
+        try {
+            pinned = CpuAffinity.pinCurrentThread(s.pinCpu());
+        } catch (IllegalArgumentException | IllegalStateException e) {
+            throw new IOException("--pin-cpu: " + e.getMessage(), e);
         }
     }
 
@@ -270,11 +290,13 @@ final class PerftestRunner implements PerftestSession.Device {
         PerftestChannel ch;
         if (s.client()) {
             warmUp(myMtu);
+            pinMeasuringThread();
             ch = PerftestChannel.connect(s.host(), s.port(), timeout);
         } else {
             // Before listening: a client that finds the port open starts its own warm-up or run, and
             // two warm-ups at once would share the CPUs (four spinning threads on a 2-CPU VM).
             warmUp(myMtu);
+            pinMeasuringThread();
             if (text) {
                 out.print(PerftestFormat.WAITING);
                 out.flush();
@@ -322,6 +344,7 @@ final class PerftestRunner implements PerftestSession.Device {
         // The server before listening, as over TCP (and a connect request left unanswered for the
         // warm-up could time out in the CM); this client retries until the server listens.
         warmUp(myMtu);
+        pinMeasuringThread();
         if (s.client()) {
             control = RdmaCmControl.connect(cmEvents, serverAddress(), timeout);
         } else {
@@ -681,6 +704,9 @@ final class PerftestRunner implements PerftestSession.Device {
                 threads[k] = Thread.ofPlatform().daemon().name("jrdma-warm-up-" + (k == 0 ? "client" : "server"))
                         .start(() -> {
                             int r = 0;
+                            if (k == 0) {
+                                warmUpCpus = warmUpThreadCpus();
+                            }
                             try {
                                 for (; r < count; r++) {
                                     start.await(client.timeout.toNanos(), TimeUnit.NANOSECONDS);
@@ -722,6 +748,14 @@ final class PerftestRunner implements PerftestSession.Device {
                 client.closeResources();
                 server.closeResources();
             }
+        }
+    }
+
+    private static String warmUpThreadCpus() {
+        try {
+            return CpuAffinity.allowedCpus();
+        } catch (IllegalStateException e) {
+            return "unknown (" + e.getMessage() + ")";
         }
     }
 
@@ -1800,6 +1834,9 @@ final class PerftestRunner implements PerftestSession.Device {
         Map<String, Object> parameters = s.toParameters();
         parameters.put("warm_up_rounds", warmUpRounds);
         parameters.put("warm_up_ms", warmUpNanos / 1_000_000);
+        if (warmUpCpus != null) {
+            parameters.put("warm_up_cpus", warmUpCpus);
+        }
         RunReport report = new RunReport(kind.command(), info, parameters, peerVersion, mine, remote,
                 latencyRows, bwRows, s.reportGbits(), durationRows);
         if (text) {

@@ -358,7 +358,9 @@ class JrdmaDeviceTest {
 
     /**
      * --pin-cpu binds each side's measuring thread (here: in-process, a pool thread and the test's
-     * own) and gives the thread its CPUs back afterwards; a CPU the process may not use is named.
+     * own) and gives the thread its CPUs back afterwards; the warm-up's twin threads keep every
+     * CPU (bound first, they would inherit the binding and share one CPU, so the warm-up would not
+     * finish compiling); a CPU the process may not use is named.
      */
     @Test
     void pinnedSidesRunAndGiveTheirThreadBack() throws Exception {
@@ -368,7 +370,7 @@ class JrdmaDeviceTest {
         String clientCpu = cpus[cpus.length - 1];
         int port = freePort();
         List<String> common = List.of("send-lat", "-d", DEVICE, "-x", "1", "-p", Integer.toString(port), "-n", "200",
-                "--warm-up", WARM_UP);
+                "--json", "--warm-up", WARM_UP);
         CompletableFuture<Result> s = CompletableFuture.supplyAsync(() -> {
             List<String> server = new ArrayList<>(common);
             server.addAll(List.of("--pin-cpu", serverCpu));
@@ -381,8 +383,14 @@ class JrdmaDeviceTest {
         Result sr = s.get(TIMEOUT_S, TimeUnit.SECONDS);
         assertEquals(0, c.code(), c.all() + "\nserver: " + sr.all());
         assertEquals(0, sr.code(), sr.all());
-        assertTrue(Pattern.compile("(?m)^ *2 +200 +[0-9.]+ ").matcher(c.out()).find(), "a 2-byte row of 200 iterations: " + c.out());
+        assertTrue(Pattern.compile("\"bytes\"\\s*:\\s*2,\\s*\"iterations\"\\s*:\\s*200,").matcher(c.out()).find(),
+                "a 2-byte row of 200 iterations: " + c.out());
         assertEquals(allowed, dev.jrdma.tools.perftest.CpuAffinity.allowedCpus(), "the thread's CPUs are restored");
+        for (Result side : List.of(c, sr)) {
+            assertTrue(warmUpRounds(side.out()) >= 1, side.out());
+            assertTrue(side.out().matches("(?s).*\"warm_up_cpus\"\\s*:\\s*\"" + Pattern.quote(allowed) + "\".*"),
+                    "the warm-up's threads may use " + allowed + ": " + side.out());
+        }
 
         Result bad = jrdma("send-lat", "-d", DEVICE, "--pin-cpu", "1023", "-p", Integer.toString(freePort()));
         assertEquals(1, bad.code(), bad.all());

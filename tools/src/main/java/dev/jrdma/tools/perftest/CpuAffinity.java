@@ -57,24 +57,42 @@ public final class CpuAffinity {
 
     /**
      * Binds the calling thread to {@code cpu}; throws IllegalArgumentException naming the CPU and
-     * the ones this thread may use when {@code cpu} is not among them.
+     * the ones this thread may use when {@code cpu} is not among them. Threads that the calling
+     * thread starts afterwards inherit the binding (Linux copies the mask at clone(2)), so bind
+     * after starting helper threads.
      */
     public static Pinned pinCurrentThread(int cpu) {
-        if (cpu < 0 || cpu >= MAX_CPUS) {
-            throw new IllegalArgumentException("CPU " + cpu + " does not exist (0 to " + (MAX_CPUS - 1) + ")");
-        }
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment allowed = allowed(arena);
-            if (!isSet(allowed, cpu)) {
-                throw new IllegalArgumentException("CPU " + cpu + " is not available to this process (it may use "
-                        + describe(allowed) + ")");
-            }
+            MemorySegment allowed = available(arena, cpu);
             long[] before = allowed.toArray(JAVA_LONG);
             MemorySegment mask = arena.allocate(SET_BYTES, 8);
             mask.set(JAVA_LONG, (cpu / 64) * 8L, 1L << (cpu % 64));
             set(arena, mask, "binding the thread to CPU " + cpu);
             return new Pinned(before);
         }
+    }
+
+    /**
+     * Checks, without binding anything, that the calling thread could be bound to {@code cpu}: the
+     * same IllegalArgumentException as {@link #pinCurrentThread} otherwise. A caller that binds
+     * late (after starting other threads, which would inherit the binding) checks early with this.
+     */
+    public static void checkAvailable(int cpu) {
+        try (Arena arena = Arena.ofConfined()) {
+            available(arena, cpu);
+        }
+    }
+
+    private static MemorySegment available(Arena arena, int cpu) {
+        if (cpu < 0 || cpu >= MAX_CPUS) {
+            throw new IllegalArgumentException("CPU " + cpu + " does not exist (0 to " + (MAX_CPUS - 1) + ")");
+        }
+        MemorySegment allowed = allowed(arena);
+        if (!isSet(allowed, cpu)) {
+            throw new IllegalArgumentException("CPU " + cpu + " is not available to this process (it may use "
+                    + describe(allowed) + ")");
+        }
+        return allowed;
     }
 
     private static MemorySegment allowed(Arena arena) {
