@@ -55,4 +55,22 @@ class CpuAffinityTest {
         assertThrows(IllegalArgumentException.class, () -> CpuAffinity.pinCurrentThread(CpuAffinity.MAX_CPUS));
         assertEquals(allowed, CpuAffinity.allowedCpus(), "nothing changed");
     }
+
+    /** The early check of --pin-cpu: the same errors as binding, and nothing bound when it passes. */
+    @Test
+    void checkingACpuBindsNothing() throws Exception {
+        String allowed = CpuAffinity.allowedCpus();
+        int cpu = Integer.parseInt(allowed.split("[-,]")[0]);
+        String after = onNewThread(() -> {
+            CpuAffinity.checkAvailable(cpu);
+            return CpuAffinity.allowedCpus();
+        });
+        assertEquals(allowed, after);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> CpuAffinity.checkAvailable(CpuAffinity.MAX_CPUS - 1));
+        assertTrue(e.getMessage().contains("CPU 1023 is not available to this process (it may use " + allowed + ")"),
+                e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> CpuAffinity.checkAvailable(-1));
+        assertTrue(e.getMessage().contains("CPU -1 does not exist"), e.getMessage());
+    }
 }
