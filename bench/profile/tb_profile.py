@@ -93,8 +93,8 @@ class Run:
                     last = (int(p[1], 16), int(p[2]), p[3] == "1", execs) if execs else None
         self.iterations = sum(b[3] for b in self.blocks if b[2] and self.where(b[0])[1].startswith("write"))
         with open(os.path.join(logs, name + ".client.log")) as f:
-            m = re.search(r"^ *2 +\d+ +[\d.]+ +[\d.]+ +([\d.]+)", f.read(), re.M)
-        self.t_typical = float(m.group(1)) if m else None
+            m = re.search(r"^\s*2\s+\d+\s+[\d.]+\s+[\d.]+\s+([\d.]+)", f.read(), re.M)
+        self.reported = float(m.group(1)) if m else None   # t_typical [us], or MsgRate [Mpps] for write_bw
 
     def where(self, vaddr):
         """(component, symbol) of a user address of the client."""
@@ -158,8 +158,9 @@ def summary(logs):
         for (component, name_), v in syms.items():
             cats[category(component, name_)] += v
         total = sum(syms.values())
-        print("== %s: %d iterations in the window, t_typical %s us; per iteration on CPU 0: %.0f user "
-              "and %.0f kernel instructions" % (name, n, run.t_typical, total / n, run.kernel / n))
+        print("== %s: %d iterations in the window, reported %s (%s); per iteration on CPU 0: %.0f user "
+              "and %.0f kernel instructions" % (name, n, run.reported, "Mpps" if "_bw-" in name else "t_typical, us",
+                                                 total / n, run.kernel / n))
         for c, v in cats.most_common():
             if v / n >= 0.5:
                 print("   %9.1f  %s" % (v / n, c))
