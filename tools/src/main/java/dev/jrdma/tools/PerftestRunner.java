@@ -559,6 +559,13 @@ final class PerftestRunner implements PerftestSession.Device {
      * replaced again when the measurement calls the method anew).
      */
     private static final int WARM_UP_RUN_ITERS = 20;
+    /**
+     * The same for the bandwidth tests. Their loop posts a run's messages in a few passes, so a
+     * run of 20 adds only a handful of counts toward C2's threshold: with runs of 20, write-bw's
+     * loop was still interpreted when the measurement began (-XX:+PrintCompilation, TCG). Runs
+     * of 4 (tx depth 2, a completion every 2nd) call it five times as often per round.
+     */
+    private static final int WARM_UP_BW_RUN_ITERS = 4;
     /** Rounds at least: the first one also runs whatever the JVM still compiles from its start. */
     private static final int WARM_UP_MIN_ROUNDS = 3;
     /** How long past the warm-up's time limit it may still wait for the JIT to finish. */
@@ -578,8 +585,8 @@ final class PerftestRunner implements PerftestSession.Device {
      * pair of runners on this device (a client and a server twin, each with its own buffer, CQs
      * and QPs, connected to each other) in rounds of --warm-up iterations, until a round in which
      * the JIT completed no compilation or, from the third round on, one no faster than the best
-     * before it (at most 10 rounds, 20 s or half the --timeout), and then waits for the JIT to
-     * become idle. Nothing of it reaches the peer, so the protocol stays perftest's. Under qemu
+     * before it, either with nothing left in the JIT's queues at the round's end (at most 10
+     * rounds, 20 s or half the --timeout), and then waits for the JIT to become idle. Nothing of it reaches the peer, so the protocol stays perftest's. Under qemu
      * TCG scripts/jrdma also changes two JIT settings (see there). A failure
      * only skips the rest of the warm-up (with a line on stderr): the measurement then shows
      * what is wrong.
@@ -615,10 +622,14 @@ final class PerftestRunner implements PerftestSession.Device {
                 warmUpRounds = round;
                 long took = System.nanoTime() - start;
                 // Done when the JIT finished nothing during the round, or when the round was no faster
-                // than the best before it (the code the measurement will run is what ran).
+                // than the best before it (the code the measurement will run is what ran) - and in
+                // either case nothing is queued or being compiled. A bandwidth round takes as long
+                // interpreted as compiled (the device sets its pace), and C2 takes ~1 s per method
+                // under TCG, so without that check write-bw stopped after three rounds with its
+                // completion loop still interpreted, and compiled it during the measurement.
                 boolean quiet = timed && jit.getTotalCompilationTime() == compiled;
                 boolean steady = round >= WARM_UP_MIN_ROUNDS && took * 100 > best * 97;
-                if (quiet || steady || System.nanoTime() - end > 0) {
+                if ((quiet || steady) && jitIdleNow() || System.nanoTime() - end > 0) {
                     break;
                 }
                 best = Math.min(best, took);
@@ -656,6 +667,18 @@ final class PerftestRunner implements PerftestSession.Device {
         }
     }
 
+    /** One look at HotSpot's compile queues; true on a JVM without the Compiler.queue command. */
+    private static boolean jitIdleNow() {
+        try {
+            Object queue = ManagementFactory.getPlatformMBeanServer().invoke(
+                    new javax.management.ObjectName("com.sun.management:type=DiagnosticCommand"), "compilerQueue",
+                    new Object[] {null}, new String[] {String[].class.getName()});
+            return jitIdle(String.valueOf(queue));
+        } catch (javax.management.JMException | RuntimeException e) {
+            return true;
+        }
+    }
+
     /**
      * Whether a Compiler.queue report shows an idle JIT: no task under "Current compiles:" and
      * "Empty" under every "... compile queue:".
@@ -675,7 +698,10 @@ final class PerftestRunner implements PerftestSession.Device {
         return PerftestSchedule.of(kind, client, 1, PerftestSchedule.Options.of(s)).contains(PerftestSchedule.Step.RUN);
     }
 
-    /** One round: a fresh loopback pair, --warm-up iterations in runs of {@link #WARM_UP_RUN_ITERS}. */
+    /**
+     * One round: a fresh loopback pair, --warm-up iterations in runs of {@link #WARM_UP_RUN_ITERS}
+     * ({@link #WARM_UP_BW_RUN_ITERS} for the bandwidth tests).
+     */
     private void warmUpRound(Mtu myMtu, long size, long end) throws IOException {
         PerftestRunner client = twin(true, myMtu, size);
         PerftestRunner server = twin(false, myMtu, size);
@@ -695,7 +721,7 @@ final class PerftestRunner implements PerftestSession.Device {
             // The barrier's action decides for both whether time is up, so they stop after the same run.
             boolean[] stop = {false};
             CyclicBarrier start = new CyclicBarrier(runs[1] ? 2 : 1, () -> stop[0] = System.nanoTime() - end > 0);
-            int count = (int) Math.max(1, s.warmUpIters() / WARM_UP_RUN_ITERS);
+            int count = (int) Math.max(1, s.warmUpIters() / warmUpRunIters());
             for (int i = 0; i < 2; i++) {
                 int k = i;
                 if (!runs[k]) {
@@ -759,8 +785,12 @@ final class PerftestRunner implements PerftestSession.Device {
         }
     }
 
+    private int warmUpRunIters() {
+        return kind.bandwidth() ? WARM_UP_BW_RUN_ITERS : WARM_UP_RUN_ITERS;
+    }
+
     private PerftestRunner twin(boolean client, Mtu myMtu, long size) {
-        PerftestRunner t = new PerftestRunner(s.forWarmUp(client, size, WARM_UP_RUN_ITERS), spec, true);
+        PerftestRunner t = new PerftestRunner(s.forWarmUp(client, size, warmUpRunIters()), spec, true);
         t.context = context;
         t.port = port;
         t.gidIndex = gidIndex;
