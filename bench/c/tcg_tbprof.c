@@ -16,8 +16,7 @@
  * only its own counter of a block, so no count is lost without atomics. Every translation gets its
  * own entry (a block retranslated after its page was written is a new entry at the same address).
  *
- * Built against the plugin API of qemu 7.2 (QEMU_PLUGIN_VERSION 1, Debian bookworm); the few
- * declarations are written out because Debian does not ship qemu-plugin.h.
+ * Built against the plugin API of qemu 7.2 (qemu_plugin_api.h).
  */
 #include <pthread.h>
 #include <stdbool.h>
@@ -28,30 +27,8 @@
 #include <string.h>
 #include <unistd.h>
 
-typedef uint64_t qemu_plugin_id_t;
-typedef struct {
-    const char *target_name;
-    struct { int min, cur; } version;
-    bool system_emulation;
-    union { struct { int smp_vcpus, max_vcpus; } system; };
-} qemu_info_t;
-struct qemu_plugin_tb;
-struct qemu_plugin_insn;
-typedef void (*qemu_plugin_vcpu_tb_trans_cb_t)(qemu_plugin_id_t, struct qemu_plugin_tb *);
-typedef void (*qemu_plugin_vcpu_udata_cb_t)(unsigned int vcpu_index, void *userdata);
-void qemu_plugin_register_vcpu_tb_trans_cb(qemu_plugin_id_t, qemu_plugin_vcpu_tb_trans_cb_t);
-void qemu_plugin_register_vcpu_tb_exec_cb(struct qemu_plugin_tb *, qemu_plugin_vcpu_udata_cb_t, int flags, void *);
-size_t qemu_plugin_tb_n_insns(const struct qemu_plugin_tb *);
-struct qemu_plugin_insn *qemu_plugin_tb_get_insn(const struct qemu_plugin_tb *, size_t idx);
-const void *qemu_plugin_insn_data(const struct qemu_plugin_insn *);
-size_t qemu_plugin_insn_size(const struct qemu_plugin_insn *);
-uint64_t qemu_plugin_tb_vaddr(const struct qemu_plugin_tb *);
+#include "qemu_plugin_api.h"
 
-__attribute__((visibility("default"))) int qemu_plugin_version = 1;
-
-#define VCPUS 2
-/* x86-64: the kernel half of the address space (canonical addresses with bit 47 set). */
-#define KERNEL_START 0xffff800000000000ull
 /* A JVM start translates ~10^6 user blocks; a profile of a few dozen runs fits. */
 #define MAX_ENTRIES 20000000
 
@@ -193,14 +170,8 @@ static void *watch(void *arg)
 __attribute__((visibility("default")))
 int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int argc, char **argv)
 {
-    if (info->system_emulation && info->system.smp_vcpus > VCPUS) {
-        fprintf(stderr, "tcg_tbprof: counts %d vCPUs, the VM has %d\n", VCPUS, info->system.smp_vcpus);
+    if (plugin_start("tcg_tbprof", info, argc, argv, out_path, sizeof out_path) != 0) {
         return 1;
-    }
-    for (int i = 0; i < argc; i++) {
-        if (strncmp(argv[i], "out=", 4) == 0) {
-            snprintf(out_path, sizeof out_path, "%s", argv[i] + 4);
-        }
     }
     entries = calloc(MAX_ENTRIES, sizeof *entries);
     if (entries == NULL) {
