@@ -1,13 +1,23 @@
 """Medians and jrdma/perftest ratios from scripts/perf-compare's results file, as Markdown.
 
 Results lines: "ROUND IMPL TEST SIZE METRIC VALUE" (or "... FAILED"); "# key value" header lines.
+
+A target's verdict comes from the rounds, not from the two medians: in one round the two tools
+run the same test back to back, so their ratio cancels what drifts between rounds (the host's
+load, the boot). The median of those per-round ratios gets a distribution-free confidence
+interval (order statistics of a binomial(n, 1/2), no assumption on the noise's shape); a target
+is met or missed only when the whole interval is on one side of it, and undecided otherwise.
 """
+import math
 import statistics
 import sys
+
+CONFIDENCE = 0.90
 
 results, invocation, kernel_args = sys.argv[1], sys.argv[2], sys.argv[3]
 meta, retries, failed = {}, [], []
 values = {}
+by_round = {}
 order = []
 for line in open(results):
     line = line.strip()
@@ -29,9 +39,44 @@ for line in open(results):
     if key not in order:
         order.append(key)
     values.setdefault(key, {}).setdefault(impl, []).append(float(value))
+    by_round.setdefault(key, {}).setdefault(impl, {})[rnd] = float(value)
 
 LABEL = {'t_typical': 't_typical [us]', 'bw_avg': 'BW average [MB/s]', 'msg_rate': 'MsgRate [Mpps]'}
 TARGET = {('t_typical', None): ('<=', 1.05), ('bw_avg', 65536): ('>=', 0.95), ('msg_rate', 2): ('>=', 0.90)}
+
+
+def median_interval(ratios):
+    """(low, high, coverage) of the median of `ratios`: the k-th smallest and k-th largest, with
+    the largest k whose coverage 1 - 2 P(Binomial(n, 1/2) < k) is still >= CONFIDENCE; None when
+    even the extremes (k = 1) cover less, i.e. fewer than 5 rounds."""
+    n = len(ratios)
+    best = None
+    for k in range(1, n // 2 + 1):
+        tail = sum(math.comb(n, i) for i in range(k)) / 2 ** n
+        coverage = 1 - 2 * tail
+        if coverage < CONFIDENCE:
+            break
+        best = (k, coverage)
+    if best is None:
+        return None
+    k, coverage = best
+    r = sorted(ratios)
+    return r[k - 1], r[n - k], coverage
+
+
+def verdict(t, interval):
+    """'yes' when the whole interval meets the target, '**no**' when none of it does."""
+    if not t:
+        return ''
+    if interval is None:
+        return 'undecided (< 5 rounds)'
+    low, high, _ = interval
+    op, bound = t
+    if (high <= bound) if op == '<=' else (low >= bound):
+        return 'yes'
+    if (low > bound) if op == '<=' else (high < bound):
+        return '**no**'
+    return 'undecided'
 
 
 def target(test, size, metric):
@@ -52,8 +97,10 @@ if 'pinning' in meta:
 if meta.get('aslr') == 'off':
     print("Address-space randomization off: both tools under `setarch -R`.")
 print()
-print('| test | size [B] | metric | perftest median | jrdma median | jrdma/perftest | runs (C, J) | target | met |')
-print('| --- | ---: | --- | ---: | ---: | ---: | --- | --- | --- |')
+print('| test | size [B] | metric | perftest median | jrdma median | jrdma/perftest | per-round ratio, median '
+      '[interval] | jrdma ahead | runs (C, J) | target | met |')
+print('| --- | ---: | --- | ---: | ---: | ---: | --- | ---: | --- | --- | --- |')
+coverages = set()
 for key in order:
     test, size, metric = key
     v = values[key]
@@ -61,15 +108,28 @@ for key in order:
     cm = statistics.median(c) if c else None
     jm = statistics.median(j) if j else None
     ratio = jm / cm if cm and jm is not None else None
+    rc, rj = by_round[key].get('perftest', {}), by_round[key].get('jrdma', {})
+    paired = [rj[r] / rc[r] for r in rc if r in rj and rc[r]]
+    lower_is_better = metric == 't_typical'
+    ahead = sum(1 for r in rc if r in rj and (rj[r] < rc[r] if lower_is_better else rj[r] > rc[r]))
+    interval = median_interval(paired)
+    if interval:
+        coverages.add((len(paired), interval[2]))
     t = target(test, size, metric)
-    met = ''
-    if t and ratio is not None:
-        met = 'yes' if (ratio <= t[1] if t[0] == '<=' else ratio >= t[1]) else '**no**'
     fmt = (lambda x: '-' if x is None else f'{x:.3f}') if metric == 'msg_rate' else \
         (lambda x: '-' if x is None else f'{x:.2f}')
+    cell = '-' if not paired else f'{statistics.median(paired):.2f}' + \
+        (f' [{interval[0]:.2f}, {interval[1]:.2f}]' if interval else '')
     print(f"| {test} | {size} | {LABEL[metric]} | {fmt(cm)} | {fmt(jm)} | "
-          f"{'-' if ratio is None else f'{ratio:.2f}'} | {len(c)}, {len(j)} | "
-          f"{'' if not t else t[0] + ' ' + str(t[1])} | {met} |")
+          f"{'-' if ratio is None else f'{ratio:.2f}'} | {cell} | {ahead} of {len(paired)} | {len(c)}, {len(j)} | "
+          f"{'' if not t else t[0] + ' ' + str(t[1])} | {verdict(t, interval)} |")
+print()
+print('"per-round ratio": jrdma/perftest within each round, where the two ran back to back; its median and a '
+      'distribution-free confidence interval of that median ('
+      + ', '.join(f'{cov:.1%} for {n} rounds' for n, cov in sorted(coverages))
+      + (', ' if coverages else '') + f'at least {CONFIDENCE:.0%}; none below 5 rounds). '
+      '"met" is yes or **no** only when the whole interval is on one side of the target. '
+      '"jrdma ahead": rounds in which jrdma had the lower latency or the higher rate.')
 MIXED = [('jrdma-client', 'perftest server, jrdma client'), ('jrdma-server', 'jrdma server, perftest client')]
 if any(impl in values[key] for key in order for impl, _ in MIXED):
     print()
