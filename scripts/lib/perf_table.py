@@ -79,6 +79,13 @@ def verdict(t, interval):
     return 'undecided'
 
 
+def value_format(metric):
+    """Message rates with 3 significant digits: 64 KiB runs are ~0.0008 Mpps, 2 B runs ~0.05."""
+    if metric == 'msg_rate':
+        return lambda x: '-' if x is None else f'{x:#.3g}'
+    return lambda x: '-' if x is None else f'{x:.2f}'
+
+
 def target(test, size, metric):
     if metric == 't_typical':
         return TARGET[('t_typical', None)]
@@ -116,8 +123,7 @@ for key in order:
     if interval:
         coverages.add((len(paired), interval[2]))
     t = target(test, size, metric)
-    fmt = (lambda x: '-' if x is None else f'{x:.3f}') if metric == 'msg_rate' else \
-        (lambda x: '-' if x is None else f'{x:.2f}')
+    fmt = value_format(metric)
     cell = '-' if not paired else f'{statistics.median(paired):.2f}' + \
         (f' [{interval[0]:.2f}, {interval[1]:.2f}]' if interval else '')
     print(f"| {test} | {size} | {LABEL[metric]} | {fmt(cm)} | {fmt(jm)} | "
@@ -143,8 +149,7 @@ if any(impl in values[key] for key in order for impl, _ in MIXED):
         test, size, metric = key
         v = values[key]
         cm = statistics.median(v['perftest']) if v.get('perftest') else None
-        fmt = (lambda x: '-' if x is None else f'{x:.3f}') if metric == 'msg_rate' else \
-            (lambda x: '-' if x is None else f'{x:.2f}')
+        fmt = value_format(metric)
         cells = []
         for impl in [i for i, _ in MIXED] + ['jrdma']:
             m = statistics.median(v[impl]) if v.get(impl) else None
