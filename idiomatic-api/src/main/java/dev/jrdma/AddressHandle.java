@@ -28,8 +28,7 @@ public final class AddressHandle extends NativeResource {
     }
 
     static AddressHandle create(ProtectionDomain pd, Endpoint remote, int port, int gidIndex, ConnectionOptions options) {
-        MemorySegment ah;
-        try (Arena arena = Arena.ofConfined()) {
+        try (Arena arena = Arena.ofConfined(); var _ = hold(pd)) {
             MemorySegment attr = arena.allocate(ibv_ah_attr.layout());
             ibv_ah_attr.port_num(attr, (byte) port);
             ibv_ah_attr.dlid(attr, (short) remote.lid());
@@ -44,18 +43,18 @@ public final class AddressHandle extends NativeResource {
                 ibv_global_route.traffic_class(grh, (byte) options.trafficClass());
             }
             MemorySegment errno = Errno.allocate(arena);
-            ah = ErrnoVerbs.ibv_create_ah(errno, pd.handle(), attr);
+            MemorySegment ah = ErrnoVerbs.ibv_create_ah(errno, pd.handle(), attr);
             if (ah.address() == 0) {
                 throw RdmaException.of("ibv_create_ah", pd + ", port " + port + ", GID index " + gidIndex + " to "
                         + remote.gid(), Errno.get(errno));
             }
-        }
-        ah = ah.reinterpret(ibv_ah.layout().byteSize());
-        try {
-            return new AddressHandle(pd, ah, remote);
-        } catch (RuntimeException e) {
-            rdma_h.ibv_destroy_ah(ah);
-            throw e;
+            ah = ah.reinterpret(ibv_ah.layout().byteSize());
+            try {
+                return new AddressHandle(pd, ah, remote);
+            } catch (RuntimeException e) {
+                rdma_h.ibv_destroy_ah(ah);
+                throw e;
+            }
         }
     }
 
@@ -71,6 +70,8 @@ public final class AddressHandle extends NativeResource {
 
     @Override
     void release() {
+        // A UD send already past its check of this handle may still be reading it in the provider.
+        pd.awaitPostsQuiescent();
         int rc = rdma_h.ibv_destroy_ah(handle);
         if (rc != 0) {
             throw RdmaException.of("ibv_destroy_ah", this, rc);

@@ -39,6 +39,9 @@ public final class CmEventChannel extends NativeResource {
     private CmEventChannel(MemorySegment handle) {
         this.handle = handle;
         this.fd = rdma_event_channel.fd(handle);
+        // Non-blocking: destroying an id withdraws its pending events, so a readable fd may
+        // have nothing left to read, and a blocking read would then never return.
+        Posix.setNonBlocking(fd);
     }
 
     /**
@@ -106,6 +109,9 @@ public final class CmEventChannel extends NativeResource {
             MemorySegment errno = Errno.allocate(arena);
             MemorySegment out = arena.allocate(ADDRESS);
             if (RdmaCmVerbs.rdma_get_cm_event(errno, handle, out) != 0) {
+                if (Errno.get(errno) == Posix.EAGAIN) {
+                    return;
+                }
                 throw RdmaException.of("rdma_get_cm_event", this, Errno.get(errno));
             }
             MemorySegment event = out.get(ADDRESS, 0).reinterpret(rdma_cm_event.layout().byteSize());

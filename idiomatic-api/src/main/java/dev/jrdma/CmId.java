@@ -99,8 +99,7 @@ public final class CmId extends NativeResource {
      * @throws RdmaException if rdma_cm fails or reports another event (e.g. ADDR_ERROR)
      */
     public void resolveAddress(InetSocketAddress destination, Duration timeout) {
-        checkOpen();
-        try (Arena arena = Arena.ofConfined()) {
+        try (Arena arena = Arena.ofConfined(); var _ = hold(this)) {
             MemorySegment errno = Errno.allocate(arena);
             check(RdmaCmVerbs.rdma_resolve_addr(errno, handle, MemorySegment.NULL, sockaddr(arena, destination),
                     timeoutMillis(timeout)), "rdma_resolve_addr", errno);
@@ -115,8 +114,7 @@ public final class CmId extends NativeResource {
      * @throws RdmaException if rdma_cm fails or reports another event (e.g. ROUTE_ERROR)
      */
     public void resolveRoute(Duration timeout) {
-        checkOpen();
-        try (Arena arena = Arena.ofConfined()) {
+        try (Arena arena = Arena.ofConfined(); var _ = hold(this)) {
             MemorySegment errno = Errno.allocate(arena);
             check(RdmaCmVerbs.rdma_resolve_route(errno, handle, timeoutMillis(timeout)), "rdma_resolve_route", errno);
         }
@@ -129,8 +127,7 @@ public final class CmId extends NativeResource {
      * @param local the local IP address (the wildcard address for all devices) and port
      */
     public void bind(InetSocketAddress local) {
-        checkOpen();
-        try (Arena arena = Arena.ofConfined()) {
+        try (Arena arena = Arena.ofConfined(); var _ = hold(this)) {
             MemorySegment errno = Errno.allocate(arena);
             check(RdmaCmVerbs.rdma_bind_addr(errno, handle, sockaddr(arena, local)), "rdma_bind_addr", errno);
         }
@@ -138,8 +135,9 @@ public final class CmId extends NativeResource {
 
     /** {@return the local port the id is bound to} */
     public int localPort() {
-        checkOpen();
-        return Short.toUnsignedInt(Short.reverseBytes(rdma_h.rdma_get_src_port(handle)));
+        try (var _ = hold(this)) {
+            return Short.toUnsignedInt(Short.reverseBytes(rdma_h.rdma_get_src_port(handle)));
+        }
     }
 
     /**
@@ -148,8 +146,7 @@ public final class CmId extends NativeResource {
      * @param backlog how many connect requests may wait to be taken
      */
     public void listen(int backlog) {
-        checkOpen();
-        try (Arena arena = Arena.ofConfined()) {
+        try (Arena arena = Arena.ofConfined(); var _ = hold(this)) {
             MemorySegment errno = Errno.allocate(arena);
             check(RdmaCmVerbs.rdma_listen(errno, handle, backlog), "rdma_listen", errno);
         }
@@ -175,9 +172,11 @@ public final class CmId extends NativeResource {
      * @return the device context rdma_cm chose
      */
     public Context context() {
-        checkOpen();
         if (context == null || context.isClosed()) {
-            MemorySegment verbs = rdma_cm_id.verbs(handle);
+            MemorySegment verbs;
+            try (var _ = hold(this)) {
+                verbs = rdma_cm_id.verbs(handle);
+            }
             if (verbs.address() == 0) {
                 throw new IllegalStateException(this + " has no device yet: resolve an address first");
             }
@@ -210,8 +209,7 @@ public final class CmId extends NativeResource {
      * @throws RdmaException on a rejection (REJECTED, with the peer's status) or another event
      */
     public byte[] connect(byte[] privateData, Duration timeout) {
-        checkOpen();
-        try (Arena arena = Arena.ofConfined()) {
+        try (Arena arena = Arena.ofConfined(); var _ = hold(this)) {
             MemorySegment errno = Errno.allocate(arena);
             check(RdmaCmVerbs.rdma_connect(errno, handle, connParam(arena, privateData)), "rdma_connect", errno);
         }
@@ -227,8 +225,7 @@ public final class CmId extends NativeResource {
      * @param timeout     how long to wait for ESTABLISHED
      */
     public void accept(byte[] privateData, Duration timeout) {
-        checkOpen();
-        try (Arena arena = Arena.ofConfined()) {
+        try (Arena arena = Arena.ofConfined(); var _ = hold(this)) {
             MemorySegment errno = Errno.allocate(arena);
             check(RdmaCmVerbs.rdma_accept(errno, handle, connParam(arena, privateData)), "rdma_accept", errno);
         }
@@ -242,9 +239,8 @@ public final class CmId extends NativeResource {
      * @param privateData sent with the rejection, for the peer to read
      */
     public void reject(byte[] privateData) {
-        checkOpen();
         checkPrivateData(privateData);
-        try (Arena arena = Arena.ofConfined()) {
+        try (Arena arena = Arena.ofConfined(); var _ = hold(this)) {
             MemorySegment errno = Errno.allocate(arena);
             MemorySegment data = privateData.length == 0 ? MemorySegment.NULL
                     : arena.allocateFrom(JAVA_BYTE, privateData);
@@ -258,8 +254,7 @@ public final class CmId extends NativeResource {
      * @param timeout how long to wait for DISCONNECTED
      */
     public void disconnect(Duration timeout) {
-        checkOpen();
-        try (Arena arena = Arena.ofConfined()) {
+        try (Arena arena = Arena.ofConfined(); var _ = hold(this)) {
             MemorySegment errno = Errno.allocate(arena);
             check(RdmaCmVerbs.rdma_disconnect(errno, handle), "rdma_disconnect", errno);
         }

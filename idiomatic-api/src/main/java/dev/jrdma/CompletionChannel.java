@@ -28,29 +28,31 @@ public final class CompletionChannel extends NativeResource {
     private final Context context;
     private final MemorySegment handle;
     private final int fd;
+    /** How long a wait runs before it looks at whether the channel was closed. */
+    private static final long WAIT_SLICE_MILLIS = 50;
 
     private CompletionChannel(Context context, MemorySegment handle) {
         super(context);
         this.context = context;
         this.handle = handle;
         this.fd = ibv_comp_channel.fd(handle);
+        Posix.setNonBlocking(fd);
     }
 
     static CompletionChannel create(Context context) {
-        MemorySegment channel;
-        try (Arena arena = Arena.ofConfined()) {
+        try (Arena arena = Arena.ofConfined(); var _ = hold(context)) {
             MemorySegment errno = Errno.allocate(arena);
-            channel = ErrnoVerbs.ibv_create_comp_channel(errno, context.handle());
+            MemorySegment channel = ErrnoVerbs.ibv_create_comp_channel(errno, context.handle());
             if (channel.address() == 0) {
                 throw RdmaException.of("ibv_create_comp_channel", context, Errno.get(errno));
             }
-        }
-        channel = channel.reinterpret(ibv_comp_channel.layout().byteSize());
-        try {
-            return new CompletionChannel(context, channel);
-        } catch (RuntimeException e) {
-            rdma_h.ibv_destroy_comp_channel(channel);
-            throw e;
+            channel = channel.reinterpret(ibv_comp_channel.layout().byteSize());
+            try {
+                return new CompletionChannel(context, channel);
+            } catch (RuntimeException e) {
+                rdma_h.ibv_destroy_comp_channel(channel);
+                throw e;
+            }
         }
     }
 
@@ -72,16 +74,30 @@ public final class CompletionChannel extends NativeResource {
      * @return the completion queue the event is for; empty when the time passed
      */
     public Optional<CompletionQueue> await(Duration timeout) {
-        checkOpen();
-        if (!Posix.awaitReadable(fd, Math.max(0, timeout.toMillis()))) {
-            return Optional.empty();
-        }
-        try (Arena arena = Arena.ofConfined()) {
+        long deadline = System.nanoTime() + Math.max(0, timeout.toNanos());
+        try (Arena arena = Arena.ofConfined(); var _ = hold(this)) {
             MemorySegment errno = Errno.allocate(arena);
             MemorySegment cqOut = arena.allocate(ADDRESS);
             MemorySegment contextOut = arena.allocate(ADDRESS);
-            if (ErrnoVerbs.ibv_get_cq_event(errno, handle, cqOut, contextOut) != 0) {
-                throw RdmaException.of("ibv_get_cq_event", this, Errno.get(errno));
+            // In slices, each ending with a look at the closed mark: a close() from another
+            // thread waits for this call to leave, and must not wait for the whole timeout. The
+            // fd is non-blocking: an event can vanish between poll and read (its CQ destroyed).
+            while (true) {
+                if (Posix.awaitReadable(fd, Math.min(WAIT_SLICE_MILLIS,
+                        Math.max(0, (deadline - System.nanoTime() + 999_999) / 1_000_000L)))) {
+                    if (ErrnoVerbs.ibv_get_cq_event(errno, handle, cqOut, contextOut) == 0) {
+                        break;
+                    }
+                    if (Errno.get(errno) != Posix.EAGAIN) {
+                        throw RdmaException.of("ibv_get_cq_event", this, Errno.get(errno));
+                    }
+                }
+                if (isClosed()) {
+                    throw new IllegalStateException(this + " was closed while a thread awaited it");
+                }
+                if (System.nanoTime() - deadline >= 0) {
+                    return Optional.empty();
+                }
             }
             MemorySegment cq = cqOut.get(ADDRESS, 0);
             rdma_h.ibv_ack_cq_events(cq, 1);

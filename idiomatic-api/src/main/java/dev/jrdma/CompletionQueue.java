@@ -46,24 +46,23 @@ public final class CompletionQueue extends NativeResource {
         if (depth < 1) {
             throw new IllegalArgumentException("a completion queue needs a depth of at least 1, not " + depth);
         }
-        MemorySegment cq;
-        try (Arena arena = Arena.ofConfined()) {
+        if (channel != null && channel.context() != context) {
+            throw new IllegalArgumentException(channel + " belongs to another context than " + context);
+        }
+        try (Arena arena = Arena.ofConfined(); var _ = hold(context, channel)) {
             MemorySegment errno = Errno.allocate(arena);
-            if (channel != null && channel.context() != context) {
-                throw new IllegalArgumentException(channel + " belongs to another context than " + context);
-            }
-            cq = ErrnoVerbs.ibv_create_cq(errno, context.handle(), depth, MemorySegment.NULL,
+            MemorySegment cq = ErrnoVerbs.ibv_create_cq(errno, context.handle(), depth, MemorySegment.NULL,
                     channel == null ? MemorySegment.NULL : channel.handle(), 0);
             if (cq.address() == 0) {
                 throw RdmaException.of("ibv_create_cq", context + ", depth " + depth, Errno.get(errno));
             }
-        }
-        cq = cq.reinterpret(ibv_cq.layout().byteSize());
-        try {
-            return new CompletionQueue(context, channel, cq);
-        } catch (RuntimeException e) {
-            rdma_h.ibv_destroy_cq(cq);
-            throw e;
+            cq = cq.reinterpret(ibv_cq.layout().byteSize());
+            try {
+                return new CompletionQueue(context, channel, cq);
+            } catch (RuntimeException e) {
+                rdma_h.ibv_destroy_cq(cq);
+                throw e;
+            }
         }
     }
 
@@ -90,8 +89,13 @@ public final class CompletionQueue extends NativeResource {
      * @param solicitedOnly true to wake only for solicited completions
      */
     public void requestNotification(boolean solicitedOnly) {
-        checkOpen();
-        int rc = InlineVerbs.reqNotifyCq(notifyFn, address, solicitedOnly ? 1 : 0);
+        enter();
+        int rc;
+        try {
+            rc = InlineVerbs.reqNotifyCq(notifyFn, address, solicitedOnly ? 1 : 0);
+        } finally {
+            exit();
+        }
         if (rc != 0) {
             throw RdmaException.of("ibv_req_notify_cq", this, rc);
         }
@@ -104,8 +108,14 @@ public final class CompletionQueue extends NativeResource {
      * @return 1 if there was a completion, else 0
      */
     public int poll(WorkCompletion wc) {
-        checkOpen();
-        int n = InlineVerbs.pollCq(pollFn, address, 1, wc.address());
+        long into = wc.address();
+        enter();
+        int n;
+        try {
+            n = InlineVerbs.pollCq(pollFn, address, 1, into);
+        } finally {
+            exit();
+        }
         Reference.reachabilityFence(wc);
         return check(n);
     }
@@ -118,8 +128,15 @@ public final class CompletionQueue extends NativeResource {
      * @return the number of completions read, 0 when none
      */
     public int poll(WorkCompletions batch) {
-        checkOpen();
-        int n = check(InlineVerbs.pollCq(pollFn, address, batch.capacity(), batch.address()));
+        int capacity = batch.capacity();
+        long into = batch.address();
+        enter();
+        int n;
+        try {
+            n = check(InlineVerbs.pollCq(pollFn, address, capacity, into));
+        } finally {
+            exit();
+        }
         Reference.reachabilityFence(batch);
         batch.count(n);
         return n;

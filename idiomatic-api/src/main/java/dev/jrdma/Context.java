@@ -97,8 +97,7 @@ public final class Context extends NativeResource {
 
     /** {@return the device capabilities, including fields only the extended query reports} */
     public DeviceAttributes queryDevice() {
-        checkOpen();
-        try (Arena arena = Arena.ofConfined()) {
+        try (Arena arena = Arena.ofConfined(); var _ = hold(this)) {
             MemorySegment ex = arena.allocate(ibv_device_attr_ex.layout());
             int rc = InlineVerbs.ibv_query_device_ex(handle, MemorySegment.NULL, ex);
             if (rc != 0) {
@@ -126,9 +125,8 @@ public final class Context extends NativeResource {
      * @param port the port number, counting from 1
      */
     public PortAttributes queryPort(int port) {
-        checkOpen();
         checkPort(port);
-        try (Arena arena = Arena.ofConfined()) {
+        try (Arena arena = Arena.ofConfined(); var _ = hold(this)) {
             MemorySegment p = arena.allocate(ibv_port_attr.layout());
             int rc = InlineVerbs.ibv_query_port(handle, port, p);
             if (rc != 0) {
@@ -175,8 +173,10 @@ public final class Context extends NativeResource {
     }
 
     private Optional<GidEntry> queryGid(int port, int index, MemorySegment entry) {
-        checkOpen();
-        int rc = InlineVerbs.ibv_query_gid_ex(handle, port, index, entry, 0);
+        int rc;
+        try (var _ = hold(this)) {
+            rc = InlineVerbs.ibv_query_gid_ex(handle, port, index, entry, 0);
+        }
         if (rc == Errnos.ENODATA) {
             return Optional.empty();
         }

@@ -75,7 +75,14 @@ public final class MemoryRegion extends NativeResource {
         // Shared: a region may be closed from any thread, and the arena goes with it.
         Arena arena = Arena.ofShared();
         try {
-            MemorySegment segment = arena.allocate(size, Libc.PAGE_SIZE);
+            MemorySegment segment;
+            try {
+                segment = arena.allocate(size, Libc.PAGE_SIZE);
+            } catch (OutOfMemoryError e) {
+                // Not the JVM running out: a native allocation of a size the caller chose.
+                throw new IllegalArgumentException("cannot allocate " + size + " bytes (" + (size >> 20) + " MiB) of native"
+                        + " memory for a memory region: " + e.getMessage(), e);
+            }
             return create(pd, segment, access, arena);
         } catch (RuntimeException | Error e) {
             arena.close();
@@ -93,10 +100,9 @@ public final class MemoryRegion extends NativeResource {
         if (segment.byteSize() == 0) {
             throw new IllegalArgumentException("cannot register an empty segment");
         }
-        MemorySegment mr;
-        try (Arena arena = Arena.ofConfined()) {
+        try (Arena arena = Arena.ofConfined(); var _ = hold(pd)) {
             MemorySegment errno = Errno.allocate(arena);
-            mr = ErrnoVerbs.ibv_reg_mr_iova2(errno, pd.handle(), segment, segment.byteSize(), segment.address(),
+            MemorySegment mr = ErrnoVerbs.ibv_reg_mr_iova2(errno, pd.handle(), segment, segment.byteSize(), segment.address(),
                     Access.flags(rights));
             if (mr.address() == 0) {
                 int e = Errno.get(errno);
@@ -107,13 +113,13 @@ public final class MemoryRegion extends NativeResource {
                 throw RdmaException.of("ibv_reg_mr", pd + ", " + segment.byteSize() + " bytes at 0x"
                         + Long.toHexString(segment.address()) + ", " + rights, e, hint);
             }
-        }
-        mr = mr.reinterpret(ibv_mr.layout().byteSize());
-        try {
-            return new MemoryRegion(pd, mr, segment, ownArena, Collections.unmodifiableSet(rights));
-        } catch (RuntimeException e) {
-            rdma_h.ibv_dereg_mr(mr);
-            throw e;
+            mr = mr.reinterpret(ibv_mr.layout().byteSize());
+            try {
+                return new MemoryRegion(pd, mr, segment, ownArena, Collections.unmodifiableSet(rights));
+            } catch (RuntimeException e) {
+                rdma_h.ibv_dereg_mr(mr);
+                throw e;
+            }
         }
     }
 
@@ -204,6 +210,9 @@ public final class MemoryRegion extends NativeResource {
 
     @Override
     void release() {
+        // Marked closed, so new posts refuse this region; a post already past that check may
+        // still be copying inline data out of its pages.
+        pd.awaitPostsQuiescent();
         try {
             int rc = rdma_h.ibv_dereg_mr(handle);
             if (rc != 0) {

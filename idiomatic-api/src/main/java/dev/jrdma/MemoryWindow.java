@@ -35,20 +35,19 @@ public final class MemoryWindow extends NativeResource {
     }
 
     static MemoryWindow allocate(ProtectionDomain pd) {
-        MemorySegment mw;
-        try (Arena arena = Arena.ofConfined()) {
+        try (Arena arena = Arena.ofConfined(); var _ = hold(pd)) {
             MemorySegment errno = Errno.allocate(arena);
-            mw = InlineVerbs.ibv_alloc_mw(errno, pd.handle(), TYPE_1);
+            MemorySegment mw = InlineVerbs.ibv_alloc_mw(errno, pd.handle(), TYPE_1);
             if (mw.address() == 0) {
                 throw RdmaException.of("ibv_alloc_mw", pd, Errno.get(errno));
             }
-        }
-        mw = mw.reinterpret(ibv_mw.layout().byteSize());
-        try {
-            return new MemoryWindow(pd, mw);
-        } catch (RuntimeException e) {
-            InlineVerbs.ibv_dealloc_mw(mw);
-            throw e;
+            mw = mw.reinterpret(ibv_mw.layout().byteSize());
+            try {
+                return new MemoryWindow(pd, mw);
+            } catch (RuntimeException e) {
+                InlineVerbs.ibv_dealloc_mw(mw);
+                throw e;
+            }
         }
     }
 
@@ -59,14 +58,17 @@ public final class MemoryWindow extends NativeResource {
 
     /** {@return the current remote key; it changes with every bind, which revokes the previous one} */
     public int rkey() {
-        checkOpen();
-        return ibv_mw.rkey(handle);
+        enter();
+        try {
+            return ibv_mw.rkey(handle);
+        } finally {
+            exit();
+        }
     }
 
     /** {@return the bound range as remote memory, to hand to a peer (length 0 while unbound)} */
     public RemoteMemory remote() {
-        checkOpen();
-        return new RemoteMemory(address, length, ibv_mw.rkey(handle));
+        return new RemoteMemory(address, length, rkey());
     }
 
     /**

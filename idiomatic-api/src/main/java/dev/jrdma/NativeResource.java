@@ -1,10 +1,13 @@
 package dev.jrdma;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * Base of every object that owns a native verbs resource, and the ownership graph between them.
@@ -21,11 +24,37 @@ import java.util.concurrent.CopyOnWriteArrayList;
  *       {@link IllegalStateException} naming it before any native code runs.</li>
  * </ul>
  *
- * <p>Thread safety: creating and closing resources is safe from any thread. Closing an object
- * while another thread is inside one of its operations is a race the caller must prevent (the
- * native call may already be running on the released resource).
+ * <p>Thread safety: creating and closing resources is safe from any thread, also while other
+ * threads post, poll or wait on the resource or on its dependents. Every native call on a
+ * resource runs between {@link #enter()} and {@link #exit()}; {@code close()} marks the resource
+ * closed, so that calls from then on throw {@link IllegalStateException}, and destroys the native
+ * object only once the calls already inside it have returned. Without that, a CQ destroyed
+ * while another thread is in {@code ibv_poll_cq} crashes the JVM (SIGSEGV in the provider).
  */
 abstract class NativeResource implements AutoCloseable {
+    /** The sign bit of {@link #calls}: set once close() has begun. */
+    private static final int CLOSED = Integer.MIN_VALUE;
+    private static final VarHandle CALLS;
+    /** Longer than any call made under enter() can take: blocking waits run in short slices. */
+    private static final long DRAIN_TIMEOUT_NANOS = 30_000_000_000L;
+
+    static {
+        try {
+            CALLS = MethodHandles.lookup().findVarHandle(NativeResource.class, "calls", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /**
+     * One word for the data path: the number of native calls inside the resource, with
+     * {@link #CLOSED} in the sign bit. An entering call adds 1 and sees the closed bit in the same
+     * atomic step, so no call can slip in between close()'s mark and its wait.
+     */
+    @SuppressWarnings("unused")   // through CALLS
+    private volatile int calls;
+    /** The thread waiting in close() for the calls to drain; exit() wakes it. */
+    private volatile Thread drainer;
     private final List<NativeResource> owners = new CopyOnWriteArrayList<>();
     /** Insertion-ordered, so closing in reverse closes the newest dependent first. */
     private final Set<NativeResource> dependents = new LinkedHashSet<>();
@@ -72,6 +101,89 @@ abstract class NativeResource implements AutoCloseable {
     final void checkOpen() {
         if (closed) {
             throw new IllegalStateException(this + " is closed");
+        }
+    }
+
+    /**
+     * Begins a native call on this resource: throws {@link IllegalStateException} naming it if it
+     * is closed, else keeps close() from destroying the native object until {@link #exit()}.
+     * Allocation-free; always pair with {@code exit()} in a {@code finally}.
+     */
+    final void enter() {
+        if ((int) CALLS.getAndAdd(this, 1) < 0) {
+            throw enterClosed();
+        }
+    }
+
+    /** Ends a call begun by {@link #enter()}. */
+    final void exit() {
+        if ((int) CALLS.getAndAdd(this, -1) == (CLOSED | 1)) {
+            Thread waiting = drainer;
+            if (waiting != null) {
+                LockSupport.unpark(waiting);
+            }
+        }
+    }
+
+    // Out of line: keeps enter() small enough for the JIT to inline it into post and poll.
+    private IllegalStateException enterClosed() {
+        exit();
+        return new IllegalStateException(this + " is closed");
+    }
+
+    /**
+     * Enters every non-null resource of {@code resources} for a control-path call (it allocates),
+     * e.g. a protection domain and its completion queues while a queue pair is created on them.
+     */
+    static Hold hold(NativeResource... resources) {
+        Hold hold = new Hold(resources);
+        try {
+            for (NativeResource r : resources) {
+                if (r != null) {
+                    r.enter();
+                }
+                hold.entered++;
+            }
+        } catch (RuntimeException e) {
+            hold.close();
+            throw e;
+        }
+        return hold;
+    }
+
+    /** The calls begun by {@link #hold}; closing it ends them. */
+    static final class Hold implements AutoCloseable {
+        private final NativeResource[] resources;
+        private int entered;
+
+        private Hold(NativeResource[] resources) {
+            this.resources = resources;
+        }
+
+        @Override
+        public void close() {
+            for (int i = entered - 1; i >= 0; i--) {
+                if (resources[i] != null) {
+                    resources[i].exit();
+                }
+            }
+            entered = 0;
+        }
+    }
+
+    /**
+     * Waits until a moment when no call is inside this resource. Unlike the wait in close(), new
+     * calls keep coming, so this samples the count until it reads 0; used where closing another
+     * object must not free memory a call on this one may still read (a memory region's pages
+     * during an inline post, an address handle during a UD post).
+     */
+    final void awaitQuiescent() {
+        for (int spins = 0; (calls & ~CLOSED) != 0; spins++) {
+            if (spins < 1_000) {
+                Thread.onSpinWait();
+            } else {
+                LockSupport.parkNanos(this, 50_000);
+            }
         }
     }
 
@@ -124,6 +236,7 @@ abstract class NativeResource implements AutoCloseable {
                 return;
             }
             closed = true;
+            CALLS.getAndBitwiseOr(this, CLOSED);
             closer = Thread.currentThread();
             toClose = new ArrayList<>(dependents);
             dependents.clear();
@@ -137,6 +250,7 @@ abstract class NativeResource implements AutoCloseable {
                     failure = chain(failure, e);
                 }
             }
+            awaitCallsDrained();
             try {
                 release();
             } catch (RuntimeException e) {
@@ -154,6 +268,34 @@ abstract class NativeResource implements AutoCloseable {
         }
         if (failure != null) {
             throw failure;
+        }
+    }
+
+    /**
+     * Waits until the native calls that entered before close() marked the resource have returned.
+     * Calls on the data path return within microseconds; blocking waits (completion and rdma_cm
+     * channels, async events) wait in slices and look at the mark between them.
+     */
+    private void awaitCallsDrained() {
+        drainer = Thread.currentThread();
+        long start = System.nanoTime();
+        boolean interrupted = false;
+        try {
+            while (((int) CALLS.getVolatile(this) & ~CLOSED) != 0) {
+                if (System.nanoTime() - start > DRAIN_TIMEOUT_NANOS) {
+                    // Leaking the native object is safe; destroying it under a running call is not.
+                    throw new IllegalStateException(this + " is closed, but a native call on it has not returned"
+                            + " within " + DRAIN_TIMEOUT_NANOS / 1_000_000_000L + " s, so it was not destroyed"
+                            + " (was close() called from inside a call on it?)");
+                }
+                LockSupport.parkNanos(this, 1_000_000);
+                interrupted |= Thread.interrupted();
+            }
+        } finally {
+            drainer = null;
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 

@@ -27,22 +27,21 @@ public final class ProtectionDomain extends NativeResource {
     }
 
     static ProtectionDomain allocate(Context context) {
-        MemorySegment pd;
-        // @start region="errno-capture"
-        try (Arena arena = Arena.ofConfined()) {
+        try (Arena arena = Arena.ofConfined(); var _ = hold(context)) {
+            // @start region="errno-capture"
             MemorySegment errno = Errno.allocate(arena);
-            pd = ErrnoVerbs.ibv_alloc_pd(errno, context.handle());
+            MemorySegment pd = ErrnoVerbs.ibv_alloc_pd(errno, context.handle());
             if (pd.address() == 0) {
                 throw RdmaException.of("ibv_alloc_pd", context, Errno.get(errno));
             }
-        }
-        // @end
-        pd = pd.reinterpret(ibv_pd.layout().byteSize());
-        try {
-            return new ProtectionDomain(context, pd);
-        } catch (RuntimeException e) {
-            rdma_h.ibv_dealloc_pd(pd);
-            throw e;
+            // @end
+            pd = pd.reinterpret(ibv_pd.layout().byteSize());
+            try {
+                return new ProtectionDomain(context, pd);
+            } catch (RuntimeException e) {
+                rdma_h.ibv_dealloc_pd(pd);
+                throw e;
+            }
         }
     }
 
@@ -54,6 +53,20 @@ public final class ProtectionDomain extends NativeResource {
     MemorySegment handle() {
         checkOpen();
         return handle;
+    }
+
+    /**
+     * Waits until no post is inside any queue pair or shared receive queue of this domain: a
+     * memory region or address handle of the domain, already marked closed so that new posts
+     * refuse it, may then be destroyed without a post still reading it (inline data is copied
+     * from the region's pages, a UD send reads its address handle).
+     */
+    void awaitPostsQuiescent() {
+        for (NativeResource r : dependents()) {
+            if (r instanceof QueuePair || r instanceof SharedReceiveQueue) {
+                r.awaitQuiescent();
+            }
+        }
     }
 
     /**

@@ -1,6 +1,7 @@
 package dev.jrdma;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import dev.jrdma.bindings.generated.ibv_ah_attr;
 import dev.jrdma.bindings.generated.ibv_global_route;
@@ -29,7 +30,10 @@ import java.util.Set;
  *
  * <p>Thread safety: posting sends from one thread and receives from another is safe, as in C;
  * posting to the same queue from several threads needs external synchronisation, as does
- * changing state while posting. The failure path of a post allocates; the success path does not.
+ * changing state while posting. Closing the queue pair (or its PD, CQs or context) from another
+ * thread while a post runs is safe: the post completes or throws {@link IllegalStateException}.
+ * The failure path of a post allocates; the success path, and {@code tryPost} on a full queue,
+ * do not.
  */
 public final class QueuePair extends NativeResource {
     private static final SecureRandom PSN_SOURCE = new SecureRandom();
@@ -236,7 +240,7 @@ public final class QueuePair extends NativeResource {
             if (srq != null && srq.protectionDomain() != pd) {
                 throw new IllegalArgumentException(srq + " is not in " + pd);
             }
-            try (Arena arena = Arena.ofConfined()) {
+            try (Arena arena = Arena.ofConfined(); var _ = hold(pd, sendCq, receiveCq, srq, cmId)) {
                 MemorySegment init = arena.allocate(ibv_qp_init_attr.layout());
                 if (srq != null) {
                     ibv_qp_init_attr.srq(init, srq.handle());
@@ -325,8 +329,7 @@ public final class QueuePair extends NativeResource {
 
     /** {@return the current state, as the device reports it ({@code ibv_query_qp})} */
     public QueuePairState state() {
-        checkOpen();
-        try (Arena arena = Arena.ofConfined()) {
+        try (Arena arena = Arena.ofConfined(); var _ = hold(this)) {
             MemorySegment attr = arena.allocate(ibv_qp_attr.layout());
             MemorySegment init = arena.allocate(ibv_qp_init_attr.layout());
             int rc = rdma_h.ibv_query_qp(handle, attr, QpAttribute.STATE.bit, init);
@@ -396,26 +399,9 @@ public final class QueuePair extends NativeResource {
      * @param options the remote access rights or the Q_Key
      */
     public void toInit(int port, ConnectionOptions options) {
-        checkOpen();
-        try (Arena arena = Arena.ofConfined()) {
+        try (Arena arena = Arena.ofConfined(); var _ = hold(this)) {
             MemorySegment attr = arena.allocate(ibv_qp_attr.layout());
-            ibv_qp_attr.qp_state(attr, QueuePairState.INIT.value());
-            ibv_qp_attr.pkey_index(attr, (short) 0);
-            ibv_qp_attr.port_num(attr, (byte) port);
-            int mask = QpAttribute.mask(QpAttribute.STATE, QpAttribute.PKEY_INDEX, QpAttribute.PORT);
-            if (type == QueuePairType.UD) {
-                ibv_qp_attr.qkey(attr, options.qkey());
-                mask |= QpAttribute.QKEY.bit;
-            } else {
-                Set<Access> access = options.remoteAccess();
-                int flags = Access.flags(access);
-                if (type == QueuePairType.UC) {
-                    // UC has no READ or atomics: only the write right is meaningful.
-                    flags &= Access.REMOTE_WRITE.bit();
-                }
-                ibv_qp_attr.qp_access_flags(attr, flags);
-                mask |= QpAttribute.ACCESS_FLAGS.bit;
-            }
+            int mask = QpAttributes.init(attr, type, port, options);
             modify(attr, mask, QueuePairState.INIT);
         }
     }
@@ -446,37 +432,12 @@ public final class QueuePair extends NativeResource {
      * @param options SL, traffic class, hop limit, RNR timer, responder READ depth
      */
     public void toRtr(Endpoint remote, ConnectionOptions options) {
-        checkOpen();
-        try (Arena arena = Arena.ofConfined()) {
+        try (Arena arena = Arena.ofConfined(); var _ = hold(this)) {
             MemorySegment attr = arena.allocate(ibv_qp_attr.layout());
-            ibv_qp_attr.qp_state(attr, QueuePairState.RTR.value());
-            int mask = QpAttribute.STATE.bit;
             if (type != QueuePairType.UD) {
                 requireLocal();
-                ibv_qp_attr.path_mtu(attr, local.mtu().min(remote.mtu()).value());
-                ibv_qp_attr.dest_qp_num(attr, remote.qpn());
-                ibv_qp_attr.rq_psn(attr, remote.psn());
-                MemorySegment ah = ibv_qp_attr.ah_attr(attr);
-                ibv_ah_attr.port_num(ah, (byte) port);
-                ibv_ah_attr.dlid(ah, (short) remote.lid());
-                ibv_ah_attr.sl(ah, (byte) options.serviceLevel());
-                if (!remote.gid().equals(Gid.ZERO)) {
-                    // RoCE has no LIDs: packets are routed by the GRH, so the route must be global.
-                    ibv_ah_attr.is_global(ah, (byte) 1);
-                    MemorySegment grh = ibv_ah_attr.grh(ah);
-                    remote.gid().write(ibv_global_route.dgid(grh));
-                    ibv_global_route.sgid_index(grh, (byte) gidIndex);
-                    ibv_global_route.hop_limit(grh, (byte) options.hopLimit());
-                    ibv_global_route.traffic_class(grh, (byte) options.trafficClass());
-                }
-                mask |= QpAttribute.mask(QpAttribute.AV, QpAttribute.PATH_MTU, QpAttribute.DEST_QPN,
-                        QpAttribute.RQ_PSN);
-                if (type == QueuePairType.RC) {
-                    ibv_qp_attr.max_dest_rd_atomic(attr, (byte) options.maxDestReadAtomic());
-                    ibv_qp_attr.min_rnr_timer(attr, (byte) options.minRnrTimer());
-                    mask |= QpAttribute.mask(QpAttribute.MAX_DEST_RD_ATOMIC, QpAttribute.MIN_RNR_TIMER);
-                }
             }
+            int mask = QpAttributes.rtr(attr, type, local, remote, port, gidIndex, options);
             modify(attr, mask, QueuePairState.RTR);
         }
     }
@@ -492,20 +453,9 @@ public final class QueuePair extends NativeResource {
      * @param options ACK timeout, retry counts, outstanding READs
      */
     public void toRts(ConnectionOptions options) {
-        checkOpen();
-        try (Arena arena = Arena.ofConfined()) {
+        try (Arena arena = Arena.ofConfined(); var _ = hold(this)) {
             MemorySegment attr = arena.allocate(ibv_qp_attr.layout());
-            ibv_qp_attr.qp_state(attr, QueuePairState.RTS.value());
-            ibv_qp_attr.sq_psn(attr, local == null ? 0 : local.psn());
-            int mask = QpAttribute.mask(QpAttribute.STATE, QpAttribute.SQ_PSN);
-            if (type == QueuePairType.RC) {
-                ibv_qp_attr.timeout(attr, (byte) options.timeout());
-                ibv_qp_attr.retry_cnt(attr, (byte) options.retryCount());
-                ibv_qp_attr.rnr_retry(attr, (byte) options.rnrRetry());
-                ibv_qp_attr.max_rd_atomic(attr, (byte) options.maxReadAtomic());
-                mask |= QpAttribute.mask(QpAttribute.TIMEOUT, QpAttribute.RETRY_CNT, QpAttribute.RNR_RETRY,
-                        QpAttribute.MAX_QP_RD_ATOMIC);
-            }
+            int mask = QpAttributes.rts(attr, type, local == null ? 0 : local.psn(), options);
             modify(attr, mask, QueuePairState.RTS);
         }
     }
@@ -521,8 +471,7 @@ public final class QueuePair extends NativeResource {
     }
 
     private void modifyState(QueuePairState target) {
-        checkOpen();
-        try (Arena arena = Arena.ofConfined()) {
+        try (Arena arena = Arena.ofConfined(); var _ = hold(this)) {
             MemorySegment attr = arena.allocate(ibv_qp_attr.layout());
             ibv_qp_attr.qp_state(attr, target.value());
             modify(attr, QpAttribute.STATE.bit, target);
@@ -564,15 +513,6 @@ public final class QueuePair extends NativeResource {
         }
     }
 
-    /*
-     * The IB spec lets a QP in ERR accept work requests and flush them, but rxe on Linux 6.1
-     * accepts a receive in ERR and never completes it: a post there would be lost silently. After
-     * toError() (the only way this object knows the QP is in ERR) posts are refused instead. A QP
-     * the device moved to ERR after a failed completion still accepts posts, as the provider does.
-     */
-    private static final String IN_ERR = "it is in ERR, where work requests are only flushed"
-            + " (reset() and connect again to reuse it)";
-
     /**
      * Posts a send work request, or a chain of them ({@link SendRequest#next}) with one call.
      * Throws {@link IllegalStateException} if the queue pair is in RESET, INIT or RTR, or in ERR
@@ -583,34 +523,50 @@ public final class QueuePair extends NativeResource {
      * @param request the first request of the chain
      */
     public void post(SendRequest request) {
-        checkOpen();
-        QueuePairState state = lastState;
-        if (state == QueuePairState.RESET || state == QueuePairState.INIT || state == QueuePairState.RTR
-                || state == QueuePairState.ERR) {
-            throw sendRefused(request, state);
-        }
-        request.prepare(this);
-        int rc = InlineVerbs.postSend(postSendFn, address, request.address(), badSendAddress);
-        Reference.reachabilityFence(request);
-        Reference.reachabilityFence(this);
+        int rc = postSend(request);
         if (rc != 0) {
-            throw postFailure("ibv_post_send", rc, request.find(badSend.get(ADDRESS, 0).address()));
+            throw PostRefusals.failure(this, "ibv_post_send", rc, request.find(badSend.get(JAVA_LONG, 0)));
         }
     }
 
-    // The refusals are built out of line: their string concatenation would make post()'s
-    // compiled code too big for the JIT to inline post() into a caller's loop.
-    private IllegalStateException sendRefused(SendRequest request, QueuePairState state) {
-        return new IllegalStateException("cannot post work request wr_id " + request.wrId() + " to " + this + ": "
-                + (state == QueuePairState.ERR ? IN_ERR : "it is in " + state + ", sends need RTS (connect it first)"));
+    /**
+     * As {@link #post(SendRequest)}, but a full send queue is an answer rather than an exception:
+     * returns false, allocating nothing and without querying the queue pair, when the provider
+     * had no room for the first request (ENOMEM), so nothing was posted. Poll the send CQ and try
+     * again. Any other failure throws as {@code post} does, as does a chain of which only the
+     * first requests fitted (they were posted).
+     *
+     * @param request the first request of the chain
+     * @return true when the whole chain was posted, false when none of it was for lack of room
+     */
+    public boolean tryPost(SendRequest request) {
+        int rc = postSend(request);
+        if (rc == 0) {
+            return true;
+        }
+        // A single request refused for room was not posted; reading bad_wr is left to the
+        // failure path, where allocating is fine.
+        if (rc == Errnos.ENOMEM && (!request.isChained() || badSend.get(JAVA_LONG, 0) == request.address())) {
+            return false;
+        }
+        long bad = badSend.get(JAVA_LONG, 0);
+        throw PostRefusals.failure(this, "ibv_post_send", rc, request.find(bad));
     }
 
-    private IllegalStateException receiveRefused(ReceiveRequest request, QueuePairState state) {
-        if (srq != null) {
-            return new IllegalStateException(this + " takes its receives from " + srq + ": post them there");
+    private int postSend(SendRequest request) {
+        enter();
+        try {
+            QueuePairState state = lastState;
+            if (state == QueuePairState.RESET || state == QueuePairState.INIT || state == QueuePairState.RTR
+                    || state == QueuePairState.ERR) {
+                throw PostRefusals.send(this, request, state);
+            }
+            request.prepare(this);
+            return InlineVerbs.postSend(postSendFn, address, request.address(), badSendAddress);
+        } finally {
+            exit();
+            Reference.reachabilityFence(request);
         }
-        return new IllegalStateException("cannot post receive request wr_id " + request.wrId() + " to " + this + ": "
-                + (state == QueuePairState.ERR ? IN_ERR : "it is in RESET, receives need INIT or later"));
     }
 
     /**
@@ -621,17 +577,46 @@ public final class QueuePair extends NativeResource {
      * @param request the first request of the chain
      */
     public void post(ReceiveRequest request) {
-        checkOpen();
-        QueuePairState state = lastState;
-        if (srq != null || state == QueuePairState.RESET || state == QueuePairState.ERR) {
-            throw receiveRefused(request, state);
-        }
-        request.prepare(pd);
-        int rc = InlineVerbs.postRecv(postRecvFn, address, request.address(), badReceiveAddress);
-        Reference.reachabilityFence(request);
-        Reference.reachabilityFence(this);
+        int rc = postReceive(request);
         if (rc != 0) {
-            throw postFailure("ibv_post_recv", rc, request.find(badReceive.get(ADDRESS, 0).address()));
+            throw PostRefusals.failure(this, "ibv_post_recv", rc, request.find(badReceive.get(JAVA_LONG, 0)));
+        }
+    }
+
+    /**
+     * As {@link #post(ReceiveRequest)}, but a full receive queue is an answer: returns false,
+     * allocating nothing, when the provider had no room for the first request (ENOMEM), so
+     * nothing was posted; other failures throw as {@code post} does.
+     *
+     * @param request the first request of the chain
+     * @return true when the whole chain was posted, false when none of it was for lack of room
+     */
+    public boolean tryPost(ReceiveRequest request) {
+        int rc = postReceive(request);
+        if (rc == 0) {
+            return true;
+        }
+        // A single request refused for room was not posted; reading bad_wr is left to the
+        // failure path, where allocating is fine.
+        if (rc == Errnos.ENOMEM && (!request.isChained() || badReceive.get(JAVA_LONG, 0) == request.address())) {
+            return false;
+        }
+        long bad = badReceive.get(JAVA_LONG, 0);
+        throw PostRefusals.failure(this, "ibv_post_recv", rc, request.find(bad));
+    }
+
+    private int postReceive(ReceiveRequest request) {
+        enter();
+        try {
+            QueuePairState state = lastState;
+            if (srq != null || state == QueuePairState.RESET || state == QueuePairState.ERR) {
+                throw PostRefusals.receive(this, srq, request, state);
+            }
+            request.prepare(pd);
+            return InlineVerbs.postRecv(postRecvFn, address, request.address(), badReceiveAddress);
+        } finally {
+            exit();
+            Reference.reachabilityFence(request);
         }
     }
 
@@ -649,9 +634,10 @@ public final class QueuePair extends NativeResource {
      * @param wrId   the identifier of the bind's completion
      */
     public void bind(MemoryWindow mw, MemoryRegion mr, long offset, long length, Set<Access> access, long wrId) {
-        checkOpen();
-        requireRts("bind memory window");
-        mw.bind(this, mr, offset, length, access, wrId, handle);
+        try (var _ = hold(this, mw, mr)) {
+            requireRts("bind memory window");
+            mw.bind(this, mr, offset, length, access, wrId, handle);
+        }
     }
 
     /**
@@ -662,9 +648,10 @@ public final class QueuePair extends NativeResource {
      * @param wrId the identifier of the completion
      */
     public void unbind(MemoryWindow mw, long wrId) {
-        checkOpen();
-        requireRts("unbind memory window");
-        mw.unbind(this, wrId, handle);
+        try (var _ = hold(this, mw)) {
+            requireRts("unbind memory window");
+            mw.unbind(this, wrId, handle);
+        }
     }
 
     private void requireRts(String what) {
@@ -673,18 +660,6 @@ public final class QueuePair extends NativeResource {
             throw new IllegalStateException("cannot " + what + " through " + this + ": it is in " + state
                     + ", which needs RTS");
         }
-    }
-
-    private RdmaException postFailure(String verb, int rc, String which) {
-        QueuePairState state = state();
-        String hint = switch (state) {
-            case RESET -> "; the queue pair is in RESET: connect it first";
-            case INIT -> verb.equals("ibv_post_send") ? "; the queue pair is in INIT: sends need RTS" : "";
-            case RTR -> verb.equals("ibv_post_send") ? "; the queue pair is in RTR: sends need RTS" : "";
-            case ERR -> "; the queue pair is in ERR";
-            default -> "";
-        };
-        return RdmaException.of(verb, this, rc, which + " was not posted" + hint);
     }
 
     @Override

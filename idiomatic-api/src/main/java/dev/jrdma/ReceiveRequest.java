@@ -50,6 +50,11 @@ public final class ReceiveRequest {
         return address;
     }
 
+    /** Whether requests are chained after this one (then a failed post may have posted some). */
+    boolean isChained() {
+        return next != null;
+    }
+
     /**
      * Sets the caller's identifier, returned in the completion.
      *

@@ -1,6 +1,7 @@
 package dev.jrdma;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import dev.jrdma.bindings.generated.ibv_srq;
 import dev.jrdma.bindings.generated.ibv_srq_attr;
@@ -24,7 +25,10 @@ public final class SharedReceiveQueue extends NativeResource {
     private final MemorySegment handle;
     private final int maxWorkRequests;
     private final int maxSges;
+    // The bad_wr slot lives as long as this object (an automatic arena; posts fence this).
     private final MemorySegment badReceive = Arena.ofAuto().allocate(ADDRESS);
+    private final long badReceiveAddress = badReceive.address();
+    private final long address;
     private final String description;
     /** The provider's post_srq_recv, read from the ops table once. */
     private final MemorySegment postSrqRecvFn;
@@ -33,6 +37,7 @@ public final class SharedReceiveQueue extends NativeResource {
         super(pd);
         this.pd = pd;
         this.handle = handle;
+        this.address = handle.address();
         this.postSrqRecvFn = InlineVerbs.postSrqRecvFunction(handle);
         this.maxWorkRequests = maxWorkRequests;
         this.maxSges = maxSges;
@@ -44,7 +49,7 @@ public final class SharedReceiveQueue extends NativeResource {
             throw new IllegalArgumentException("a shared receive queue needs at least 1 work request and 1 SGE, not "
                     + maxWorkRequests + " and " + maxSges);
         }
-        try (Arena arena = Arena.ofConfined()) {
+        try (Arena arena = Arena.ofConfined(); var _ = hold(pd)) {
             MemorySegment init = arena.allocate(ibv_srq_init_attr.layout());
             MemorySegment attr = ibv_srq_init_attr.attr(init);
             ibv_srq_attr.max_wr(attr, maxWorkRequests);
@@ -92,14 +97,43 @@ public final class SharedReceiveQueue extends NativeResource {
      * @param request the first request of the chain
      */
     public void post(ReceiveRequest request) {
-        checkOpen();
-        request.prepare(pd);
-        int rc = InlineVerbs.postSrqRecv(postSrqRecvFn, handle.address(), request.address(), badReceive.address());
-        Reference.reachabilityFence(request);
-        Reference.reachabilityFence(this);
+        int rc = postReceive(request);
         if (rc != 0) {
             throw RdmaException.of("ibv_post_srq_recv", this, rc,
-                    request.find(badReceive.get(ADDRESS, 0).address()) + " was not posted");
+                    request.find(badReceive.get(JAVA_LONG, 0)) + " was not posted");
+        }
+    }
+
+    /**
+     * As {@link #post(ReceiveRequest)}, but a full queue is an answer: returns false, allocating
+     * nothing, when the provider had no room for the first request (ENOMEM), so nothing was
+     * posted; other failures throw as {@code post} does.
+     *
+     * @param request the first request of the chain
+     * @return true when the whole chain was posted, false when none of it was for lack of room
+     */
+    public boolean tryPost(ReceiveRequest request) {
+        int rc = postReceive(request);
+        if (rc == 0) {
+            return true;
+        }
+        // A single request refused for room was not posted; reading bad_wr is left to the
+        // failure path, where allocating is fine.
+        if (rc == Errnos.ENOMEM && (!request.isChained() || badReceive.get(JAVA_LONG, 0) == request.address())) {
+            return false;
+        }
+        long bad = badReceive.get(JAVA_LONG, 0);
+        throw RdmaException.of("ibv_post_srq_recv", this, rc, request.find(bad) + " was not posted");
+    }
+
+    private int postReceive(ReceiveRequest request) {
+        enter();
+        try {
+            request.prepare(pd);
+            return InlineVerbs.postSrqRecv(postSrqRecvFn, address, request.address(), badReceiveAddress);
+        } finally {
+            exit();
+            Reference.reachabilityFence(request);
         }
     }
 

@@ -79,9 +79,11 @@
  * are {@link java.lang.IllegalArgumentException}s thrown before anything is posted.
  *
  * <h2>Threads</h2>
- * Creating and closing objects is thread-safe. Queue pairs, completion queues and the request
- * and completion objects are not safe for concurrent use on one queue (post sends from one
- * thread, receives from one thread, poll a CQ from one thread), and an object must not be
- * closed while another thread is using it.
+ * Creating and closing objects is thread-safe, also while other threads post, poll or wait on
+ * the object or on what depends on it: their calls either complete or throw
+ * {@link java.lang.IllegalStateException}, and the native object is destroyed only once no call
+ * is inside it. Queue pairs, completion queues and the request and completion objects are not
+ * safe for concurrent use on one queue (post sends from one thread, receives from one thread,
+ * poll a CQ from one thread).
  */
 package dev.jrdma;

@@ -25,6 +25,12 @@ public final class Posix {
     public static final short POLLIN = 0x001;
     /** {@code EINTR} on Linux. */
     public static final int EINTR = 4;
+    /** {@code EAGAIN} on Linux: what a read of a non-blocking fd with nothing to read fails with. */
+    public static final int EAGAIN = 11;
+    /** {@code F_GETFL}, {@code F_SETFL} and {@code O_NONBLOCK} on Linux (x86-64 and arm64 alike). */
+    private static final int F_GETFL = 3;
+    private static final int F_SETFL = 4;
+    private static final int O_NONBLOCK = 04000;
 
     /** {@code struct pollfd { int fd; short events; short revents; }} */
     private static final StructLayout POLLFD = MemoryLayout.structLayout(
@@ -35,6 +41,11 @@ public final class Posix {
             LINKER.defaultLookup().find("poll").orElseThrow(),
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT),
             Errno.CAPTURE);
+    // fcntl is variadic: the third argument must be passed as a variadic int.
+    private static final MethodHandle FCNTL = LINKER.downcallHandle(
+            LINKER.defaultLookup().find("fcntl").orElseThrow(),
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT),
+            Errno.CAPTURE, Linker.Option.firstVariadicArg(2));
     private static final MethodHandle STRERROR = LINKER.downcallHandle(
             LINKER.defaultLookup().find("strerror").orElseThrow(),
             FunctionDescriptor.of(ADDRESS, JAVA_INT));
@@ -70,6 +81,30 @@ public final class Posix {
                     throw new IllegalStateException("poll(fd " + fd + ") failed: " + strerror(Errno.get(errno)));
                 }
             }
+        }
+    }
+
+    /**
+     * Makes reads of {@code fd} fail with EAGAIN instead of blocking. A completion or rdma_cm
+     * event that made the fd readable can be withdrawn by the kernel before it is read (when
+     * its CQ or id is destroyed meanwhile); a blocking read would then wait forever.
+     */
+    public static void setNonBlocking(int fd) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment errno = Errno.allocate(arena);
+            int flags = fcntl(errno, fd, F_GETFL, 0);
+            if (flags < 0 || fcntl(errno, fd, F_SETFL, flags | O_NONBLOCK) < 0) {
+                throw new IllegalStateException("fcntl(fd " + fd + ", O_NONBLOCK) failed: "
+                        + strerror(Errno.get(errno)));
+            }
+        }
+    }
+
+    private static int fcntl(MemorySegment errno, int fd, int cmd, int arg) {
+        try {
+            return (int) FCNTL.invokeExact(errno, fd, cmd, arg);
+        } catch (Throwable t) {
+            throw ErrnoVerbs.rethrow(t);
         }
     }
 
