@@ -1,4 +1,4 @@
-package dev.jrdma.tools;
+package dev.jrdma.tools.runner;
 
 import dev.jrdma.Access;
 import dev.jrdma.CmEventChannel;
@@ -14,8 +14,8 @@ import dev.jrdma.ReceiveRequest;
 import dev.jrdma.SendRequest;
 import dev.jrdma.WorkCompletion;
 import dev.jrdma.tools.perftest.PeerInfo;
-import dev.jrdma.tools.perftest.PerftestChannel;
 import dev.jrdma.tools.perftest.PerftestProtocolException;
+import dev.jrdma.tools.perftest.RdmaCmLink;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -35,7 +35,7 @@ import java.util.concurrent.locks.LockSupport;
  * <p>The id's protection domain, completion queues and buffer live on the context rdma_cm
  * resolved and are closed with the id ({@link #close()}).
  */
-final class RdmaCmControl implements PerftestChannel.RdmaCmLink {
+final class RdmaCmControl implements RdmaCmLink {
     /** Room for the largest message, the key record. */
     private static final int SLOT = Math.max(64, PeerInfo.RDMA_CM_SIZE);
     private static final int RECEIVES = 2;
