@@ -73,7 +73,7 @@ final class Completions {
         }
         // Only the busy-poll stays in this method: with the clock and the channel path in it,
         // C2 (tiered, as on hardware) ran out of its node budget inlining take() and post()
-        // into the latency loop and called them instead (docs/performance.md, "The JIT under emulation").
+        // into the latency loop and called them instead (research/notes/2026-11-25-jit-under-emulation.md).
         long deadline = 0;
         int spins = 0;
         while (cq.poll(wc) == 0) {

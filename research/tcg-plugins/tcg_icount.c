@@ -1,5 +1,5 @@
 /*
- * A qemu TCG plugin for bench/qemu-counters: how many guest instructions and translation
+ * A qemu TCG plugin for research/qemu-counters/qemu-counters: how many guest instructions and translation
  * blocks each vCPU executes, in kernel and in user mode, and how many system calls user mode
  * makes (a read_lat iteration makes one: the doorbell write(2) of Soft-RoCE's post_send, so
  * that counts the reads whatever the instrumentation does to their rate). Every 50 ms it

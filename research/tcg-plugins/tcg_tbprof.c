@@ -1,5 +1,5 @@
 /*
- * A qemu TCG plugin for bench/tb-profile: how often each vCPU executes each user-mode translation
+ * A qemu TCG plugin for research/tb-profile/tb-profile: how often each vCPU executes each user-mode translation
  * block, with the block's instruction bytes, so that the host can attribute a test's user-mode
  * instructions to the client's libraries, JIT-compiled methods and stubs and disassemble the hot
  * blocks. Kernel blocks are only summed per vCPU.

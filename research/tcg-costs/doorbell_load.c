@@ -1,4 +1,4 @@
-// LD_PRELOAD for perftest's client (bench/tcg-costs): before every write(2) - Soft-RoCE's
+// LD_PRELOAD for perftest's client (research/tcg-costs/tcg-costs): before every write(2) - Soft-RoCE's
 // doorbell, so once per RDMA read - add user-space work of a known shape, to price it under qemu
 // TCG against the kernel path it runs next to.
 //   TOUCH_PAGES=K [TOUCH_STRIDE=S]  read one byte of each of K pages, S pages apart (default 1)

@@ -1,10 +1,10 @@
-"""Per-read counts for bench/qemu-counters.
+"""Per-read counts for research/qemu-counters/qemu-counters.
 
 Usage: qemu_counters.py LOG_DIR PAIRING...
 
 For every run NAME (PAIRING-ROUND) in LOG_DIR it reads NAME.result (t_typical, t_avg of the
 client's report), NAME.icount0/1 (the TCG plugin's running totals at the window's start and
-end, bench/c/tcg_icount.c) and NAME.stat (perf stat of the uprobes over the window, absent
+end, research/tcg-plugins/tcg_icount.c) and NAME.stat (perf stat of the uprobes over the window, absent
 with --no-uprobes). The reads in the window are the client's system calls there (one doorbell
 write(2) per read), counted by the plugin: the uprobes slow the VM down several times while
 they are armed, so the run's own t_avg would overstate them.

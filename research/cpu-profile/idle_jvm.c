@@ -1,4 +1,4 @@
-// Preloaded into perftest by bench/cpu-profile --idle-jvm: before perftest's main() runs, start
+// Preloaded into perftest by research/cpu-profile/cpu-profile --idle-jvm: before perftest's main() runs, start
 // a JVM in the process and leave it idle. The process then carries what any JVM brings (its
 // service threads with their timed waits, the reserved heap and code cache, libjvm's mappings
 // and TLS, its signal handlers) while every verb and the measuring loop stay perftest's C. So a
@@ -9,7 +9,7 @@
 // parked in pause(): a thread in native code never holds up a safepoint. main() starts only
 // once the JVM is up, so the JVM's start-up work is over before perftest connects.
 //
-// Options: IDLE_JVM_OPTS, split at spaces (bench/cpu-profile passes scripts/jrdma's JIT options
+// Options: IDLE_JVM_OPTS, split at spaces (research/cpu-profile/cpu-profile passes scripts/jrdma's JIT options
 // under TCG plus JRDMA_JAVA_OPTS).
 #include <jni.h>
 #include <pthread.h>

@@ -1,4 +1,4 @@
-"""User-mode instructions per iteration for bench/tb-profile.
+"""User-mode instructions per iteration for research/tb-profile/tb-profile.
 
 Usage: tb_profile.py LOG_DIR                      the table of every run and the medians per tool
        tb_profile.py LOG_DIR --disassemble RUN REGEX
@@ -6,7 +6,7 @@ Usage: tb_profile.py LOG_DIR                      the table of every run and the
                                                   REGEX, disassembled, with executions per iteration
 
 For every run NAME (TEST-TOOL-ROUND) in LOG_DIR/windows it reads the plugin's dump that closes the
-run's window (tb.N, bench/c/tcg_tbprof.c), NAME.maps (the client's /proc/PID/maps in the window)
+run's window (tb.N, research/tcg-plugins/tcg_tbprof.c), NAME.maps (the client's /proc/PID/maps in the window)
 and, for jrdma, NAME.perfmap (the JVM's map of its JIT code, -XX:+DumpPerfMapAtExit). Only CPU 0
 counts: the client's measuring thread is bound there, the perftest server to CPU 1. An address is
 named by the JIT map first, then by the mapping's file and its nearest symbol (nm; stripped
