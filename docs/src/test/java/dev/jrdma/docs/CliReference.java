@@ -1,6 +1,7 @@
 package dev.jrdma.docs;
 
 import dev.jrdma.tools.Jrdma;
+import dev.jrdma.tools.runner.ExitCode;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.ArrayList;
@@ -140,9 +141,9 @@ final class CliReference {
     private static void exitCodes(StringBuilder md) {
         md.append("\n## Exit codes\n\n");
         md.append("| exit code | meaning |\n| --- | --- |\n");
-        md.append("| `").append(CommandLine.ExitCode.OK).append("` | success |\n");
-        md.append("| `").append(Jrdma.EXIT_FAILURE).append("` | the run failed: device, peer or timeout; one line on stderr names the command and the error |\n");
-        md.append("| `").append(Jrdma.EXIT_USAGE).append("` | usage error: one line on stderr names the command and the option (`jrdma COMMAND --help` shows the usage) |\n");
+        md.append("| `").append(ExitCode.OK).append("` | success |\n");
+        md.append("| `").append(ExitCode.FAILURE).append("` | the run failed: device, peer or timeout; one line on stderr names the command and the error |\n");
+        md.append("| `").append(ExitCode.USAGE).append("` | usage error: one line on stderr names the command and the option (`jrdma COMMAND --help` shows the usage) |\n");
     }
 
     /** Text for a Markdown table cell: no line breaks, '|' escaped. */

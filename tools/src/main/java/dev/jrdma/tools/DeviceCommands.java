@@ -11,11 +11,12 @@ import dev.jrdma.PortAttributes;
 import dev.jrdma.Rdma;
 import dev.jrdma.RdmaDevice;
 import dev.jrdma.TransportType;
+import dev.jrdma.tools.runner.ExitCode;
+import dev.jrdma.tools.runner.PerftestRunner;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
-import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -75,15 +76,15 @@ final class DeviceCommands {
             }
             List<RdmaDevice> devices = Rdma.devices();
             if (device != null) {
-                RdmaDevice found = findDevice(spec, devices, device);
+                RdmaDevice found = PerftestRunner.findDevice(CommandConsole.of(spec), devices, device);
                 if (found == null) {
-                    return Jrdma.EXIT_FAILURE;
+                    return ExitCode.FAILURE;
                 }
                 devices = List.of(found);
             }
             if (devices.isEmpty()) {
                 spec.commandLine().getErr().println(spec.qualifiedName() + ": no RDMA devices found");
-                return Jrdma.EXIT_FAILURE;
+                return ExitCode.FAILURE;
             }
             PrintWriter out = spec.commandLine().getOut();
             for (RdmaDevice d : devices) {
@@ -92,7 +93,7 @@ final class DeviceCommands {
                     if (port != null && port > a.physicalPortCount()) {
                         spec.commandLine().getErr().println(spec.qualifiedName() + ": " + d.name() + " has "
                                 + a.physicalPortCount() + " port(s), no port " + port);
-                        return Jrdma.EXIT_FAILURE;
+                        return ExitCode.FAILURE;
                     }
                     out.print(devinfoText(context, d, a, port, verbose));
                     out.println();
@@ -101,24 +102,6 @@ final class DeviceCommands {
             out.flush();
             return 0;
         }
-    }
-
-    /**
-     * The device called {@code name}, or null after printing the available ones on stderr (the
-     * caller exits with 1).
-     */
-    static RdmaDevice findDevice(CommandSpec spec, List<RdmaDevice> devices, String name) {
-        for (RdmaDevice d : devices) {
-            if (d.name().equals(name)) {
-                return d;
-            }
-        }
-        String available = devices.isEmpty() ? "none"
-                : devices.stream().map(RdmaDevice::name).collect(Collectors.joining(", "));
-        spec.commandLine().getErr().println(spec.qualifiedName() + ": no RDMA device '" + name
-                + "' (available: " + available + ")");
-        spec.commandLine().getErr().flush();
-        return null;
     }
 
     /** ibv_devinfo's text for one device (without the trailing empty line). */

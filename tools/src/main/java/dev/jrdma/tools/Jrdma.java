@@ -1,5 +1,6 @@
 package dev.jrdma.tools;
 
+import dev.jrdma.tools.runner.ExitCode;
 import java.io.PrintWriter;
 import picocli.AutoComplete;
 import picocli.CommandLine;
@@ -24,18 +25,13 @@ import picocli.CommandLine.Spec;
             AutoComplete.GenerateCompletion.class,
         })
 public final class Jrdma implements java.util.concurrent.Callable<Integer> {
-    /** Exit code of a failed run. */
-    public static final int EXIT_FAILURE = 1;
-    /** Exit code of a usage error. */
-    public static final int EXIT_USAGE = 2;
-
     @Spec
     CommandSpec spec;
 
     @Override
     public Integer call() {
         spec.commandLine().getErr().println("jrdma: missing command (try 'jrdma --help')");
-        return EXIT_USAGE;
+        return ExitCode.USAGE;
     }
 
     /** The configured command line, writing to the given streams. */
@@ -49,17 +45,17 @@ public final class Jrdma implements java.util.concurrent.Callable<Integer> {
             c.getErr().println(qualifiedName(c) + ": " + oneLine(ex.getMessage()) + " (see '"
                     + qualifiedName(c) + " --help')");
             c.getErr().flush();
-            return EXIT_USAGE;
+            return ExitCode.USAGE;
         });
         cl.setExecutionExceptionHandler((ex, c, parseResult) -> {
             c.getErr().println(qualifiedName(c) + ": " + oneLine(describe(ex)));
             c.getErr().flush();
-            return EXIT_FAILURE;
+            return ExitCode.FAILURE;
         });
         // Give each test its own defaults (perftest's per-binary DEF_* values), also in --help.
         for (CommandLine sub : cl.getSubcommands().values()) {
             if (sub.getCommand() instanceof PerftestCommands.Base b) {
-                sub.setDefaultValueProvider(new PerftestCommands.Defaults(b.kind()));
+                sub.setDefaultValueProvider(new PerftestOptions.Defaults(b.kind()));
             }
         }
         return cl;

@@ -158,17 +158,6 @@ class JrdmaCliTest {
     }
 
     @Test
-    void warmUpWaitsForAnIdleJitAsHotSpotReportsIt() {
-        assertTrue(PerftestRunner.jitIdle("Current compiles: \n\nC2 compile queue:\nEmpty\n\n"));
-        assertTrue(PerftestRunner.jitIdle("Current compiles: \n\nC1 compile queue:\nEmpty\n\nC2 compile queue:\nEmpty\n"));
-        assertFalse(PerftestRunner.jitIdle("Current compiles: \nC2 CompilerThread0  1727       4       "
-                + "java.lang.String::substring (10 bytes)\n\nC2 compile queue:\nEmpty\n"));
-        assertFalse(PerftestRunner.jitIdle("Current compiles: \n\nC2 compile queue:\n1795       4       "
-                + "java.util.ArrayList::get (15 bytes)\n"));
-        assertFalse(PerftestRunner.jitIdle("Unknown diagnostic command"), "not a queue report");
-    }
-
-    @Test
     void noCommandIsAUsageError() {
         Result r = run();
         assertEquals(2, r.code());

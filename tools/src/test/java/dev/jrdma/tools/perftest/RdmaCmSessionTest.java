@@ -36,7 +36,7 @@ class RdmaCmSessionTest {
     }
 
     /** One direction's messages, and the end of a link that records what it sent. */
-    private static class QueueLink implements PerftestChannel.RdmaCmLink {
+    private static class QueueLink implements RdmaCmLink {
         final boolean client;
         final BlockingQueue<byte[]> out;
         final BlockingQueue<byte[]> in;

@@ -1,0 +1,210 @@
+package dev.jrdma.tools.runner;
+
+import dev.jrdma.CompletionChannel;
+import dev.jrdma.CompletionQueue;
+import dev.jrdma.WorkCompletion;
+import dev.jrdma.WorkCompletions;
+import java.io.IOException;
+import java.time.Duration;
+
+/**
+ * How a side waits for its completions: busy-polling as perftest does, or with -e sleeping on
+ * the completion channel; every wait ends within the timeout, and in window mode (-D) also
+ * quietly at the window's end.
+ */
+final class Completions {
+    /**
+     * Why a measurement loop stalls: perftest's protocol does not exchange the run's
+     * parameters, so a mismatch shows only as missing messages.
+     */
+    static final String STALLED = "the peer stopped or vanished, or the two sides differ in a parameter "
+            + "that must match (-c, -s/-a, -n/-D, -q, -b, -r)";
+    /**
+     * Empty polls between two looks at the clock while waiting. The clock stays out of the
+     * polling loop: System.nanoTime is ~25 ns on hardware but 1-5 us in a VM whose clocksource
+     * is the HPET (e.g. Soft-RoCE under qemu TCG), which would add that much to each wait.
+     */
+    static final int SPINS_PER_CLOCK_READ = 1 << 12;
+
+    private final Side side;
+    private final Duration timeout;
+    private final long timeoutNanos;
+    /**
+     * Empty polls between two looks at the clock, minus one: {@link #SPINS_PER_CLOCK_READ} - 1, and
+     * 3 for a warm-up twin, so the warm-up also runs the clock check that a long wait of the
+     * measurement reaches (a path the JIT has not seen is compiled as a deoptimizing trap).
+     */
+    final int spinMask;
+    private final WorkCompletion wc = new WorkCompletion();
+    /** The completions of the last {@link #pollBatch}. */
+    final WorkCompletions batch = new WorkCompletions(16);
+
+    Completions(Side side, Duration timeout, int spinMask) {
+        this.side = side;
+        this.timeout = timeout;
+        this.timeoutNanos = timeout.toNanos();
+        this.spinMask = spinMask;
+    }
+
+    long timeoutNanos() {
+        return timeoutNanos;
+    }
+
+    Duration timeout() {
+        return timeout;
+    }
+
+    /**
+     * Polls one completion of {@code cq}: within the timeout in count mode (true), and in window
+     * mode false once the window is over.
+     */
+    boolean take(CompletionQueue cq, String what, StopRule rule) throws IOException {
+        if (rule.timed()) {
+            return takeUntil(cq, what, rule.window());
+        }
+        take(cq, what);
+        return true;
+    }
+
+    /** Polls one completion of {@code cq} within the timeout; fails on an error status. */
+    WorkCompletion take(CompletionQueue cq, String what) throws IOException {
+        if (side.channel != null) {
+            return takeWithEvents(cq, what);
+        }
+        // Only the busy-poll stays in this method: with the clock and the channel path in it,
+        // C2 (tiered, as on hardware) ran out of its node budget inlining take() and post()
+        // into the latency loop and called them instead (research/notes/2026-11-25-jit-under-emulation.md).
+        long deadline = 0;
+        int spins = 0;
+        while (cq.poll(wc) == 0) {
+            // busy-poll as perftest does (no pause: it only delays seeing the completion)
+            if ((++spins & spinMask) == 0) {
+                deadline = checkDeadline(deadline, what);
+            }
+        }
+        if (!wc.isSuccess()) {
+            throw failed(what, wc);
+        }
+        return wc;
+    }
+
+    /** Starts the wait's deadline on the first call; throws once it has passed. */
+    long checkDeadline(long deadline, String what) throws IOException {
+        long now = System.nanoTime();
+        if (deadline == 0) {
+            return now + timeoutNanos;
+        }
+        if (now - deadline > 0) {
+            throw noCompletion(what);
+        }
+        return deadline;
+    }
+
+    /** take() with -e: arm, poll once more (a completion may have slipped in), then sleep on the channel. */
+    private WorkCompletion takeWithEvents(CompletionQueue cq, String what) throws IOException {
+        long deadline = 0;
+        while (cq.poll(wc) == 0) {
+            long now = System.nanoTime();
+            if (deadline == 0) {
+                deadline = now + timeoutNanos;
+            }
+            long left = deadline - now;
+            if (left < 0) {
+                throw noCompletion(what);
+            }
+            cq.requestNotification(false);
+            if (cq.poll(wc) != 0) {
+                break;
+            }
+            side.channel.await(Duration.ofNanos(Math.min(left, 100_000_000L)));
+        }
+        if (!wc.isSuccess()) {
+            throw failed(what, wc);
+        }
+        return wc;
+    }
+
+    /** Like {@link #take(CompletionQueue, String)} but gives up quietly (false) at the window's end. */
+    private boolean takeUntil(CompletionQueue cq, String what, StopRule.Window w) throws IOException {
+        long deadline = System.nanoTime() + timeoutNanos;
+        int spins = 0;
+        CompletionChannel channel = side.channel;
+        while (cq.poll(wc) == 0) {
+            if ((++spins & 0xff) == 0) {
+                long now = System.nanoTime();
+                if (w.over(now)) {
+                    return false;
+                }
+                if (now - deadline > 0) {
+                    throw noCompletion(what);
+                }
+                if (channel != null) {
+                    cq.requestNotification(false);
+                    if (cq.poll(wc) != 0) {
+                        break;
+                    }
+                    channel.await(Duration.ofMillis(Math.max(1, Math.min(100, (w.end() - now) / 1_000_000))));
+                }
+            }
+            // no Thread.onSpinWait: as in take(), a PAUSE only delays seeing the completion
+        }
+        if (!wc.isSuccess()) {
+            throw failed(what, wc);
+        }
+        return true;
+    }
+
+    // Built out of line so that take() stays small enough for the JIT to inline into the loops.
+    IOException noCompletion(String what) {
+        return new IOException("no " + what + " completion within " + timeout.toSeconds() + " s: " + STALLED);
+    }
+
+    static IOException failed(String what, WorkCompletion wc) {
+        return new IOException(what + " failed: " + wc.status() + " (wr_id " + wc.wrId() + ", vendor error 0x"
+                + Integer.toHexString(wc.vendorError()) + ")");
+    }
+
+    /** {@code c} if it succeeded; the failure otherwise. */
+    static WorkCompletion succeeded(WorkCompletion c, String what) throws IOException {
+        if (!c.isSuccess()) {
+            throw failed(what, c);
+        }
+        return c;
+    }
+
+    /** Polls up to a batch; with -e sleeps on the channel (up to 100 ms) when the CQ is empty. */
+    int pollBatch(CompletionQueue cq) {
+        int ne = cq.poll(batch);
+        if (ne == 0 && side.channel != null) {
+            cq.requestNotification(false);
+            ne = cq.poll(batch);
+            if (ne == 0) {
+                side.channel.await(Duration.ofMillis(100));
+            }
+        }
+        return ne;
+    }
+
+    /** Polls up to a batch without sleeping (the loops that wait on both CQs, see {@link #awaitEither}). */
+    int poll(CompletionQueue cq) {
+        return cq.poll(batch);
+    }
+
+    /**
+     * -e in the loops that wait on both CQs: an idle pass arms both, the next one (which polls
+     * once more, in case a completion slipped in) sleeps on the channel. Returns whether the CQs
+     * are armed now; without -e it does nothing.
+     */
+    boolean awaitEither(boolean armed) {
+        if (side.channel == null) {
+            return false;
+        }
+        if (armed) {
+            side.channel.await(Duration.ofMillis(100));
+            return false;
+        }
+        side.sendCq.requestNotification(false);
+        side.recvCq.requestNotification(false);
+        return true;
+    }
+}

@@ -1,0 +1,179 @@
+package dev.jrdma.tools.runner;
+
+import dev.jrdma.QueuePair;
+import dev.jrdma.ReceiveRequest;
+import dev.jrdma.SendOpcode;
+import dev.jrdma.SendRequest;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+
+/**
+ * perftest's latency loops ({@code run_iter_lat_send}, {@code run_iter_lat_write},
+ * {@code run_iter_lat}), one per test, each driven by a {@link StopRule}: -n iterations with
+ * each post's time recorded, or -D's window with the iterations counted inside it. In window
+ * mode a side whose peer ended first stops waiting at its own end, so waits are bounded by the
+ * end as well as by the timeout.
+ */
+final class LatencyLoops {
+    private static final VarHandle BYTE = ValueLayout.JAVA_BYTE.varHandle();
+    /** A -D write-lat side answers after its end until the peer is this long quiet (lingerForWriteLatency). */
+    private static final long LINGER_QUIET_NANOS = 300_000_000L;
+    /**
+     * ... and for no longer than this: two lingering jrdma sides would answer each other forever,
+     * and the two sides' windows start within a sync's latency of each other, far less than this.
+     */
+    private static final long LINGER_MAX_NANOS = 2_000_000_000L;
+
+    private LatencyLoops() {
+    }
+
+    /** run_iter_lat_send: the client sends first; each side re-posts its receive while more are due. */
+    static void send(Side side, long size, StopRule rule) throws IOException {
+        Completions c = side.completions;
+        long iters = rule.iterations();
+        boolean client = side.s.client();
+        int rxDepth = side.s.rxDepth();
+        QueuePair qp = side.qps.getFirst();
+        SendRequest send = side.sendRequest(0, size, SendOpcode.SEND).signaled(true);
+        ReceiveRequest recv = side.receiveRequest(0, size);
+        rule.start(System.nanoTime());
+        int scnt = 0;
+        int rcnt = 0;
+        while (scnt < iters || rcnt < iters) {
+            if (rcnt < iters && !(scnt < 1 && client)) {
+                if (!c.take(side.recvCq, "receive", rule)) {
+                    break;
+                }
+                rcnt++;
+                if (rcnt + (long) rxDepth <= iters) {
+                    qp.post(recv);
+                }
+            }
+            if (scnt < iters) {
+                // perftest reads the clock just before the post; we read it just after, while the
+                // message is on its way, so a slow clock is off the round trip. Consecutive
+                // deltas - all the report uses - are the same period either way.
+                qp.post(send);
+                rule.posted(scnt++);
+                if (!c.take(side.sendCq, "send", rule) || !rule.completed()) {
+                    break;
+                }
+            }
+        }
+    }
+
+    /** run_iter_lat_write: write the counter into the peer's last byte, spin on our own; the server writes first. */
+    static void write(Side side, long size, StopRule rule) throws IOException {
+        Completions c = side.completions;
+        long iters = rule.iterations();
+        boolean client = side.s.client();
+        QueuePair qp = side.qps.getFirst();
+        SendRequest write = side.sendRequest(0, size, SendOpcode.RDMA_WRITE).signaled(true);
+        MemorySegment buf = side.mr.segment();
+        long postOffset = size - 1;
+        long pollOffset = (long) side.qps.size() * side.slot + size - 1;
+        rule.start(System.nanoTime());
+        int scnt = 0;
+        int ccnt = 0;
+        int rcnt = 0;
+        while (scnt < iters || ccnt < iters || rcnt < iters) {
+            if (rcnt < iters && !(scnt < 1 && !client)) {
+                if (!awaitPeerWrite(c, buf, pollOffset, rcnt + 1, rule)) {
+                    break;
+                }
+                rcnt++;
+            }
+            if (scnt < iters) {
+                BYTE.setVolatile(buf, postOffset, (byte) (scnt + 1));
+                qp.post(write);
+                rule.posted(scnt++);   // after the post, as in send()
+            }
+            if (ccnt < iters) {
+                if (!c.take(side.sendCq, "RDMA write", rule)) {
+                    break;
+                }
+                ccnt++;
+                if (!rule.completed()) {
+                    break;
+                }
+            }
+        }
+        if (rule.timed()) {
+            lingerForWriteLatency(side, write, buf, postOffset, pollOffset, (byte) scnt, (byte) rcnt);
+        }
+    }
+
+    /**
+     * Spins until the peer's write number {@code n} shows in the last byte of this side's
+     * receive slot: within the timeout, and in window mode false once the window is over.
+     */
+    private static boolean awaitPeerWrite(Completions c, MemorySegment buf, long pollOffset, int n, StopRule rule)
+            throws IOException {
+        byte expected = (byte) n;
+        long deadline = 0;
+        int spins = 0;
+        while ((byte) BYTE.getVolatile(buf, pollOffset) != expected) {
+            // no Thread.onSpinWait: as in take(), a PAUSE only delays seeing the completion
+            if ((++spins & c.spinMask) == 0) {
+                long now = System.nanoTime();
+                if (rule.timed() && rule.window().over(now)) {
+                    return false;
+                }
+                if (deadline == 0) {
+                    deadline = now + c.timeoutNanos();
+                } else if (now - deadline > 0) {
+                    throw new IOException("write " + n + " of the peer did not arrive within "
+                            + c.timeout().toSeconds() + " s: " + Completions.STALLED);
+                }
+            }
+        }
+        return true;
+    }
+
+    /** run_iter_lat: read/atomic round trips, one at a time (the client only). */
+    static void roundTrip(Side side, long size, StopRule rule) throws IOException {
+        Completions c = side.completions;
+        long iters = rule.iterations();
+        QueuePair qp = side.qps.getFirst();
+        SendRequest r = side.sendRequest(0, size, side.opcode()).signaled(true);
+        String what = side.operationName();
+        rule.start(System.nanoTime());
+        for (int i = 0; i < iters; i++) {
+            qp.post(r);
+            rule.posted(i);   // after the post, as in send()
+            if (!c.take(side.sendCq, what, rule) || !rule.completed()) {
+                break;
+            }
+        }
+    }
+
+    /**
+     * After this side's -D end, keep answering the peer's writes until it has been quiet for
+     * {@link #LINGER_QUIET_NANOS} (at most {@link #LINGER_MAX_NANOS}). perftest's write_lat waits for the peer's byte in a loop whose
+     * end-of-run check the compiler may hoist (its state is not volatile), so a perftest peer
+     * whose end comes later than ours would otherwise spin forever on a byte we never write
+     * (observed with ib_write_lat -D as the client of a jrdma server).
+     */
+    private static void lingerForWriteLatency(Side side, SendRequest write, MemorySegment buf, long postOffset,
+                                              long pollOffset, byte scnt, byte rcnt) throws IOException {
+        long quietSince = System.nanoTime();
+        long giveUp = quietSince + LINGER_MAX_NANOS;
+        while (true) {
+            long now = System.nanoTime();
+            if (now - quietSince > LINGER_QUIET_NANOS || now - giveUp > 0) {
+                return;
+            }
+            if ((byte) BYTE.getVolatile(buf, pollOffset) == (byte) (rcnt + 1)) {
+                rcnt++;
+                BYTE.setVolatile(buf, postOffset, ++scnt);
+                side.qps.getFirst().post(write);
+                side.completions.take(side.sendCq, "RDMA write");
+                quietSince = System.nanoTime();
+            } else {
+                Thread.onSpinWait();
+            }
+        }
+    }
+}

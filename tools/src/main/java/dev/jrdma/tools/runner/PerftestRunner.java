@@ -1,0 +1,367 @@
+package dev.jrdma.tools.runner;
+
+import dev.jrdma.Context;
+import dev.jrdma.DeviceAttributes;
+import dev.jrdma.GidEntry;
+import dev.jrdma.GidType;
+import dev.jrdma.Mtu;
+import dev.jrdma.PortState;
+import dev.jrdma.Rdma;
+import dev.jrdma.RdmaDevice;
+import dev.jrdma.tools.perftest.BwReportData;
+import dev.jrdma.tools.perftest.CpuAffinity;
+import dev.jrdma.tools.perftest.PeerInfo;
+import dev.jrdma.tools.perftest.PerftestChannel;
+import dev.jrdma.tools.perftest.PerftestSchedule;
+import dev.jrdma.tools.perftest.PerftestSession;
+import dev.jrdma.tools.perftest.PerftestSettings;
+import dev.jrdma.tools.perftest.ProgressLine;
+import dev.jrdma.tools.perftest.TestInfo;
+import dev.jrdma.tools.perftest.TestKind;
+import dev.jrdma.tools.perftest.Verb;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The device part of the perftest-compatible tests, on the public dev.jrdma API: opens the
+ * device, sets up this {@link Side}, warms the JIT up ({@link WarmUp}), connects with the peer's
+ * key records and runs perftest's measurement loops ({@link LatencyLoops}, {@link BandwidthLoops}),
+ * while {@link PerftestSession} drives the out-of-band exchange over TCP or, with -R, rdma_cm
+ * ({@link RdmaCmSetup}); {@link RunOutput} prints.
+ */
+public final class PerftestRunner implements PerftestSession.Device {
+    private final PerftestSettings s;
+    private final Console console;
+    private final Side side;
+    private final RunOutput output;
+    private final WarmUp warmUp;
+    private final boolean duration;
+    private RdmaCmSetup rdmaCm;
+    private BwReportData lastReport;
+    private String peerVersion = "";
+    private TestInfo info;
+    /** --pin-cpu: the measuring thread's binding, undone when the run ends. */
+    private CpuAffinity.Pinned pinned;
+
+    private PerftestRunner(PerftestSettings s, Console console) {
+        this.s = s;
+        this.console = console;
+        this.side = new Side(s, Completions.SPINS_PER_CLOCK_READ - 1);
+        this.output = new RunOutput(s, console.out());
+        this.warmUp = new WarmUp(side, console);
+        this.duration = s.durationSeconds() > 0;
+    }
+
+    /** Runs the test; the exit code. Failures are exceptions (exit code 1 with their message). */
+    public static int run(PerftestSettings s, Console console) throws IOException {
+        String unsupported = unsupported(s);
+        if (unsupported != null) {
+            console.error(unsupported + " is not implemented yet in jrdma's device part");
+            return ExitCode.FAILURE;
+        }
+        List<RdmaDevice> devices = Rdma.devices();
+        RdmaDevice device;
+        if (s.device() != null) {
+            device = findDevice(console, devices, s.device());
+            if (device == null) {
+                return ExitCode.FAILURE;
+            }
+        } else if (devices.isEmpty()) {
+            console.error("no RDMA devices found");
+            return ExitCode.FAILURE;
+        } else {
+            device = devices.getFirst();
+        }
+        PerftestRunner r = new PerftestRunner(s, console);
+        if (s.pinCpu() >= 0) {
+            // Checked now, bound after the warm-up (pinMeasuringThread): its twin threads would
+            // inherit the binding and share the one CPU with each other.
+            try {
+                CpuAffinity.checkAvailable(s.pinCpu());
+            } catch (IllegalArgumentException | IllegalStateException e) {
+                console.error("--pin-cpu: " + e.getMessage());
+                return ExitCode.FAILURE;
+            }
+        }
+        try (Context context = device.open()) {
+            r.side.context = context;
+            return r.session();
+        } finally {
+            if (r.pinned != null) {
+                r.pinned.close();   // an in-process caller (tests) gets its thread back as it was
+            }
+        }
+    }
+
+    /**
+     * The device called {@code name}, or null after printing the available ones on stderr (the
+     * caller exits with 1).
+     */
+    public static RdmaDevice findDevice(Console console, List<RdmaDevice> devices, String name) {
+        for (RdmaDevice d : devices) {
+            if (d.name().equals(name)) {
+                return d;
+            }
+        }
+        String available = devices.isEmpty() ? "none"
+                : String.join(", ", devices.stream().map(RdmaDevice::name).toList());
+        console.error("no RDMA device '" + name + "' (available: " + available + ")");
+        return null;
+    }
+
+    private static String unsupported(PerftestSettings s) {
+        if (s.rdmaCm() && s.connection() == TestKind.Connection.UD) {
+            return "-R (rdma_cm) with -c UD";
+        }
+        if (s.rdmaCm() && s.qps() > 1) {
+            return "-R (rdma_cm) with -q above 1";
+        }
+        return null;
+    }
+
+    /**
+     * --pin-cpu: binds the calling (measuring) thread, once the warm-up's threads have ended and
+     * before the peer connects; a thread started by a bound thread would inherit the binding.
+     */
+    private void pinMeasuringThread() throws IOException {
+        if (s.pinCpu() < 0 || pinned != null) {
+            return;
+        }
+        try {
+            pinned = CpuAffinity.pinCurrentThread(s.pinCpu());
+        } catch (IllegalArgumentException | IllegalStateException e) {
+            throw new IOException("--pin-cpu: " + e.getMessage(), e);
+        }
+    }
+
+    /** The port, GID, read depth and inline size on the opened device; this side's MTU. */
+    private Mtu configure() throws IOException {
+        Context context = side.context;
+        DeviceAttributes attrs = context.queryDevice();
+        if (s.ibPort() > attrs.physicalPortCount()) {
+            throw new IOException(context.name() + " has " + attrs.physicalPortCount() + " port(s), no port " + s.ibPort());
+        }
+        side.port = context.queryPort(s.ibPort());
+        if (side.port.state() != PortState.ACTIVE) {
+            throw new IOException(context.name() + " port " + s.ibPort() + " is " + side.port.state() + ", not ACTIVE");
+        }
+        chooseGid();
+        Verb verb = side.verb;
+        if (verb == Verb.READ || verb == Verb.ATOMIC) {
+            int max = Math.min(attrs.maxQpRdAtom(), attrs.maxQpInitRdAtom());
+            side.outReads = s.outReads() > 0 ? Math.min(s.outReads(), max) : max;
+        } else {
+            side.outReads = 1;
+        }
+        side.inlineSize = s.inlineSize() >= 0 ? s.inlineSize()
+                : context.name().startsWith("mlx") ? s.kind().defaultInline(s.connection()) : 0;
+        return s.mtu() == 0 ? side.port.activeMtu() : mtuOf(s.mtu());
+    }
+
+    private void chooseGid() {
+        Context context = side.context;
+        if (s.gidIndex() >= 0) {
+            Optional<GidEntry> e = context.gid(s.ibPort(), s.gidIndex());
+            if (e.isEmpty()) {
+                throw new IllegalArgumentException("GID index " + s.gidIndex() + " of " + context.name() + " port "
+                        + s.ibPort() + " is not in use (see 'jrdma devinfo -v')");
+            }
+            side.gid = e.get().gid();
+            side.gidIndex = s.gidIndex();
+            return;
+        }
+        List<GidEntry> table = context.gidTable(s.ibPort());
+        if (!side.port.isEthernet()) {
+            side.gid = null;   // InfiniBand: LID routing, no GID exchanged (perftest's gid_index -1)
+            side.gidIndex = table.isEmpty() ? 0 : table.getFirst().index();
+            return;
+        }
+        GidEntry best = table.stream().filter(g -> g.type() == GidType.ROCE_V2 && g.ipv4().isPresent()).findFirst()
+                .or(() -> table.stream().filter(g -> g.type() == GidType.ROCE_V2).findFirst())
+                .or(() -> table.stream().findFirst())
+                .orElseThrow(() -> new IllegalStateException(context.name() + " port " + s.ibPort()
+                        + " has no GID (RoCE needs one)"));
+        side.gid = best.gid();
+        side.gidIndex = best.index();
+    }
+
+    private static Mtu mtuOf(int bytes) {
+        for (Mtu m : Mtu.values()) {
+            if (m.bytes() == bytes) {
+                return m;
+            }
+        }
+        throw new IllegalArgumentException("no MTU of " + bytes + " bytes");
+    }
+
+    private int session() throws IOException {
+        Mtu myMtu = configure();
+        if (s.rdmaCm()) {
+            try (RdmaCmSetup cm = new RdmaCmSetup(s)) {
+                rdmaCm = cm;
+                return rdmaCmSession(myMtu);
+            }
+        }
+        // The server warms up before listening: a client that finds the port open starts its own
+        // warm-up or run, and two warm-ups at once would share the CPUs (four spinning threads on
+        // a 2-CPU VM).
+        warmUp.run(myMtu);
+        pinMeasuringThread();
+        PerftestChannel ch;
+        if (s.client()) {
+            ch = PerftestChannel.connect(s.host(), s.port(), s.timeout());
+        } else {
+            output.waiting();
+            try (PerftestChannel.Listener l = PerftestChannel.listen(new InetSocketAddress(s.port()))) {
+                ch = l.accept(s.timeout());
+            }
+        }
+        try (PerftestChannel oob = ch) {
+            preamble(oob, myMtu);
+            side.createResources(side.context, null);
+            runSchedule(oob, List.copyOf(side.mine));
+        }
+        finish();
+        return ExitCode.OK;
+    }
+
+    /**
+     * -R: the control connection, the preamble over it, then the schedule; the test QPs come
+     * with {@link #connectRdmaCm}, so the records given to the schedule are placeholders until
+     * then. The server warms up before listening, as over TCP (and a connect request left
+     * unanswered for the warm-up could time out in the CM); the client retries until it listens.
+     */
+    private int rdmaCmSession(Mtu myMtu) throws IOException {
+        warmUp.run(myMtu);
+        pinMeasuringThread();
+        RdmaCmControl control = rdmaCm.control(output::waiting);
+        try (PerftestChannel oob = PerftestChannel.overRdmaCm(control, side.gid == null ? -1 : side.gidIndex)) {
+            preamble(oob, myMtu);
+            List<PeerInfo> placeholders = new ArrayList<>();
+            for (int i = 0; i < s.qps(); i++) {
+                placeholders.add(PeerInfo.zero(side.gid != null));
+            }
+            runSchedule(oob, placeholders);
+        }
+        finish();
+        return ExitCode.OK;
+    }
+
+    /** The version, system data and MTU exchange; the sizes follow from the agreed MTU. */
+    private void preamble(PerftestChannel oob, Mtu myMtu) throws IOException {
+        PerftestSession.Preamble pre = PerftestSession.preamble(oob, Side.PAGE_SIZE, Side.CACHE_LINE, myMtu.value());
+        peerVersion = pre.peerVersion();
+        side.agreedMtu = Mtu.of(pre.mtuEnum());   // exchangeMtu keeps it within 1..5
+        side.mtuBytes = side.agreedMtu.bytes();
+        side.sizes = s.sizesForMtu(side.mtuBytes);
+    }
+
+    /** After the preamble: the header, then the test's schedule with {@code records} as this side's. */
+    private void runSchedule(PerftestChannel oob, List<PeerInfo> records) throws IOException {
+        TestKind kind = s.kind();
+        info = new TestInfo(kind.verb(), s.atomicType() == null ? null : s.atomicType().name(), kind.bandwidth(),
+                s.bidirectional(), s.client(), side.context.name(), s.qps(), "IB", s.connection().name(), false, "ON",
+                "OFF", s.txDepth(), s.rxDepth(), 1, s.cqMod(), side.mtuBytes, side.port.isEthernet() ? "Ethernet" : "IB",
+                side.gid == null ? -1 : side.gidIndex, side.inlineSize, side.outReads, s.rdmaCm(), s.events(),
+                s.durationSeconds());
+        output.header(info);
+        // The wait for the peer's run: a -D run's length is known, an iteration run's is not.
+        Duration peerRun = duration ? Duration.ofSeconds(s.durationSeconds()).plus(s.timeout()) : null;
+        side.remote = PerftestSession.run(oob, kind, records, side.sizes.size(), PerftestSchedule.Options.of(s),
+                peerRun, this);
+    }
+
+    @Override
+    public void connect(List<PeerInfo> peers) throws IOException {
+        side.remote = List.copyOf(peers);
+        output.connection(side.mine, peers);
+        side.checkGidUse(peers);
+        side.connectQueuePairs(peers);
+        side.postReceives(0);   // a send test's, before the sync that precedes the first run, as perftest does
+        warmUp.settle();
+    }
+
+    @Override
+    public List<PeerInfo> connectRdmaCm() throws IOException {
+        rdmaCm.connectTestQueuePair(side);
+        warmUp.settle();
+        return List.copyOf(side.mine);
+    }
+
+    /**
+     * -R: the peer's records after a key exchange. The first one also does what {@link #connect}
+     * does after the QP transitions over TCP: print both sides' addresses and the table header,
+     * and post the receives of a SEND test before the sync that precedes the first run.
+     */
+    @Override
+    public void rdmaCmKeys(List<PeerInfo> peers) throws IOException {
+        boolean first = side.remote.isEmpty();
+        side.remote = List.copyOf(peers);
+        if (first) {
+            side.checkGidUse(peers);
+            output.connection(side.mine, peers);
+            side.postReceives(0);
+        }
+    }
+
+    @Override
+    public void run(int index) throws IOException {
+        long size = side.sizes.get(index);
+        ProgressLine progress = duration ? ProgressLine.forRun(s, console.err(), ProgressLine.stderrIsTerminal()) : null;
+        StopRule rule = Measurement.rule(side, progress);
+        Measurement.Row row;
+        try {
+            row = Measurement.run(side, size, rule);
+        } finally {
+            rule.finish();   // the progress line goes before the row
+        }
+        if (row.latency() != null) {
+            output.latencyRow(row.latency());
+        } else if (row.windowLatency() != null) {
+            output.latencyRow(row.windowLatency());
+        } else if (duration ? s.bidirectional() && s.kind() != TestKind.SEND_BW : s.bidirectional()) {
+            lastReport = row.bandwidth();   // -b: printed with the peer's sum after the report exchange
+        } else {
+            if (s.kind() != TestKind.SEND_BW) {
+                lastReport = row.bandwidth();
+            }
+            // send_bw -D -b exchanges no report: each side prints its own row
+            output.bandwidthRow(row.bandwidth());
+        }
+        if (!duration && index + 1 < side.sizes.size()) {
+            side.postReceives(index + 1);
+        }
+    }
+
+    @Override
+    public BwReportData bandwidthReport() {
+        if (lastReport != null) {
+            return lastReport;
+        }
+        return new BwReportData(side.sizes.getLast(), s.iters() * s.qps(), 0, 0, 0);
+    }
+
+    @Override
+    public void remoteBandwidthReport(BwReportData remoteReport) {
+        if (s.bidirectional()) {
+            output.bandwidthRow(lastReport.plus(remoteReport));   // print_full_bw_report: both directions' sum
+        } else if (!s.client() && s.kind() != TestKind.SEND_BW) {
+            output.bandwidthRow(remoteReport);   // the passive server prints the client's numbers
+        }
+    }
+
+    private void finish() throws IOException {
+        Map<String, Object> parameters = s.toParameters();
+        parameters.put("warm_up_rounds", warmUp.rounds);
+        parameters.put("warm_up_ms", warmUp.nanos / 1_000_000);
+        if (warmUp.cpus != null) {
+            parameters.put("warm_up_cpus", warmUp.cpus);
+        }
+        output.finish(info, parameters, peerVersion, side.mine, side.remote);
+    }
+}

@@ -1,0 +1,264 @@
+package dev.jrdma.tools.runner;
+
+import dev.jrdma.Access;
+import dev.jrdma.AddressHandle;
+import dev.jrdma.CmId;
+import dev.jrdma.CompletionChannel;
+import dev.jrdma.CompletionQueue;
+import dev.jrdma.ConnectionOptions;
+import dev.jrdma.Context;
+import dev.jrdma.Endpoint;
+import dev.jrdma.Gid;
+import dev.jrdma.MemoryRegion;
+import dev.jrdma.Mtu;
+import dev.jrdma.PortAttributes;
+import dev.jrdma.ProtectionDomain;
+import dev.jrdma.QueuePair;
+import dev.jrdma.QueuePairType;
+import dev.jrdma.ReceiveRequest;
+import dev.jrdma.RemoteMemory;
+import dev.jrdma.SendOpcode;
+import dev.jrdma.SendRequest;
+import dev.jrdma.tools.perftest.PeerInfo;
+import dev.jrdma.tools.perftest.PerftestSettings;
+import dev.jrdma.tools.perftest.TestKind;
+import dev.jrdma.tools.perftest.Verb;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+
+/**
+ * One side of a test on the device: the buffer, CQs and QPs with perftest's sizes and layout,
+ * the work requests the loops post, and the QP transitions with the peer's records. The
+ * measurement's side and each warm-up twin are one of these.
+ *
+ * <p>Buffer layout as perftest's ({@code create_mr}, {@code set_up_connection}): one region of
+ * 2 x QPs x B bytes, B = max(largest size, page size); QP i sends from [i B, (i+1) B) and
+ * announces [(QPs + i) B, ...) as its vaddr, which the peer writes into or reads from.
+ */
+final class Side {
+    static final int PAGE_SIZE = 4096;
+    static final int CACHE_LINE = 64;
+    /** The GRH (or RoCE v2's IP header area) in front of every UD receive: perftest's UD_ADDITION. */
+    static final int UD_GRH = 40;
+    /** perftest's DEF_QKEY. */
+    static final int QKEY = 0x11111111;
+    /** perftest's ATOMIC_ADD_VALUE and ATOMIC_SWAP_VALUE. */
+    private static final long ATOMIC_ADD = 1;
+    private static final long ATOMIC_SWAP = 0;
+
+    final PerftestSettings s;
+    final TestKind kind;
+    final Verb verb;
+    final boolean ud;
+    final Completions completions;
+
+    // What the device and the exchange decided (the same for a twin as for the measurement).
+    Context context;
+    PortAttributes port;
+    int gidIndex;
+    Gid gid;
+    List<Long> sizes;
+    Mtu agreedMtu;
+    int mtuBytes;
+    int outReads;
+    int inlineSize;
+
+    // The resources of createResources.
+    long slot;
+    MemoryRegion mr;
+    /** -e: the channel both CQs report to; null when polling. */
+    CompletionChannel channel;
+    CompletionQueue sendCq;
+    CompletionQueue recvCq;
+    final List<QueuePair> qps = new ArrayList<>();
+    /** -c UD: per QP the address handle of the peer's QP (built in connect). */
+    final List<AddressHandle> addressHandles = new ArrayList<>();
+    ProtectionDomain pd;
+    final List<PeerInfo> mine = new ArrayList<>();
+    List<PeerInfo> remote = List.of();
+
+    Side(PerftestSettings s, int spinMask) {
+        this.s = s;
+        this.kind = s.kind();
+        this.verb = kind.verb();
+        this.ud = s.connection() == TestKind.Connection.UD;
+        this.completions = new Completions(this, s.timeout(), spinMask);
+    }
+
+    /**
+     * The buffer, CQs and QPs on {@code ctx}; with {@code cmId} (-R) its QP is created by rdma_cm
+     * (one QP: -R with -q above 1 is refused before) and everything belongs to that id.
+     */
+    void createResources(Context ctx, CmId cmId) {
+        qps.clear();
+        mine.clear();
+        long maxSize = sizes.stream().mapToLong(Long::longValue).max().orElseThrow();
+        // A UD receive buffer also holds the 40-byte GRH in front of the message.
+        slot = Math.max(maxSize + (ud ? UD_GRH : 0), PAGE_SIZE);
+        slot = (slot + PAGE_SIZE - 1) / PAGE_SIZE * PAGE_SIZE;
+        int n = s.qps();
+        pd = ctx.allocateProtectionDomain();
+        mr = pd.allocate(2L * n * slot,
+                EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ, Access.REMOTE_ATOMIC));
+        int tx = s.txDepth();
+        int rx = verb == Verb.SEND ? s.rxDepth() : 1;
+        if (s.events()) {
+            channel = ctx.createCompletionChannel();
+            sendCq = ctx.createCompletionQueue(Math.max(1, tx * n), channel);
+            recvCq = verb == Verb.SEND ? ctx.createCompletionQueue(Math.max(1, rx * n), channel) : sendCq;
+        } else {
+            sendCq = ctx.createCompletionQueue(Math.max(1, tx * n));
+            recvCq = verb == Verb.SEND ? ctx.createCompletionQueue(Math.max(1, rx * n)) : sendCq;
+        }
+        QueuePairType type = switch (s.connection()) {
+            case RC -> QueuePairType.RC;
+            case UC -> QueuePairType.UC;
+            case UD -> QueuePairType.UD;
+        };
+        for (int i = 0; i < n; i++) {
+            QueuePair.Builder builder = pd.queuePair(type).sendCompletionQueue(sendCq).receiveCompletionQueue(recvCq)
+                    .maxWorkRequests(tx, rx).maxSges(1, 1).maxInlineData(inlineSize);
+            QueuePair qp = cmId == null ? builder.build() : cmId.createQueuePair(builder);
+            qps.add(qp);
+            Endpoint local = qp.localEndpoint(s.ibPort(), gidIndex);
+            long vaddr = mr.address() + (long) (n + i) * slot;
+            mine.add(new PeerInfo(port.lid(), outReads, qp.qpNumber(), local.psn(), mr.rkey(), vaddr,
+                    gid == null ? null : gid.bytes(), 0));
+        }
+    }
+
+    /** Both sides must agree on whether a GID is exchanged (-x on both or neither). */
+    void checkGidUse(List<PeerInfo> peers) throws IOException {
+        for (PeerInfo p : peers) {
+            if (p.hasGid() != (gid != null)) {
+                throw new IOException("the peer " + (p.hasGid() ? "uses" : "does not use") + " a GID and this side "
+                        + (gid != null ? "does" : "does not") + ": give both sides the same -x");
+            }
+        }
+    }
+
+    /** Moves the QPs to RTS towards the peer's records (UD: builds the address handles). */
+    void connectQueuePairs(List<PeerInfo> peers) {
+        remote = List.copyOf(peers);
+        for (int i = 0; i < qps.size(); i++) {
+            PeerInfo p = peers.get(i);
+            Endpoint remoteEndpoint = new Endpoint(p.qpn(), p.psn(), p.lid(),
+                    p.hasGid() ? Gid.of(p.gid()) : Gid.ZERO, agreedMtu);
+            ConnectionOptions options = new ConnectionOptions(
+                    EnumSet.of(Access.REMOTE_WRITE, Access.REMOTE_READ, Access.REMOTE_ATOMIC), 12, s.qpTimeout(), 7, 7,
+                    Math.max(1, Math.min(255, p.outReads())), Math.max(1, Math.min(255, outReads)), QKEY, 255,
+                    s.sl(), 0);
+            QueuePair qp = qps.get(i);
+            if (ud) {
+                // UD: no remote in the QP; every send names the peer's QP through an address handle.
+                qp.toInit(s.ibPort(), options);
+                qp.toRtr();
+                qp.toRts(options);
+                addressHandles.add(pd.createAddressHandle(remoteEndpoint, s.ibPort(), gidIndex, options));
+            } else {
+                qp.connect(remoteEndpoint, options);
+            }
+        }
+    }
+
+    /** perftest's ctx_set_recv_wqes: rx-depth receives of the size per QP, into the QP's receive slot. */
+    void postReceives(int index) {
+        if (verb != Verb.SEND || (kind == TestKind.SEND_BW && s.client() && !s.bidirectional())) {
+            return;
+        }
+        long size = sizes.get(index);
+        for (int i = 0; i < qps.size(); i++) {
+            ReceiveRequest r = receiveRequest(i, size);
+            for (int k = 0; k < s.rxDepth(); k++) {
+                qps.get(i).post(r);
+            }
+        }
+    }
+
+    ReceiveRequest receiveRequest(int qp, long size) {
+        return new ReceiveRequest().wrId(qp).sge(mr, (long) (qps.size() + qp) * slot, (int) size + (ud ? UD_GRH : 0));
+    }
+
+    ReceiveRequest[] receiveRequests(long size) {
+        ReceiveRequest[] reqs = new ReceiveRequest[qps.size()];
+        for (int i = 0; i < reqs.length; i++) {
+            reqs[i] = receiveRequest(i, size);
+        }
+        return reqs;
+    }
+
+    SendRequest sendRequest(int qp, long size, SendOpcode opcode) {
+        SendRequest r = new SendRequest().wrId(qp).opcode(opcode);
+        if (verb == Verb.ATOMIC) {
+            r.sge(mr, (long) qp * slot, 8).compareAdd(s.atomicType() == TestKind.AtomicType.CMP_AND_SWAP ? 0 : ATOMIC_ADD)
+                    .swap(ATOMIC_SWAP);
+        } else {
+            r.sge(mr, (long) qp * slot, (int) size);
+        }
+        if (verb != Verb.SEND) {
+            PeerInfo p = remote.get(qp);
+            r.remote(new RemoteMemory(p.vaddr(), verb == Verb.ATOMIC ? 8 : size, p.rkey()));
+        } else if (ud) {
+            r.datagram(addressHandles.get(qp), remote.get(qp).qpn(), QKEY);
+        }
+        if ((verb == Verb.SEND || verb == Verb.WRITE) && size <= inlineSize) {
+            r.inline(true);
+        }
+        return r;
+    }
+
+    SendOpcode opcode() {
+        return switch (verb) {
+            case SEND -> SendOpcode.SEND;
+            case WRITE -> SendOpcode.RDMA_WRITE;
+            case READ -> SendOpcode.RDMA_READ;
+            case ATOMIC -> s.atomicType() == TestKind.AtomicType.CMP_AND_SWAP ? SendOpcode.ATOMIC_CMP_AND_SWP
+                    : SendOpcode.ATOMIC_FETCH_AND_ADD;
+        };
+    }
+
+    /** The operation as errors name it. */
+    String operationName() {
+        return switch (verb) {
+            case SEND -> "send";
+            case WRITE -> "RDMA write";
+            case READ -> "RDMA read";
+            case ATOMIC -> "atomic";
+        };
+    }
+
+    /**
+     * A warm-up twin after one run, for the next: the receives of a send test again (a run
+     * consumes all it posts), and zeros where a write-latency peer writes its counter (a run
+     * starts waiting for 1 again). The peer's messages of the run have all arrived by then.
+     */
+    void rearm() {
+        if (kind == TestKind.WRITE_LAT) {
+            mr.segment().fill((byte) 0);
+        }
+        postReceives(0);
+    }
+
+    /** A warm-up twin's buffer, CQs, QPs and address handles, users before what they use. */
+    void closeResources() {
+        addressHandles.forEach(AddressHandle::close);
+        qps.forEach(QueuePair::close);
+        if (recvCq != null && recvCq != sendCq) {
+            recvCq.close();
+        }
+        if (sendCq != null) {
+            sendCq.close();
+        }
+        if (channel != null) {
+            channel.close();
+        }
+        if (mr != null) {
+            mr.close();
+        }
+        if (pd != null) {
+            pd.close();
+        }
+    }
+}

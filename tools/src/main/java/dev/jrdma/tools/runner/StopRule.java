@@ -1,0 +1,137 @@
+package dev.jrdma.tools.runner;
+
+import dev.jrdma.tools.perftest.ProgressLine;
+
+/**
+ * When a measurement loop ends, and what it records on the way: after a count of iterations
+ * (-n; the latency loops keep each post's time), or at the end of a time window (-D, perftest's
+ * duration mode: the loop counts the iterations that complete inside the sample window). Every
+ * loop is written once against this rule: in count mode {@link #iterations} bounds it and
+ * {@link #completed} always lets it go on; in window mode the iterations are unbounded and
+ * {@link #completed} ends it.
+ */
+final class StopRule {
+    private final long iterations;
+    private final int seconds;
+    private final long[] postTimes;
+    private final ProgressLine progress;
+    private Window window;
+    private long counted;
+
+    private StopRule(long iterations, int seconds, long[] postTimes, ProgressLine progress) {
+        this.iterations = iterations;
+        this.seconds = seconds;
+        this.postTimes = postTimes;
+        this.progress = progress;
+    }
+
+    /** -n: {@code iterations} per QP; {@code recordPosts}: keep each post's time (the latency tests). */
+    static StopRule count(long iterations, boolean recordPosts) {
+        return new StopRule(iterations, 0, recordPosts ? new long[Math.toIntExact(iterations)] : null, null);
+    }
+
+    /** -D: a window of {@code seconds}, started by {@link #start}; the progress line shows the count. */
+    static StopRule window(int seconds, ProgressLine progress) {
+        return new StopRule(Long.MAX_VALUE, seconds, null, progress);
+    }
+
+    /** Whether the loop runs for a time window (-D) rather than a count. */
+    boolean timed() {
+        return seconds > 0;
+    }
+
+    /** The iterations per QP: the count, or unbounded for a window. */
+    long iterations() {
+        return iterations;
+    }
+
+    /** Starts the window at {@code now} unless it runs already; nothing in count mode. */
+    void start(long now) {
+        if (seconds > 0 && window == null) {
+            window = Window.from(now, seconds);
+        }
+    }
+
+    /** Whether the loop's clock runs: always in count mode, once started in window mode. */
+    boolean started() {
+        return seconds == 0 || window != null;
+    }
+
+    /** The window (null in count mode or before the start). */
+    Window window() {
+        return window;
+    }
+
+    /** Count mode with post times: records iteration {@code i}'s post, read just after it. */
+    void posted(int i) {
+        if (postTimes != null) {
+            postTimes[i] = System.nanoTime();
+        }
+    }
+
+    /** The post times recorded in count mode. */
+    long[] postTimes() {
+        return postTimes;
+    }
+
+    /**
+     * After an iteration: in window mode counts it if it completed inside the sample window,
+     * shows the progress and returns false once the window is over; true in count mode.
+     */
+    boolean completed() {
+        return seconds == 0 || completed(System.nanoTime(), 1);
+    }
+
+    /** Window mode: {@code n} iterations completed at {@code now}; false once the window is over. */
+    boolean completed(long now, long n) {
+        if (window == null) {
+            return true;
+        }
+        if (window.sampling(now)) {
+            counted += n;
+        }
+        if (window.over(now)) {
+            return false;
+        }
+        progress.update(now, now - window.start(), counted);
+        return true;
+    }
+
+    /** The iterations counted in the sample window. */
+    long counted() {
+        return counted;
+    }
+
+    /** Clears the progress line (before the row is printed). */
+    void finish() {
+        if (progress != null) {
+            progress.finish();
+        }
+    }
+
+    /**
+     * perftest's duration states as times, not SIGALRM: a warm-up margin, the sample window in
+     * which iterations are counted, a cool-down margin, then the end. The margin is -D / 4 whole
+     * seconds, as perftest's default (-f); the reported rate is the window's count over the
+     * window's length.
+     */
+    record Window(long start, long sampleStart, long sampleEnd, long end) {
+        static Window from(long start, int seconds) {
+            long margin = (seconds / 4) * 1_000_000_000L;
+            long total = seconds * 1_000_000_000L;
+            return new Window(start, start + margin, start + total - margin, start + total);
+        }
+
+        boolean sampling(long now) {
+            return now - sampleStart >= 0 && now - sampleEnd < 0;
+        }
+
+        boolean over(long now) {
+            return now - end >= 0;
+        }
+
+        long length() {
+            return sampleEnd - sampleStart;
+        }
+    }
+}
