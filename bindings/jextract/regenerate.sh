@@ -71,6 +71,18 @@ EXTRA_SYMBOLS=(
 # Whole headers kept besides rdma-core's: errno values (ibv_post_* etc. return them directly).
 EXTRA_HEADERS_RE='/usr/include/asm-generic/errno(-base)?\.h$'
 
+# The rdma-core release the headers came from, for `jrdma --version` (shim.LibraryInfo).
+write_generated_from() {
+    local ibv rdmacm
+    ibv="$(dpkg-query -W -f '${Version}' libibverbs-dev 2>/dev/null)" || die "libibverbs-dev is not installed"
+    rdmacm="$(dpkg-query -W -f '${Version}' librdmacm-dev 2>/dev/null)" || die "librdmacm-dev is not installed"
+    cat >"$BINDINGS/src/main/resources/dev/jrdma/bindings/shim/generated-from.properties" <<EOF
+# Written by bindings/jextract/regenerate.sh: the rdma-core the generated bindings came from.
+rdma-core=${ibv%%-*}
+headers=libibverbs-dev $ibv, librdmacm-dev $rdmacm
+EOF
+}
+
 refresh_includes() {
     local dump
     dump="$(mktemp)"
@@ -102,6 +114,7 @@ case "${1:-}" in
     "")
         rm -rf "${SRC_ROOT:?}/$PKG_DIR"
         generate "$SRC_ROOT"
+        write_generated_from
         echo "regenerated $(find "$SRC_ROOT/$PKG_DIR" -name '*.java' | wc -l) files in $SRC_ROOT/$PKG_DIR"
         ;;
     --check)
