@@ -48,6 +48,8 @@ generate() {
     # jextract warns about declarations it cannot map (e.g. long double fields); show anything else.
     grep -v ': warning: Skipping ' "$log" >&2 || true
     rm -f "$log"
+    # The output reproduces rdma-core's header declarations, so it keeps their terms (scripts/spdx).
+    find "$out_root/$PKG_DIR" -name '*.java' -exec sed -i '1i // SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB' {} +
 }
 
 # Non-RDMA declarations the rdma-core headers need (embedded in structs, used in
