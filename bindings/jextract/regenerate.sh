@@ -48,6 +48,8 @@ generate() {
     # jextract warns about declarations it cannot map (e.g. long double fields); show anything else.
     grep -v ': warning: Skipping ' "$log" >&2 || true
     rm -f "$log"
+    # The output reproduces rdma-core's header declarations, so it keeps their terms (scripts/spdx).
+    find "$out_root/$PKG_DIR" -name '*.java' -exec sed -i '1i // SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB' {} +
 }
 
 # Non-RDMA declarations the rdma-core headers need (embedded in structs, used in
@@ -70,6 +72,18 @@ EXTRA_SYMBOLS=(
 )
 # Whole headers kept besides rdma-core's: errno values (ibv_post_* etc. return them directly).
 EXTRA_HEADERS_RE='/usr/include/asm-generic/errno(-base)?\.h$'
+
+# The rdma-core release the headers came from, for `jrdma --version` (shim.LibraryInfo).
+write_generated_from() {
+    local ibv rdmacm
+    ibv="$(dpkg-query -W -f '${Version}' libibverbs-dev 2>/dev/null)" || die "libibverbs-dev is not installed"
+    rdmacm="$(dpkg-query -W -f '${Version}' librdmacm-dev 2>/dev/null)" || die "librdmacm-dev is not installed"
+    cat >"$BINDINGS/src/main/resources/dev/jrdma/bindings/shim/generated-from.properties" <<EOF
+# Written by bindings/jextract/regenerate.sh: the rdma-core the generated bindings came from.
+rdma-core=${ibv%%-*}
+headers=libibverbs-dev $ibv, librdmacm-dev $rdmacm
+EOF
+}
 
 refresh_includes() {
     local dump
@@ -102,6 +116,7 @@ case "${1:-}" in
     "")
         rm -rf "${SRC_ROOT:?}/$PKG_DIR"
         generate "$SRC_ROOT"
+        write_generated_from
         echo "regenerated $(find "$SRC_ROOT/$PKG_DIR" -name '*.java' | wc -l) files in $SRC_ROOT/$PKG_DIR"
         ;;
     --check)

@@ -1,6 +1,8 @@
 /** The jrdma command line: perftest-compatible tests and device tools. */
 module dev.jrdma.tools {
     requires dev.jrdma;
+    // --version: the rdma-core the bindings came from and the libibverbs loaded (shim.LibraryInfo).
+    requires dev.jrdma.bindings;
     requires info.picocli;
     requires com.fasterxml.jackson.core;
     requires org.apache.commons.csv;

@@ -48,8 +48,11 @@ public final class CmEventChannel extends NativeResource {
      * {@return a new event channel}
      *
      * @throws RdmaException when the kernel has no rdma_ucm support
+     * @throws IllegalCallerException when the JVM runs without native access for jrdma; the
+     *         message names the {@code --enable-native-access} flag to add
      */
     public static CmEventChannel create() {
+        NativeAccess.require();
         MemorySegment channel;
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment errno = Errno.allocate(arena);

@@ -24,6 +24,8 @@ public final class Rdma {
      * support or no provider library is installed.
      *
      * @return the devices, in libibverbs' order
+     * @throws IllegalCallerException when the JVM runs without native access for jrdma; the
+     *         message names the {@code --enable-native-access} flag to add
      */
     public static List<RdmaDevice> devices() {
         return withDeviceList(list -> {
@@ -56,6 +58,7 @@ public final class Rdma {
 
     /** Runs {@code action} on the NULL-safe device list; the list is freed afterwards. */
     static <T> T withDeviceList(Function<List<MemorySegment>, T> action) {
+        NativeAccess.require();   // devices() and RdmaDevice.open() start here
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment errno = Errno.allocate(arena);
             MemorySegment count = arena.allocate(JAVA_INT);

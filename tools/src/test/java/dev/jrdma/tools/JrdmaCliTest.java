@@ -52,6 +52,10 @@ class JrdmaCliTest {
         assertEquals(0, r.code());
         assertTrue(r.out().startsWith("jrdma "), r.out());
         assertTrue(r.out().contains("perftest out-of-band protocol 6.06"), r.out());
+        assertTrue(r.out().contains("\nJava " + Runtime.version() + " ("), r.out());
+        assertTrue(r.out().contains("\nbindings generated from rdma-core 44.0 (libibverbs-dev 44.0-"), r.out());
+        // The host has libibverbs1 (scripts/setup): the mapped file, symlinks resolved.
+        assertTrue(r.out().matches("(?s).*\nlibibverbs loaded: /\\S+/libibverbs\\.so\\.1\\.\\S+\n.*"), r.out());
         assertEquals(0, run("write-bw", "--version").code());
     }
 

@@ -1,0 +1,68 @@
+package dev.jrdma.docs;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * docs/man/*.adoc are what {@link ManPages} generates from the current command line; with
+ * {@code -Djrdma.docs.write=true} ({@code scripts/docs-sync}) they are rewritten instead, and
+ * pages of removed commands deleted.
+ */
+class ManPagesTest {
+    @Test
+    void committedPagesAreTheGenerated() throws IOException {
+        Map<String, String> generated = ManPages.generate();
+        Files.createDirectories(ManPages.DIR);
+        List<Path> committed;
+        try (Stream<Path> s = Files.list(ManPages.DIR)) {
+            committed = s.filter(p -> p.toString().endsWith(".adoc")).sorted().toList();
+        }
+        if (Guide.writing()) {
+            for (Path p : committed) {
+                if (!generated.containsKey(p.getFileName().toString())) {
+                    Files.delete(p);
+                    System.out.println("docs-sync: deleted " + Guide.ROOT.relativize(p));
+                }
+            }
+            for (Map.Entry<String, String> e : generated.entrySet()) {
+                Path p = ManPages.DIR.resolve(e.getKey());
+                if (!Files.exists(p) || !Files.readString(p).equals(e.getValue())) {
+                    Files.writeString(p, e.getValue());
+                    System.out.println("docs-sync: rewrote " + Guide.ROOT.relativize(p));
+                }
+            }
+            return;
+        }
+        assertEquals(new TreeSet<>(generated.keySet()),
+                new TreeSet<>(committed.stream().map(p -> p.getFileName().toString()).toList()),
+                "docs/man holds a page per command; regenerate with " + Guide.SYNC_COMMAND);
+        for (Path p : committed) {
+            assertEquals(generated.get(p.getFileName().toString()), Files.readString(p),
+                    "docs/man/" + p.getFileName() + " differs from the jrdma command line's model; regenerate it with "
+                            + Guide.SYNC_COMMAND);
+        }
+    }
+
+    @Test
+    void everyCommandHasAPage() {
+        Map<String, String> pages = ManPages.generate();
+        for (String command : new String[] {"jrdma", "jrdma-send-lat", "jrdma-send-bw", "jrdma-write-lat",
+                "jrdma-write-bw", "jrdma-read-lat", "jrdma-read-bw", "jrdma-atomic-lat", "jrdma-atomic-bw",
+                "jrdma-devices", "jrdma-devinfo"}) {
+            String page = pages.get(command + ".adoc");
+            assertTrue(page != null, "no man page for " + command);
+            assertTrue(page.contains("\n= " + command + "(1)\n"), command + ": title");
+            assertTrue(page.contains(":mansource: jrdma\n"), command + ": no machine-specific version in the page");
+        }
+        assertTrue(pages.get("jrdma-send-lat.adoc").contains("*-d*, *--ib-dev*"), "option names of send-lat");
+    }
+}

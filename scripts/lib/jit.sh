@@ -1,0 +1,20 @@
+# shellcheck shell=bash
+# Sourced by the jrdma launchers (scripts/jrdma, and bin/jrdma of the .deb and the tarball).
+#
+# Under qemu TCG (full emulation: the Soft-RoCE VM of scripts/softroce, CI), two JIT settings
+# (research/notes/2026-11-25-jit-under-emulation.md):
+# - no tiered compilation: JDK 25's tiered JIT crashes now and then under TCG (hs_err: SIGSEGV or
+#   SIGILL at +0x20 of a c1 method). Making a C1 method not entrant patches a jump into its entry
+#   while another vCPU runs it, and TCG can translate the half-patched bytes; JDK 26 no longer
+#   patches entries (JDK-8358821). Without tiers only C2 replaces interpreted code: 0 crashes in
+#   16 JVMs against 5 in 16 with tiers, in one boot.
+# - PerMethodTrapLimit=0: C2 then compiles a branch the warm-up never took instead of a trap that
+#   deoptimizes the measurement into the interpreter until C2 compiles again (~0.5 s under TCG,
+#   a few ms on hardware), e.g. send-lat's re-posting of receives, which its warm-up avoids.
+# Prints the options, or nothing on other machines or when JRDMA_JAVA_OPTS sets the JIT itself.
+jrdma_jit_opts() {
+    case "${JRDMA_JAVA_OPTS:-}" in
+        *TieredCompilation*|*TieredStopAtLevel*|*TrapLimit*) ;;
+        *) if grep -qs "QEMU TCG" /proc/cpuinfo; then echo "-XX:-TieredCompilation -XX:PerMethodTrapLimit=0"; fi ;;
+    esac
+}
