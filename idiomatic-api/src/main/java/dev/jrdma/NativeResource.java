@@ -238,8 +238,10 @@ abstract class NativeResource implements AutoCloseable {
             closed = true;
             CALLS.getAndBitwiseOr(this, CLOSED);
             closer = Thread.currentThread();
+            // Not cleared: each dependent leaves the set as it closes, so that while the newest
+            // are closed the older ones stay visible (a memory region closed first waits for the
+            // posts of the PD's still-open queue pairs; see ProtectionDomain.awaitPostsQuiescent).
             toClose = new ArrayList<>(dependents);
-            dependents.clear();
         }
         RuntimeException failure = null;
         try {
