@@ -217,6 +217,7 @@ public final class CmId extends NativeResource {
         }
         CmEventChannel.Event event = expect(CmEventType.ESTABLISHED, timeout, "rdma_connect");
         refreshQueuePair();
+        Events.cmConnection(true, toString(), queuePair());
         return event.privateData();
     }
 
@@ -234,6 +235,7 @@ public final class CmId extends NativeResource {
         }
         expect(CmEventType.ESTABLISHED, timeout, "rdma_accept");
         refreshQueuePair();
+        Events.cmConnection(true, toString(), queuePair());
     }
 
     /**
@@ -275,6 +277,17 @@ public final class CmId extends NativeResource {
         checkOpen();
         expect(CmEventType.DISCONNECTED, timeout, "awaiting DISCONNECTED");
         refreshQueuePair();
+        Events.cmConnection(false, toString(), queuePair());
+    }
+
+    /** The queue pair created on this id, or null. */
+    private QueuePair queuePair() {
+        for (NativeResource r : dependents()) {
+            if (r instanceof QueuePair qp) {
+                return qp;
+            }
+        }
+        return null;
     }
 
     private void refreshQueuePair() {

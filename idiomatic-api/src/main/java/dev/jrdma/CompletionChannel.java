@@ -6,11 +6,9 @@ import dev.jrdma.bindings.generated.ibv_comp_channel;
 import dev.jrdma.bindings.generated.rdma_h;
 import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.ErrnoVerbs;
-import dev.jrdma.bindings.shim.Posix;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
-import java.util.Optional;
 
 /**
  * A completion channel ({@code struct ibv_comp_channel}): lets a thread sleep until a
@@ -66,16 +64,30 @@ public final class CompletionChannel extends NativeResource {
 
     /**
      * Waits up to {@code timeout} for a completion event and returns the completion queue it is
-     * for (its notification is then disarmed: request it again).
+     * for (its notification is then disarmed: request it again). A virtual thread parks while
+     * it waits, leaving its carrier free (see {@link Readiness}).
      *
      * @param timeout how long to sleep at most
-     * @return the completion queue the event is for; empty when the time passed
+     * @return the completion queue the event is for
+     * @throws RdmaTimeoutException when no event arrives in time
      */
-    public Optional<CompletionQueue> await(Duration timeout) {
-        checkOpen();
-        if (!Posix.awaitReadable(fd, Math.max(0, timeout.toMillis()))) {
-            return Optional.empty();
+    public CompletionQueue await(Duration timeout) {
+        long deadline = System.nanoTime() + Math.max(0, timeout.toNanos());
+        while (true) {
+            checkOpen();
+            long left = Math.max(0, (deadline - System.nanoTime()) / 1_000_000L);
+            if (!Readiness.await(fd, left)) {
+                throw new RdmaTimeoutException("no completion event", this, timeout);
+            }
+            CompletionQueue cq = next();
+            if (cq != null) {
+                return cq;
+            }
         }
+    }
+
+    /** Reads and acknowledges one event; null when its CQ was closed after the event arrived. */
+    private CompletionQueue next() {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment errno = Errno.allocate(arena);
             MemorySegment cqOut = arena.allocate(ADDRESS);
@@ -87,11 +99,11 @@ public final class CompletionChannel extends NativeResource {
             rdma_h.ibv_ack_cq_events(cq, 1);
             for (NativeResource r : dependents()) {
                 if (r instanceof CompletionQueue q && q.nativeAddress() == cq.address()) {
-                    return Optional.of(q);
+                    return q;
                 }
             }
             // The CQ was closed after the event arrived: nothing is left to report.
-            return Optional.empty();
+            return null;
         }
     }
 

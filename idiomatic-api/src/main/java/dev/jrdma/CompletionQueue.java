@@ -105,9 +105,12 @@ public final class CompletionQueue extends NativeResource {
      */
     public int poll(WorkCompletion wc) {
         checkOpen();
-        int n = InlineVerbs.pollCq(pollFn, address, 1, wc.address());
+        int n = check(InlineVerbs.pollCq(pollFn, address, 1, wc.address()));
+        if (n > 0 && Events.errorCompletionsEnabled()) {
+            Events.errorCompletion(this, wc);
+        }
         Reference.reachabilityFence(wc);
-        return check(n);
+        return n;
     }
 
     /**
@@ -120,8 +123,11 @@ public final class CompletionQueue extends NativeResource {
     public int poll(WorkCompletions batch) {
         checkOpen();
         int n = check(InlineVerbs.pollCq(pollFn, address, batch.capacity(), batch.address()));
-        Reference.reachabilityFence(batch);
         batch.count(n);
+        if (n > 0 && Events.errorCompletionsEnabled()) {
+            Events.errorCompletions(this, batch, n);
+        }
+        Reference.reachabilityFence(batch);
         return n;
     }
 
@@ -147,16 +153,16 @@ public final class CompletionQueue extends NativeResource {
 
     /**
      * As {@link #poll(WorkCompletion, Duration)}, but a missing completion is an exception: returns
-     * {@code wc} holding the completion, or throws {@link IllegalStateException} after {@code timeout}.
+     * {@code wc} holding the completion, or throws {@link RdmaTimeoutException} after {@code timeout}.
      *
      * @param wc      the view to fill
      * @param timeout how long to poll
      * @return {@code wc}
-     * @throws IllegalStateException when no completion arrives in time
+     * @throws RdmaTimeoutException when no completion arrives in time
      */
     public WorkCompletion take(WorkCompletion wc, Duration timeout) {
         if (!poll(wc, timeout)) {
-            throw new IllegalStateException("no completion on " + this + " within " + timeout);
+            throw new RdmaTimeoutException("no completion", this, timeout);
         }
         return wc;
     }

@@ -94,6 +94,7 @@ public final class MemoryRegion extends NativeResource {
             throw new IllegalArgumentException("cannot register an empty segment");
         }
         MemorySegment mr;
+        Events.Registration timing = Events.beginRegistration();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment errno = Errno.allocate(arena);
             mr = ErrnoVerbs.ibv_reg_mr_iova2(errno, pd.handle(), segment, segment.byteSize(), segment.address(),
@@ -110,7 +111,9 @@ public final class MemoryRegion extends NativeResource {
         }
         mr = mr.reinterpret(ibv_mr.layout().byteSize());
         try {
-            return new MemoryRegion(pd, mr, segment, ownArena, Collections.unmodifiableSet(rights));
+            MemoryRegion region = new MemoryRegion(pd, mr, segment, ownArena, Collections.unmodifiableSet(rights));
+            Events.registered(timing, region, segment.byteSize(), rights);
+            return region;
         } catch (RuntimeException e) {
             rdma_h.ibv_dereg_mr(mr);
             throw e;

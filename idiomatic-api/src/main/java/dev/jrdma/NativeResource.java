@@ -25,7 +25,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * while another thread is inside one of its operations is a race the caller must prevent (the
  * native call may already be running on the released resource).
  */
-abstract class NativeResource implements AutoCloseable {
+abstract class NativeResource implements RdmaResource {
     private final List<NativeResource> owners = new CopyOnWriteArrayList<>();
     /** Insertion-ordered, so closing in reverse closes the newest dependent first. */
     private final Set<NativeResource> dependents = new LinkedHashSet<>();
@@ -75,7 +75,7 @@ abstract class NativeResource implements AutoCloseable {
         }
     }
 
-    /** {@return whether {@link #close()} has been called} */
+    @Override
     public final boolean isClosed() {
         return closed;
     }

@@ -541,7 +541,9 @@ public final class QueuePair extends NativeResource {
             }
             throw RdmaException.of("ibv_modify_qp", this, rc, detail);
         }
+        QueuePairState from = lastState;
         lastState = target;
+        Events.stateChange(this, from, target);
     }
 
     /** The endpoint {@link #localEndpoint} made; IllegalStateException before it was called. */
