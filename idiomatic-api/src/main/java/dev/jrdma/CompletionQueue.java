@@ -39,7 +39,7 @@ public final class CompletionQueue extends NativeResource {
         this.capacity = ibv_cq.cqe(handle);
         this.pollFn = InlineVerbs.pollCqFunction(handle);
         this.notifyFn = InlineVerbs.reqNotifyCqFunction(handle);
-        this.description = "completion queue #" + ibv_cq.handle(handle) + " on " + context.name();
+        this.description = "completion queue handle " + ibv_cq.handle(handle) + " on " + context.name();
     }
 
     static CompletionQueue create(Context context, int depth, CompletionChannel channel) {
@@ -188,7 +188,7 @@ public final class CompletionQueue extends NativeResource {
         }
     }
 
-    /** {@code completion queue #<handle> on <device>}. */
+    /** {@code completion queue handle <n> on <device>}. */
     @Override
     public String toString() {
         return description;

@@ -137,8 +137,7 @@ public final class MemoryRegion extends NativeResource {
     /** Throws {@link IndexOutOfBoundsException} unless {@code [offset, offset + length)} lies in the region. */
     void checkRange(long offset, long length) {
         if (offset < 0 || length < 0 || offset > segment.byteSize() - length) {
-            throw new IndexOutOfBoundsException("[" + offset + ", " + (offset + length) + ") is outside " + this
-                    + " (" + segment.byteSize() + " bytes)");
+            throw new IndexOutOfBoundsException("[" + offset + ", " + (offset + length) + ") is outside " + this);
         }
     }
 

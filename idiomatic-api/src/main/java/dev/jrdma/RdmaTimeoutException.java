@@ -9,7 +9,7 @@ import java.util.Objects;
  * or no answer on the TCP side ({@link EndpointExchange}, {@link ControlConnection}). Catch this
  * type to tell a slow or absent peer from misuse, which is an {@link IllegalStateException}.
  * The message names what was awaited, on what, and the timeout in plain units, e.g.
- * {@code no completion on completion queue #3 on rxe0 within 30 s}.
+ * {@code no completion on completion queue handle 3 on rxe0 within 30 s}.
  */
 public final class RdmaTimeoutException extends RdmaException {
     private static final long serialVersionUID = 1L;
@@ -25,7 +25,7 @@ public final class RdmaTimeoutException extends RdmaException {
      * @param timeout the timeout that passed
      */
     public RdmaTimeoutException(String what, Object object, Duration timeout) {
-        this(what, object, timeout, null);
+        this(what, object, timeout, null, null);
     }
 
     /**
@@ -38,8 +38,25 @@ public final class RdmaTimeoutException extends RdmaException {
      * @param cause   the underlying exception, or null
      */
     public RdmaTimeoutException(String what, Object object, Duration timeout, Throwable cause) {
-        super(what + " on " + object + " within " + plain(Objects.requireNonNull(timeout, "timeout")),
-                "wait", String.valueOf(object), 0);
+        this(what, object, timeout, null, cause);
+    }
+
+    /**
+     * As {@link #RdmaTimeoutException(String, Object, Duration)}, with a hint at the likely
+     * cause appended to the message after a colon.
+     *
+     * @param what    what did not happen
+     * @param object  what was waited on
+     * @param timeout the timeout that passed
+     * @param hint    e.g. {@code "is the server running?"}
+     */
+    public RdmaTimeoutException(String what, Object object, Duration timeout, String hint) {
+        this(what, object, timeout, hint, null);
+    }
+
+    private RdmaTimeoutException(String what, Object object, Duration timeout, String hint, Throwable cause) {
+        super(what + " on " + object + " within " + plain(Objects.requireNonNull(timeout, "timeout"))
+                + (hint == null || hint.isEmpty() ? "" : ": " + hint), "wait", String.valueOf(object), 0);
         this.timeout = timeout;
         if (cause != null) {
             initCause(cause);

@@ -52,12 +52,13 @@ final class Readiness {
     private static final Linker LINKER = Linker.nativeLinker();
     private static final Linker.Option ERRNO = Linker.Option.captureCallState("errno");
     private static final MethodHandle EPOLL_CREATE1 = downcall("epoll_create1",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT));
     private static final MethodHandle EPOLL_CTL = downcall("epoll_ctl",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS));
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS));
     private static final MethodHandle EPOLL_WAIT = downcall("epoll_wait",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT));
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT));
 
+    /** The handle takes the errno capture segment as an extra first argument. */
     private static MethodHandle downcall(String name, FunctionDescriptor descriptor) {
         return LINKER.downcallHandle(LINKER.defaultLookup().find(name).orElseThrow(), descriptor, ERRNO);
     }

@@ -1052,8 +1052,8 @@ final class PerftestRunner implements PerftestSession.Device {
     }
 
     // Built out of line so that take() stays small enough for the JIT to inline into the loops.
-    private IOException noCompletion(String what) {
-        return new IOException("no " + what + " completion within " + timeout.toSeconds() + " s: " + STALLED);
+    private RdmaTimeoutException noCompletion(String what) {
+        return new RdmaTimeoutException("no " + what + " completion", "the test's completion queues", timeout, STALLED);
     }
 
     private static IOException failed(String what, WorkCompletion wc) {
@@ -1167,8 +1167,8 @@ final class PerftestRunner implements PerftestSession.Device {
                         if (deadline == 0) {
                             deadline = now + timeout.toNanos();
                         } else if (now - deadline > 0) {
-                            throw new IOException("write " + rcnt + " of the peer did not arrive within "
-                                    + timeout.toSeconds() + " s: " + STALLED);
+                            throw new RdmaTimeoutException("write " + rcnt + " of the peer did not arrive", mr,
+                                    timeout, STALLED);
                         }
                     }
                 }
@@ -1279,8 +1279,8 @@ final class PerftestRunner implements PerftestSession.Device {
                 armed = false;
             } else {
                 if (System.nanoTime() - deadline > 0) {
-                    throw new IOException("no " + (sends.allCompleted() ? "receive" : "send") + " completion within "
-                            + timeout.toSeconds() + " s: " + STALLED + " (sent " + sends.totccnt + " of "
+                    throw new RdmaTimeoutException("no " + (sends.allCompleted() ? "receive" : "send") + " completion",
+                            "the test's completion queues", timeout, STALLED + " (sent " + sends.totccnt + " of "
                             + sends.total + ", received " + recvs.received + " of " + recvs.total + ")");
                 }
                 armed = awaitEither(armed);
@@ -1590,7 +1590,7 @@ final class PerftestRunner implements PerftestSession.Device {
                 armed = false;
             } else {
                 if (now - deadline > 0) {
-                    throw new IOException("no completion within " + timeout.toSeconds() + " s: " + STALLED);
+                    throw new RdmaTimeoutException("no completion", "the test's completion queues", timeout, STALLED);
                 }
                 armed = awaitEither(armed);
             }
@@ -1739,8 +1739,8 @@ final class PerftestRunner implements PerftestSession.Device {
                                     break outer;
                                 }
                                 if (now - deadline > 0) {
-                                    throw new IOException("the peer's write did not arrive within "
-                                            + timeout.toSeconds() + " s: " + STALLED);
+                                    throw new RdmaTimeoutException("the peer's write did not arrive", mr, timeout,
+                                            STALLED);
                                 }
                             }
                             // no Thread.onSpinWait: as in take(), a PAUSE only delays seeing the completion
@@ -1833,8 +1833,8 @@ final class PerftestRunner implements PerftestSession.Device {
                     return false;
                 }
                 if (now - deadline > 0) {
-                    throw new IOException("no " + what + " completion within " + timeout.toSeconds()
-                            + " s: " + STALLED);
+                    throw new RdmaTimeoutException("no " + what + " completion", "the test's completion queues",
+                            timeout, STALLED);
                 }
                 if (channel != null) {
                     cq.requestNotification(false);
