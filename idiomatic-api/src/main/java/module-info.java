@@ -4,5 +4,6 @@
  */
 module dev.jrdma {
     requires dev.jrdma.bindings;
+    requires jdk.jfr;
     exports dev.jrdma;
 }

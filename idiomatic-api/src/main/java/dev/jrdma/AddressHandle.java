@@ -23,7 +23,7 @@ public final class AddressHandle extends NativeResource {
         super(pd);
         this.pd = pd;
         this.handle = handle;
-        this.description = "address handle #" + ibv_ah.handle(handle) + " to " + remote.gid() + " on "
+        this.description = "address handle " + ibv_ah.handle(handle) + " to " + remote.gid() + " on "
                 + pd.context().name();
     }
 
@@ -78,7 +78,7 @@ public final class AddressHandle extends NativeResource {
         }
     }
 
-    /** {@code address handle #<handle> to <gid> on <device>}. */
+    /** {@code address handle <n> to <gid> on <device>}. */
     @Override
     public String toString() {
         return description;

@@ -90,7 +90,7 @@ public final class CmEventChannel extends NativeResource {
         pending.remove(address);
     }
 
-    /** The next event for {@code id}; IllegalStateException naming {@code what} after the timeout. */
+    /** The next event for {@code id}; RdmaTimeoutException naming {@code what} after the timeout. */
     synchronized Event await(CmId id, long idAddress, Duration timeout, String what) {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (true) {
@@ -100,8 +100,8 @@ public final class CmEventChannel extends NativeResource {
                 return queued.removeFirst();
             }
             long left = (deadline - System.nanoTime()) / 1_000_000L;
-            if (left <= 0 || !Posix.awaitReadable(fd, left)) {
-                throw new IllegalStateException("no rdma_cm event for " + id + " within " + timeout + " (" + what + ")");
+            if (left <= 0 || !Readiness.await(fd, left)) {
+                throw new RdmaTimeoutException("no rdma_cm event (" + what + ")", id, timeout);
             }
             readOne();
         }
@@ -141,6 +141,7 @@ public final class CmEventChannel extends NativeResource {
                     target = id.address();
                 }
                 copy = new Event(type, rdma_cm_event.status(event), data, newId);
+                Events.cm(this, type, copy.status());
             } finally {
                 // rdma_destroy_id waits for every event of its id to be acknowledged.
                 RdmaCmVerbs.rdma_ack_cm_event(Errno.allocate(arena), event);

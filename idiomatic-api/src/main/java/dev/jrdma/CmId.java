@@ -215,6 +215,7 @@ public final class CmId extends NativeResource {
         }
         CmEventChannel.Event event = expect(CmEventType.ESTABLISHED, timeout, "rdma_connect");
         refreshQueuePair();
+        Events.cmConnection(true, toString(), queuePair());
         return event.privateData();
     }
 
@@ -231,6 +232,7 @@ public final class CmId extends NativeResource {
         }
         expect(CmEventType.ESTABLISHED, timeout, "rdma_accept");
         refreshQueuePair();
+        Events.cmConnection(true, toString(), queuePair());
     }
 
     /**
@@ -270,6 +272,17 @@ public final class CmId extends NativeResource {
         checkOpen();
         expect(CmEventType.DISCONNECTED, timeout, "awaiting DISCONNECTED");
         refreshQueuePair();
+        Events.cmConnection(false, toString(), queuePair());
+    }
+
+    /** The queue pair created on this id, or null. */
+    private QueuePair queuePair() {
+        for (NativeResource r : dependents()) {
+            if (r instanceof QueuePair qp) {
+                return qp;
+            }
+        }
+        return null;
     }
 
     private void refreshQueuePair() {

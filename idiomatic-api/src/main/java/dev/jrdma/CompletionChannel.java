@@ -10,7 +10,6 @@ import dev.jrdma.bindings.shim.Posix;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
-import java.util.Optional;
 
 /**
  * A completion channel ({@code struct ibv_comp_channel}): lets a thread sleep until a
@@ -68,46 +67,61 @@ public final class CompletionChannel extends NativeResource {
 
     /**
      * Waits up to {@code timeout} for a completion event and returns the completion queue it is
-     * for (its notification is then disarmed: request it again).
+     * for (its notification is then disarmed: request it again). A virtual thread parks while
+     * it waits, leaving its carrier free (see {@link Readiness}).
      *
      * @param timeout how long to sleep at most
-     * @return the completion queue the event is for; empty when the time passed
+     * @return the completion queue the event is for
+     * @throws RdmaTimeoutException when no event arrives in time
      */
-    public Optional<CompletionQueue> await(Duration timeout) {
+    public CompletionQueue await(Duration timeout) {
         long deadline = System.nanoTime() + Math.max(0, timeout.toNanos());
-        try (Arena arena = Arena.ofConfined(); var _ = hold(this)) {
-            MemorySegment errno = Errno.allocate(arena);
-            MemorySegment cqOut = arena.allocate(ADDRESS);
-            MemorySegment contextOut = arena.allocate(ADDRESS);
+        try (var _ = hold(this)) {
             // In slices, each ending with a look at the closed mark: a close() from another
-            // thread waits for this call to leave, and must not wait for the whole timeout. The
-            // fd is non-blocking: an event can vanish between poll and read (its CQ destroyed).
+            // thread waits for this call to leave, and must not wait for the whole timeout.
             while (true) {
-                if (Posix.awaitReadable(fd, Math.min(WAIT_SLICE_MILLIS,
-                        Math.max(0, (deadline - System.nanoTime() + 999_999) / 1_000_000L)))) {
-                    if (ErrnoVerbs.ibv_get_cq_event(errno, handle, cqOut, contextOut) == 0) {
-                        break;
-                    }
-                    if (Errno.get(errno) != Posix.EAGAIN) {
-                        throw RdmaException.of("ibv_get_cq_event", this, Errno.get(errno));
+                long left = Math.max(0, (deadline - System.nanoTime() + 999_999) / 1_000_000L);
+                if (Readiness.await(fd, Math.min(WAIT_SLICE_MILLIS, left))) {
+                    CompletionQueue cq = next();
+                    if (cq != null) {
+                        return cq;
                     }
                 }
                 if (isClosed()) {
                     throw new IllegalStateException(this + " was closed while a thread awaited it");
                 }
                 if (System.nanoTime() - deadline >= 0) {
-                    return Optional.empty();
+                    throw new RdmaTimeoutException("no completion event", this, timeout);
                 }
+            }
+        }
+    }
+
+    /**
+     * Reads and acknowledges one event; null when there was none to read after all (the fd is
+     * non-blocking: an event vanishes between poll and read when its CQ is destroyed meanwhile)
+     * or when its CQ was closed after the event arrived.
+     */
+    private CompletionQueue next() {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment errno = Errno.allocate(arena);
+            MemorySegment cqOut = arena.allocate(ADDRESS);
+            MemorySegment contextOut = arena.allocate(ADDRESS);
+            if (ErrnoVerbs.ibv_get_cq_event(errno, handle, cqOut, contextOut) != 0) {
+                if (Errno.get(errno) == Posix.EAGAIN) {
+                    return null;
+                }
+                throw RdmaException.of("ibv_get_cq_event", this, Errno.get(errno));
             }
             MemorySegment cq = cqOut.get(ADDRESS, 0);
             rdma_h.ibv_ack_cq_events(cq, 1);
             for (NativeResource r : dependents()) {
                 if (r instanceof CompletionQueue q && q.nativeAddress() == cq.address()) {
-                    return Optional.of(q);
+                    return q;
                 }
             }
             // The CQ was closed after the event arrived: nothing is left to report.
-            return Optional.empty();
+            return null;
         }
     }
 

@@ -39,7 +39,7 @@ public final class CompletionQueue extends NativeResource {
         this.capacity = ibv_cq.cqe(handle);
         this.pollFn = InlineVerbs.pollCqFunction(handle);
         this.notifyFn = InlineVerbs.reqNotifyCqFunction(handle);
-        this.description = "completion queue #" + ibv_cq.handle(handle) + " on " + context.name();
+        this.description = "completion queue handle " + ibv_cq.handle(handle) + " on " + context.name();
     }
 
     static CompletionQueue create(Context context, int depth, CompletionChannel channel) {
@@ -116,8 +116,12 @@ public final class CompletionQueue extends NativeResource {
         } finally {
             exit();
         }
+        n = check(n);
+        if (n > 0 && Events.errorCompletionsEnabled()) {
+            Events.errorCompletion(this, wc);
+        }
         Reference.reachabilityFence(wc);
-        return check(n);
+        return n;
     }
 
     /**
@@ -133,12 +137,16 @@ public final class CompletionQueue extends NativeResource {
         enter();
         int n;
         try {
-            n = check(InlineVerbs.pollCq(pollFn, address, capacity, into));
+            n = InlineVerbs.pollCq(pollFn, address, capacity, into);
         } finally {
             exit();
         }
-        Reference.reachabilityFence(batch);
+        n = check(n);
         batch.count(n);
+        if (n > 0 && Events.errorCompletionsEnabled()) {
+            Events.errorCompletions(this, batch, n);
+        }
+        Reference.reachabilityFence(batch);
         return n;
     }
 
@@ -164,16 +172,16 @@ public final class CompletionQueue extends NativeResource {
 
     /**
      * As {@link #poll(WorkCompletion, Duration)}, but a missing completion is an exception: returns
-     * {@code wc} holding the completion, or throws {@link IllegalStateException} after {@code timeout}.
+     * {@code wc} holding the completion, or throws {@link RdmaTimeoutException} after {@code timeout}.
      *
      * @param wc      the view to fill
      * @param timeout how long to poll
      * @return {@code wc}
-     * @throws IllegalStateException when no completion arrives in time
+     * @throws RdmaTimeoutException when no completion arrives in time
      */
     public WorkCompletion take(WorkCompletion wc, Duration timeout) {
         if (!poll(wc, timeout)) {
-            throw new IllegalStateException("no completion on " + this + " within " + timeout);
+            throw new RdmaTimeoutException("no completion", this, timeout);
         }
         return wc;
     }
@@ -199,7 +207,7 @@ public final class CompletionQueue extends NativeResource {
         }
     }
 
-    /** {@code completion queue #<handle> on <device>}. */
+    /** {@code completion queue handle <n> on <device>}. */
     @Override
     public String toString() {
         return description;

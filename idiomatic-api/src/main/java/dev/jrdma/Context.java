@@ -29,6 +29,9 @@ import java.util.function.Consumer;
  * {@link NativeResource} for closing.
  */
 public final class Context extends NativeResource {
+    /** The number of a device's first port: ports count from 1. */
+    public static final int FIRST_PORT = 1;
+
     /** How often the event thread looks at the close flag while no event arrives. */
     private static final long EVENT_POLL_MILLIS = 100;
 
@@ -172,6 +175,43 @@ public final class Context extends NativeResource {
         }
     }
 
+    /**
+     * {@return the port a program uses when it has no reason to pick one: the lowest-numbered
+     * ACTIVE port, else port {@link #FIRST_PORT}} Single-port devices (rxe, most NICs) have only
+     * port 1.
+     */
+    public int defaultPort() {
+        int ports = queryDevice().physicalPortCount();
+        for (int port = FIRST_PORT; port <= ports; port++) {
+            if (queryPort(port).state() == PortState.ACTIVE) {
+                return port;
+            }
+        }
+        return FIRST_PORT;
+    }
+
+    /**
+     * {@return the GID entry to send from on {@code port}: on RoCE the RoCE v2 entry with an
+     * IPv4 address (routable wherever that address is), then other RoCE v2, then RoCE v1; on
+     * InfiniBand the first entry} Pass its {@link GidEntry#port()} and {@link GidEntry#index()}
+     * to {@link QueuePair#localEndpoint(int, int)}.
+     *
+     * @param port the port number, counting from 1 (e.g. {@link #defaultPort()})
+     * @throws IllegalStateException when the port's GID table is empty (a RoCE interface
+     *                               without any IP address, or a port that is down)
+     */
+    public GidEntry defaultGid(int port) {
+        PortAttributes attributes = queryPort(port);
+        return DefaultGid.choose(gidTable(port), attributes.linkLayer()).orElseThrow(() -> new IllegalStateException(
+                "no GID on " + name() + " port " + port + " (" + attributes.state()
+                        + "); on RoCE, does its network interface have an IP address?"));
+    }
+
+    /** {@return {@link #defaultGid(int)} of {@link #defaultPort()}} */
+    public GidEntry defaultGid() {
+        return defaultGid(defaultPort());
+    }
+
     private Optional<GidEntry> queryGid(int port, int index, MemorySegment entry) {
         int rc;
         try (var _ = hold(this)) {
@@ -278,6 +318,7 @@ public final class Context extends NativeResource {
                     // (say, from a listener) wait forever in ibv_destroy_*.
                     rdma_h.ibv_ack_async_event(event);
                 }
+                Events.async(this, e);
                 for (Consumer<AsyncEvent> listener : listeners) {
                     try {
                         listener.accept(e);

@@ -12,8 +12,14 @@ import java.time.Duration;
 /**
  * A minimal out-of-band exchange of {@link Endpoint}s over TCP, for programs that connect
  * queue pairs without rdma_cm: each side sends its 28-byte {@link Endpoint#toBytes()} and
- * reads the peer's. Every step is bounded by the timeout ({@link SocketTimeoutException}).
- * Thread-safe (no state).
+ * reads the peer's. Every step is bounded by the timeout; a step that runs out of time throws
+ * {@link RdmaTimeoutException}. Thread-safe (no state).
+ *
+ * <p>Socket ownership: the methods that take an address or a {@link ServerSocket} open their
+ * own connection and close it before they return (the server socket itself stays open, for
+ * the next client); the methods that take a connected {@link Socket} leave it open. To keep
+ * talking to the peer after the exchange (its {@link RemoteMemory}, "done" messages), use
+ * {@link ControlConnection}, which owns its socket and carries those messages.
  *
  * <p>Prefer the methods that take a {@link QueuePair}: they connect the queue pair and return
  * only when the peer's queue pair is connected too. With the endpoint-only methods each side
@@ -35,7 +41,8 @@ public final class EndpointExchange {
      * @param qp      the queue pair to connect, in RESET or INIT, its local endpoint taken
      * @param timeout the bound of each step (TCP connect, every read)
      * @return the server's endpoint
-     * @throws IOException on TCP failures, a timeout, or a peer that closed before it was ready
+     * @throws IOException on TCP failures, or a peer that closed before it was ready
+     * @throws RdmaTimeoutException when a step runs out of time
      */
     public static Endpoint connect(InetSocketAddress server, QueuePair qp, Duration timeout) throws IOException {
         return connect(server, qp, ConnectionOptions.DEFAULTS, timeout);
@@ -49,7 +56,8 @@ public final class EndpointExchange {
      * @param qp       the queue pair to connect, in RESET or INIT, its local endpoint taken
      * @param timeout  the bound of each step (accept, every read)
      * @return the client's endpoint
-     * @throws IOException on TCP failures, a timeout, or a peer that closed before it was ready
+     * @throws IOException on TCP failures, or a peer that closed before it was ready
+     * @throws RdmaTimeoutException when a step runs out of time
      */
     public static Endpoint accept(ServerSocket listener, QueuePair qp, Duration timeout) throws IOException {
         return accept(listener, qp, ConnectionOptions.DEFAULTS, timeout);
@@ -58,7 +66,9 @@ public final class EndpointExchange {
     /**
      * Client side: connects to {@code server} over TCP, swaps endpoints, moves {@code qp} to RTS
      * towards the server's queue pair and returns once the server reports its queue pair in RTS
-     * too, so the first message either side posts finds a peer ready to receive it.
+     * too, so the first message either side posts finds a peer ready to receive it. The TCP
+     * connection is closed before this returns. Connects once: a server that does not listen
+     * yet is an IOException ("Connection refused"); {@link ControlConnection#connect} retries.
      *
      * @param server  the server's TCP address
      * @param qp      a queue pair in RESET or INIT (post receives in INIT before calling this)
@@ -66,12 +76,13 @@ public final class EndpointExchange {
      * @param options the transition attributes (access rights, timeouts, SL, ...)
      * @param timeout the bound of each step (TCP connect, every read)
      * @return the server's endpoint
-     * @throws IOException on TCP failures, a timeout, or a peer that closed before it was ready
+     * @throws IOException on TCP failures, or a peer that closed before it was ready
+     * @throws RdmaTimeoutException when a step runs out of time
      */
     public static Endpoint connect(InetSocketAddress server, QueuePair qp, ConnectionOptions options,
                                    Duration timeout) throws IOException {
         try (Socket socket = new Socket()) {
-            socket.connect(server, timeoutMillis(timeout));
+            connectSocket(socket, server, timeout);
             return connect(socket, qp, options, timeout);
         }
     }
@@ -79,19 +90,20 @@ public final class EndpointExchange {
     /**
      * Server side of {@link #connect(InetSocketAddress, QueuePair, ConnectionOptions, Duration)}:
      * accepts one client on {@code listener} (bounded by {@code timeout}), swaps endpoints, moves
-     * {@code qp} to RTS and waits until the client's queue pair is in RTS as well.
+     * {@code qp} to RTS and waits until the client's queue pair is in RTS as well. The accepted
+     * connection is closed before this returns; {@code listener} stays open.
      *
      * @param listener the bound server socket to accept one client on
      * @param qp       a queue pair in RESET or INIT whose local endpoint has been taken
      * @param options  the transition attributes (access rights, timeouts, SL, ...)
      * @param timeout  the bound of each step (accept, every read)
      * @return the client's endpoint
-     * @throws IOException on TCP failures, a timeout, or a peer that closed before it was ready
+     * @throws IOException on TCP failures, or a peer that closed before it was ready
+     * @throws RdmaTimeoutException when a step runs out of time
      */
     public static Endpoint accept(ServerSocket listener, QueuePair qp, ConnectionOptions options,
                                   Duration timeout) throws IOException {
-        listener.setSoTimeout(timeoutMillis(timeout));
-        try (Socket socket = listener.accept()) {
+        try (Socket socket = acceptSocket(listener, timeout)) {
             return connect(socket, qp, options, timeout);
         }
     }
@@ -107,7 +119,8 @@ public final class EndpointExchange {
      * @param options the transition attributes (access rights, timeouts, SL, ...)
      * @param timeout the bound of every read
      * @return the peer's endpoint
-     * @throws IOException on TCP failures, a timeout, or a peer that closed before it was ready
+     * @throws IOException on TCP failures, or a peer that closed before it was ready
+     * @throws RdmaTimeoutException when the peer does not answer in time
      */
     public static Endpoint connect(Socket socket, QueuePair qp, ConnectionOptions options, Duration timeout)
             throws IOException {
@@ -121,7 +134,12 @@ public final class EndpointExchange {
         OutputStream out = socket.getOutputStream();
         out.write(READY);
         out.flush();
-        int peer = socket.getInputStream().read();
+        int peer;
+        try {
+            peer = socket.getInputStream().read();
+        } catch (SocketTimeoutException e) {
+            throw new RdmaTimeoutException("no ready byte from the peer (" + remote + ")", socket, timeout, e);
+        }
         if (peer != READY) {
             throw new IOException(peer < 0
                     ? "the peer closed the connection before its queue pair was ready (" + remote + ")"
@@ -138,28 +156,29 @@ public final class EndpointExchange {
      * @param local   this side's endpoint
      * @param timeout the bound of each step
      * @return the server's endpoint
-     * @throws IOException on TCP failures or a timeout
+     * @throws IOException on TCP failures
+     * @throws RdmaTimeoutException when a step runs out of time
      */
     public static Endpoint connect(InetSocketAddress server, Endpoint local, Duration timeout) throws IOException {
         try (Socket socket = new Socket()) {
-            socket.connect(server, timeoutMillis(timeout));
+            connectSocket(socket, server, timeout);
             return exchange(socket, local, timeout);
         }
     }
 
     /**
      * Server side, endpoints only: accepts one client on {@code server}, exchanges endpoints and
-     * closes that connection.
+     * closes that connection ({@code server} stays open).
      *
      * @param server  the bound server socket
      * @param local   this side's endpoint
      * @param timeout the bound of each step
      * @return the client's endpoint
-     * @throws IOException on TCP failures or a timeout
+     * @throws IOException on TCP failures
+     * @throws RdmaTimeoutException when a step runs out of time
      */
     public static Endpoint accept(ServerSocket server, Endpoint local, Duration timeout) throws IOException {
-        server.setSoTimeout(timeoutMillis(timeout));
-        try (Socket socket = server.accept()) {
+        try (Socket socket = acceptSocket(server, timeout)) {
             return exchange(socket, local, timeout);
         }
     }
@@ -172,7 +191,8 @@ public final class EndpointExchange {
      * @param local   this side's endpoint
      * @param timeout the bound of the read
      * @return the peer's endpoint
-     * @throws IOException on TCP failures or a timeout
+     * @throws IOException on TCP failures
+     * @throws RdmaTimeoutException when the peer's endpoint does not arrive in time
      */
     public static Endpoint exchange(Socket socket, Endpoint local, Duration timeout) throws IOException {
         socket.setSoTimeout(timeoutMillis(timeout));
@@ -181,11 +201,34 @@ public final class EndpointExchange {
         out.write(local.toBytes());
         out.flush();
         byte[] remote = new byte[Endpoint.BYTES];
-        new DataInputStream(socket.getInputStream()).readFully(remote);
+        try {
+            new DataInputStream(socket.getInputStream()).readFully(remote);
+        } catch (SocketTimeoutException e) {
+            throw new RdmaTimeoutException("no endpoint from the peer", socket, timeout, e);
+        }
         return Endpoint.fromBytes(remote);
     }
 
-    private static int timeoutMillis(Duration timeout) {
+    /** One TCP connect bounded by {@code timeout}; a timeout is an RdmaTimeoutException. */
+    static void connectSocket(Socket socket, InetSocketAddress server, Duration timeout) throws IOException {
+        try {
+            socket.connect(server, timeoutMillis(timeout));
+        } catch (SocketTimeoutException e) {
+            throw new RdmaTimeoutException("no TCP connection", server, timeout, e);
+        }
+    }
+
+    /** One accept bounded by {@code timeout}; a timeout is an RdmaTimeoutException. */
+    static Socket acceptSocket(ServerSocket listener, Duration timeout) throws IOException {
+        listener.setSoTimeout(timeoutMillis(timeout));
+        try {
+            return listener.accept();
+        } catch (SocketTimeoutException e) {
+            throw new RdmaTimeoutException("no client connected", "TCP port " + listener.getLocalPort(), timeout, e);
+        }
+    }
+
+    static int timeoutMillis(Duration timeout) {
         long millis = timeout.toMillis();
         if (millis <= 0) {
             throw new IllegalArgumentException("the timeout must be positive: " + timeout);

@@ -100,6 +100,7 @@ public final class MemoryRegion extends NativeResource {
         if (segment.byteSize() == 0) {
             throw new IllegalArgumentException("cannot register an empty segment");
         }
+        Events.Registration timing = Events.beginRegistration();
         try (Arena arena = Arena.ofConfined(); var _ = hold(pd)) {
             MemorySegment errno = Errno.allocate(arena);
             MemorySegment mr = ErrnoVerbs.ibv_reg_mr_iova2(errno, pd.handle(), segment, segment.byteSize(), segment.address(),
@@ -115,7 +116,9 @@ public final class MemoryRegion extends NativeResource {
             }
             mr = mr.reinterpret(ibv_mr.layout().byteSize());
             try {
-                return new MemoryRegion(pd, mr, segment, ownArena, Collections.unmodifiableSet(rights));
+                MemoryRegion region = new MemoryRegion(pd, mr, segment, ownArena, Collections.unmodifiableSet(rights));
+                Events.registered(timing, region, segment.byteSize(), rights);
+                return region;
             } catch (RuntimeException e) {
                 rdma_h.ibv_dereg_mr(mr);
                 throw e;
@@ -140,8 +143,7 @@ public final class MemoryRegion extends NativeResource {
     /** Throws {@link IndexOutOfBoundsException} unless {@code [offset, offset + length)} lies in the region. */
     void checkRange(long offset, long length) {
         if (offset < 0 || length < 0 || offset > segment.byteSize() - length) {
-            throw new IndexOutOfBoundsException("[" + offset + ", " + (offset + length) + ") is outside " + this
-                    + " (" + segment.byteSize() + " bytes)");
+            throw new IndexOutOfBoundsException("[" + offset + ", " + (offset + length) + ") is outside " + this);
         }
     }
 

@@ -125,9 +125,9 @@ public final class MemoryWindow extends NativeResource {
         }
     }
 
-    /** {@code memory window #<handle> on <device>}. */
+    /** {@code memory window handle <n> on <device>}. */
     @Override
     public String toString() {
-        return "memory window #" + ibv_mw.handle(handle) + " on " + pd.context().name();
+        return "memory window handle " + ibv_mw.handle(handle) + " on " + pd.context().name();
     }
 }

@@ -31,7 +31,7 @@ import java.util.concurrent.locks.LockSupport;
  * object only once the calls already inside it have returned. Without that, a CQ destroyed
  * while another thread is in {@code ibv_poll_cq} crashes the JVM (SIGSEGV in the provider).
  */
-abstract class NativeResource implements AutoCloseable {
+abstract class NativeResource implements RdmaResource {
     /** The sign bit of {@link #calls}: set once close() has begun. */
     private static final int CLOSED = Integer.MIN_VALUE;
     private static final VarHandle CALLS;
@@ -187,7 +187,7 @@ abstract class NativeResource implements AutoCloseable {
         }
     }
 
-    /** {@return whether {@link #close()} has been called} */
+    @Override
     public final boolean isClosed() {
         return closed;
     }

@@ -23,7 +23,7 @@ public final class ProtectionDomain extends NativeResource {
         super(context);
         this.context = context;
         this.handle = handle;
-        this.description = "protection domain #" + ibv_pd.handle(handle) + " on " + context.name();
+        this.description = "protection domain handle " + ibv_pd.handle(handle) + " on " + context.name();
     }
 
     static ProtectionDomain allocate(Context context) {
@@ -208,7 +208,7 @@ public final class ProtectionDomain extends NativeResource {
         }
     }
 
-    /** {@code protection domain #<handle> on <device>}. */
+    /** {@code protection domain handle <n> on <device>}. */
     @Override
     public String toString() {
         return description;

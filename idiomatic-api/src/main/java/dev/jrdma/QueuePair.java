@@ -341,6 +341,17 @@ public final class QueuePair extends NativeResource {
     }
 
     /**
+     * {@link #localEndpoint(int, int)} for the port and index of {@code gid}, e.g.
+     * {@link Context#defaultGid()}.
+     *
+     * @param gid the GID table entry to send from
+     * @return this queue pair's endpoint, to send to the peer
+     */
+    public Endpoint localEndpoint(GidEntry gid) {
+        return localEndpoint(gid.port(), gid.index());
+    }
+
+    /**
      * This side's endpoint, to send to the peer, using {@code port} and the source GID table
      * entry {@code gidIndex} (on RoCE pick a RoCE v2 entry, see {@link Context#gidTable}). Also
      * fixes the port, GID index and initial PSN the transitions to RTR and RTS use.
@@ -490,7 +501,9 @@ public final class QueuePair extends NativeResource {
             }
             throw RdmaException.of("ibv_modify_qp", this, rc, detail);
         }
+        QueuePairState from = lastState;
         lastState = target;
+        Events.stateChange(this, from, target);
     }
 
     /** The endpoint {@link #localEndpoint} made; IllegalStateException before it was called. */

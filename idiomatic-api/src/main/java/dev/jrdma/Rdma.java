@@ -46,6 +46,31 @@ public final class Rdma {
         return devices().stream().filter(d -> d.name().equals(name)).findFirst();
     }
 
+    /**
+     * {@return the device called {@code name}, opened}
+     *
+     * @param name the device name, e.g. {@code rxe0}
+     * @throws IllegalArgumentException when there is no such device (the message lists the devices)
+     */
+    public static Context open(String name) {
+        List<RdmaDevice> devices = devices();
+        return devices.stream().filter(d -> d.name().equals(name)).findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("no RDMA device '" + name + "'; the devices are "
+                        + devices.stream().map(RdmaDevice::name).toList()))
+                .open();
+    }
+
+    /**
+     * {@return the first device libibverbs lists, opened: what a program without a device option uses}
+     *
+     * @throws IllegalStateException when there is no RDMA device
+     */
+    public static Context openDefault() {
+        return devices().stream().findFirst().orElseThrow(() -> new IllegalStateException(
+                "no RDMA device (on a machine without RDMA hardware, Soft-RoCE: rdma link add rxe0 type rxe"
+                        + " netdev eth0)")).open();
+    }
+
     static RdmaDevice describe(MemorySegment device) {
         MemorySegment d = device.reinterpret(ibv_device.layout().byteSize());
         String name = deviceName(device);

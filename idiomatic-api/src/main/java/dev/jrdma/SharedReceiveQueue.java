@@ -41,7 +41,7 @@ public final class SharedReceiveQueue extends NativeResource {
         this.postSrqRecvFn = InlineVerbs.postSrqRecvFunction(handle);
         this.maxWorkRequests = maxWorkRequests;
         this.maxSges = maxSges;
-        this.description = "shared receive queue #" + ibv_srq.handle(handle) + " on " + pd.context().name();
+        this.description = "shared receive queue handle " + ibv_srq.handle(handle) + " on " + pd.context().name();
     }
 
     static SharedReceiveQueue create(ProtectionDomain pd, int maxWorkRequests, int maxSges) {
@@ -150,7 +150,7 @@ public final class SharedReceiveQueue extends NativeResource {
         }
     }
 
-    /** {@code shared receive queue #<handle> on <device>}. */
+    /** {@code shared receive queue handle <n> on <device>}. */
     @Override
     public String toString() {
         return description;

@@ -20,22 +20,21 @@
  * </pre>
  * Every object keeps the objects it was made from alive, and closing an object first closes
  * what was made from it (newest first): closing the {@link dev.jrdma.Context} releases
- * everything. {@code close()} is idempotent; any use of a closed object throws
- * {@link java.lang.IllegalStateException} naming it, before native code is reached.
+ * everything. {@code close()} is idempotent ({@link dev.jrdma.RdmaResource}); any use of a
+ * closed object throws {@link java.lang.IllegalStateException} naming it, before native code
+ * is reached.
  *
  * <h2>Connecting two queue pairs</h2>
  * <pre>{@code
- * try (Context context = Rdma.devices().getFirst().open()) {
+ * try (Context context = Rdma.openDefault();
+ *      ControlConnection control = ControlConnection.connect(server, timeout)) {  // retries until the server listens
  *     ProtectionDomain pd = context.allocateProtectionDomain();
  *     CompletionQueue cq = context.createCompletionQueue(64);
  *     QueuePair qp = pd.queuePair(QueuePairType.RC).completionQueue(cq).build();
- *     int gidIndex = context.gidTable(1).stream()            // RoCE: a RoCE v2 IPv4 GID
- *             .filter(g -> g.type() == GidType.ROCE_V2 && g.ipv4().isPresent())
- *             .findFirst().orElseThrow().index();
- *     qp.localEndpoint(1, gidIndex);                          // QPN, PSN, LID, GID, MTU
+ *     qp.localEndpoint(context.defaultGid());                 // QPN, PSN, LID, GID, MTU
  *     // Out of band, over TCP: swap endpoints, RESET -> INIT -> RTR -> RTS, and wait until the
- *     // server's queue pair is ready too.
- *     Endpoint remote = EndpointExchange.connect(server, qp, timeout);
+ *     // server's queue pair is ready too. The connection then carries RemoteMemory, longs, bytes.
+ *     Endpoint remote = control.connect(qp);
  *
  *     MemoryRegion buffer = pd.allocate(4096, EnumSet.of(Access.LOCAL_WRITE));
  *     SendRequest send = new SendRequest().opcode(SendOpcode.SEND).sge(buffer, 0, 12);
@@ -66,8 +65,17 @@
  * <h2>Waiting</h2>
  * Every wait is bounded: {@link dev.jrdma.CompletionQueue#take} busy-polls with a timeout,
  * {@link dev.jrdma.CompletionChannel#await} sleeps until a completion event or the timeout,
- * {@link dev.jrdma.EndpointExchange} bounds every socket operation, and every
- * {@link dev.jrdma.CmId} method that waits for an rdma_cm event takes a timeout.
+ * {@link dev.jrdma.ControlConnection} and {@link dev.jrdma.EndpointExchange} bound every socket
+ * operation, and every {@link dev.jrdma.CmId} method that waits for an rdma_cm event takes a
+ * timeout. A wait that runs out of time throws {@link dev.jrdma.RdmaTimeoutException}. A
+ * virtual thread waiting on a completion channel or an rdma_cm event parks and leaves its
+ * carrier free.
+ *
+ * <h2>Flight Recorder</h2>
+ * With a JFR recording running, jrdma emits {@code jrdma.*} events: connections established
+ * and closed, queue pair state changes, error completions, async and rdma_cm events, memory
+ * registrations ({@code jfr print --events 'jrdma.*' recording.jfr}). Without one they cost
+ * nothing.
  *
  * <h2>Errors</h2>
  * A failing verb throws {@link dev.jrdma.RdmaException} with the verb, the object, the errno

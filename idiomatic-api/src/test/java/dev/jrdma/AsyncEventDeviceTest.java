@@ -5,6 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordingStream;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -18,7 +22,12 @@ class AsyncEventDeviceTest {
         Assumptions.assumeTrue(System.getenv("JRDMA_IN_SOFTROCE_VM") != null,
                 "toggles the netdev under rxe1, so it runs only in the Soft-RoCE VM");
         BlockingQueue<AsyncEvent> events = new LinkedBlockingQueue<>();
-        try (Context context = Rdma.device("rxe1").orElseThrow().open()) {
+        List<RecordedEvent> recorded = new CopyOnWriteArrayList<>();
+        try (RecordingStream jfr = new RecordingStream();
+             Context context = Rdma.device("rxe1").orElseThrow().open()) {
+            jfr.enable("jrdma.AsyncEvent");
+            jfr.onEvent("jrdma.AsyncEvent", recorded::add);
+            jfr.startAsync();
             context.onAsyncEvent(events::add);
             context.onAsyncEvent(e -> {
                 throw new IllegalStateException("a failing listener must not stop delivery");
@@ -34,6 +43,10 @@ class AsyncEventDeviceTest {
             }
             assertEquals(1, next(events, AsyncEventType.PORT_ACTIVE).port().orElseThrow());
             assertEquals(PortState.ACTIVE, context.queryPort(1).state());
+            jfr.stop();
+            // PORT_ACTIVE, not PORT_ERR: the stream may still be starting when the port goes down.
+            assertTrue(recorded.stream().anyMatch(e -> "PORT_ACTIVE".equals(e.getString("type"))
+                    && "rxe1".equals(e.getString("device")) && "port 1".equals(e.getString("object"))), recorded.toString());
         }
     }
 

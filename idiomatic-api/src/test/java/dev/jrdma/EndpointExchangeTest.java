@@ -1,6 +1,7 @@
 package dev.jrdma;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.net.InetAddress;
@@ -37,8 +38,11 @@ class EndpointExchangeTest {
     @Test
     void acceptTimesOut() throws Exception {
         try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            assertThrows(SocketTimeoutException.class, () -> EndpointExchange.accept(socket,
+            RdmaTimeoutException e = assertThrows(RdmaTimeoutException.class, () -> EndpointExchange.accept(socket,
                     new Endpoint(1, 1, 0, Gid.ZERO, Mtu.MTU_1024), Duration.ofMillis(100)));
+            assertEquals("no client connected on TCP port " + socket.getLocalPort() + " within 100 ms", e.getMessage());
+            assertEquals(Duration.ofMillis(100), e.timeout());
+            assertInstanceOf(SocketTimeoutException.class, e.getCause());
         }
     }
 

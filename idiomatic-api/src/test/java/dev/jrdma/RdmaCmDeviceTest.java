@@ -120,9 +120,9 @@ class RdmaCmDeviceTest {
         CmId id = channel.createId();
         id.bind(new InetSocketAddress(deviceAddress(), 0));
         id.listen(1);
-        IllegalStateException e = assertThrows(IllegalStateException.class,
+        RdmaTimeoutException e = assertThrows(RdmaTimeoutException.class,
                 () -> id.awaitConnectRequest(Duration.ofMillis(200)));
-        assertTrue(e.getMessage().contains("no rdma_cm event"), e.getMessage());
+        assertEquals("no rdma_cm event (awaiting a connect request) on " + id + " within 200 ms", e.getMessage());
         channel.close();
         assertTrue(id.isClosed());
         assertThrows(IllegalStateException.class, () -> id.listen(1));

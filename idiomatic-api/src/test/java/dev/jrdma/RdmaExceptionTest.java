@@ -18,9 +18,9 @@ class RdmaExceptionTest {
 
     @Test
     void eopnotsuppHasItsOwnType() {
-        RdmaException e = RdmaException.of("ibv_alloc_mw", "protection domain #1 on rxe0", 95);
+        RdmaException e = RdmaException.of("ibv_alloc_mw", "protection domain handle 1 on rxe0", 95);
         assertInstanceOf(OperationNotSupportedException.class, e);
-        assertEquals("ibv_alloc_mw(protection domain #1 on rxe0) failed: errno 95 (Operation not supported)",
+        assertEquals("ibv_alloc_mw(protection domain handle 1 on rxe0) failed: errno 95 (Operation not supported)",
                 e.getMessage());
     }
 

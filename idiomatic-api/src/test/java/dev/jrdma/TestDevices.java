@@ -6,7 +6,7 @@ import java.util.Optional;
 
 /** The device the device tests use: $JRDMA_TEST_DEVICE or the first one. */
 final class TestDevices {
-    static final int PORT = 1;
+    static final int PORT = Context.FIRST_PORT;
     /** Under TCG emulation a round trip can take milliseconds; this bounds every completion wait. */
     static final Duration TIMEOUT = Duration.ofSeconds(20);
 
@@ -27,11 +27,8 @@ final class TestDevices {
                         + devices));
     }
 
-    /** The RoCE v2 entry with an IPv4-mapped GID (on RoCE), else the first entry. */
+    /** The entry the library picks by default: the test device's RoCE v2 IPv4 GID, or IB's first. */
     static GidEntry gid(Context context) {
-        List<GidEntry> table = context.gidTable(PORT);
-        return table.stream().filter(e -> e.type() == GidType.ROCE_V2 && e.ipv4().isPresent()).findFirst()
-                .or(() -> table.stream().findFirst())
-                .orElseThrow(() -> new AssertionError("no GID on " + context + " port " + PORT));
+        return context.defaultGid(PORT);
     }
 }

@@ -89,7 +89,7 @@ class SnippetTest {
         }
         Set<String> programs = new TreeSet<>();
         try (Stream<Path> s = Files.list(EXAMPLES)) {
-            // The programs are the classes with a main method; Cli, Common and Control support them.
+            // The programs are the classes with a main method; Cli parses their options.
             for (Path source : s.filter(p -> p.toString().endsWith(".java")).toList()) {
                 if (Files.readString(source).contains("public static void main(")) {
                     programs.add(source.getFileName().toString());

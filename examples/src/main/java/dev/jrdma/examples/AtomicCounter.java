@@ -6,15 +6,19 @@ import dev.jrdma.Access;
 import dev.jrdma.AtomicCapability;
 import dev.jrdma.CompletionQueue;
 import dev.jrdma.Context;
+import dev.jrdma.ControlConnection;
 import dev.jrdma.Endpoint;
+import dev.jrdma.GidEntry;
 import dev.jrdma.MemoryRegion;
 import dev.jrdma.ProtectionDomain;
 import dev.jrdma.QueuePair;
 import dev.jrdma.QueuePairType;
+import dev.jrdma.Rdma;
 import dev.jrdma.RemoteMemory;
 import dev.jrdma.SendOpcode;
 import dev.jrdma.SendRequest;
 import dev.jrdma.WorkCompletion;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -55,8 +59,9 @@ public final class AtomicCounter {
 
     private static void server(Cli.Options options) throws Exception {
         int clients = options.number("--clients");
-        try (Context context = Common.open(options);
+        try (Context context = options.device().map(Rdma::open).orElseGet(Rdma::openDefault);
              ServerSocket listener = new ServerSocket(options.port())) {
+            GidEntry gid = context.defaultGid();   // the port and the GID to send from
             if (context.queryDevice().atomicCapability() == AtomicCapability.NONE) {
                 throw new IllegalStateException(context.name() + " does not support atomic operations");
             }
@@ -73,13 +78,13 @@ public final class AtomicCounter {
             // @start region="one-qp-per-client"
             // RC connects exactly two queue pairs: one QP per client, all on the same PD, so all
             // may use the counter's rkey.
-            List<Control> controls = new ArrayList<>();
+            List<ControlConnection> controls = new ArrayList<>();
             try {
                 for (int i = 0; i < clients; i++) {
-                    Control control = Control.accept(listener, options.timeout());
+                    ControlConnection control = ControlConnection.accept(listener, options.timeout());
                     controls.add(control);
                     QueuePair qp = pd.queuePair(QueuePairType.RC).completionQueue(cq).build();
-                    Endpoint local = qp.localEndpoint(Common.PORT, Common.gid(context).index());
+                    Endpoint local = qp.localEndpoint(gid.port(), gid.index());
                     qp.connect(control.exchange(local));
                     control.send(counter.remote());
                     System.out.println("server: client " + (i + 1) + " connected");
@@ -88,7 +93,7 @@ public final class AtomicCounter {
                 // @start region="check"
                 // Each client reports how many increments it made once they have all completed.
                 long expected = 0;
-                for (Control control : controls) {
+                for (ControlConnection control : controls) {
                     expected += control.receiveLong();
                 }
                 long value = counter.segment().get(JAVA_LONG, 0);
@@ -98,7 +103,7 @@ public final class AtomicCounter {
                     throw new IllegalStateException("lost updates: counter " + value + ", expected " + expected);
                 }
             } finally {
-                for (Control control : controls) {
+                for (ControlConnection control : controls) {
                     control.close();
                 }
             }
@@ -107,14 +112,16 @@ public final class AtomicCounter {
 
     private static void client(Cli.Options options) throws Exception {
         int increments = options.number("--increments");
-        try (Context context = Common.open(options);
-             Control control = Control.connect(options.host().orElseThrow(), options.port(), options.timeout())) {
+        try (Context context = options.device().map(Rdma::open).orElseGet(Rdma::openDefault);
+             ControlConnection control = ControlConnection.connect(
+                     new InetSocketAddress(options.host().orElseThrow(), options.port()), options.timeout())) {
+            GidEntry gid = context.defaultGid();   // the port and the GID to send from
             ProtectionDomain pd = context.allocateProtectionDomain();
             CompletionQueue cq = context.createCompletionQueue(8);
             QueuePair qp = pd.queuePair(QueuePairType.RC).completionQueue(cq).build();
             // The device stores the counter's value from before the add here: LOCAL_WRITE.
             MemoryRegion old = pd.allocate(8, EnumSet.of(Access.LOCAL_WRITE));
-            Endpoint local = qp.localEndpoint(Common.PORT, Common.gid(context).index());
+            Endpoint local = qp.localEndpoint(gid.port(), gid.index());
             qp.connect(control.exchange(local));   // ConnectionOptions.DEFAULTS allow remote atomics
             RemoteMemory counter = control.receiveRemoteMemory();
             System.out.println("client: the counter is at " + counter);

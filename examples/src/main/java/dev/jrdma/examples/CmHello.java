@@ -1,5 +1,7 @@
 package dev.jrdma.examples;
 
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+
 import dev.jrdma.Access;
 import dev.jrdma.CmEventChannel;
 import dev.jrdma.CmId;
@@ -10,9 +12,11 @@ import dev.jrdma.MemoryRegion;
 import dev.jrdma.ProtectionDomain;
 import dev.jrdma.QueuePair;
 import dev.jrdma.QueuePairType;
+import dev.jrdma.Rdma;
 import dev.jrdma.ReceiveRequest;
 import dev.jrdma.SendRequest;
 import dev.jrdma.WorkCompletion;
+import java.lang.foreign.MemorySegment;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -57,8 +61,8 @@ public final class CmHello {
     private static void server(Cli.Options options) throws Exception {
         InetAddress address = InetAddress.getByName("0.0.0.0");   // every RDMA device's address
         if (options.device().isPresent()) {
-            try (Context context = Common.open(options)) {
-                address = Common.gid(context).ipv4().orElseThrow(() -> new IllegalStateException(
+            try (Context context = options.device().map(Rdma::open).orElseGet(Rdma::openDefault)) {
+                address = context.defaultGid().ipv4().orElseThrow(() -> new IllegalStateException(
                         context.name() + " has no IPv4 address in its GID table"));
             }
         }
@@ -87,7 +91,9 @@ public final class CmHello {
 
             // @start region="server-receive"
             WorkCompletion wc = cq.take(new WorkCompletion(), options.timeout()).checkSuccess();
-            System.out.println("server: received \"" + Common.text(buffer.segment(), 0, wc.byteLength()) + "\"");
+            String text = new String(buffer.segment().asSlice(0, wc.byteLength()).toArray(JAVA_BYTE),
+                    StandardCharsets.UTF_8);
+            System.out.println("server: received \"" + text + "\"");
             id.awaitDisconnect(options.timeout());   // the client hangs up
             // @end
             System.out.println("server: the client disconnected");
@@ -121,7 +127,11 @@ public final class CmHello {
 
             // @start region="send"
             MemoryRegion buffer = pd.allocate(4096, EnumSet.of(Access.LOCAL_WRITE));
-            int length = Common.put(buffer.segment(), 0, MESSAGE);
+            byte[] bytes = (MESSAGE).getBytes(StandardCharsets.UTF_8);
+
+            MemorySegment.copy(bytes, 0, buffer.segment(), JAVA_BYTE, 0, bytes.length);
+
+            int length = bytes.length;
             qp.post(new SendRequest().wrId(1).sge(buffer, 0, length));
             cq.take(new WorkCompletion(), options.timeout()).checkSuccess();
             id.disconnect(options.timeout());   // both sides see DISCONNECTED; the QPs move to ERR

@@ -1,18 +1,26 @@
 package dev.jrdma.examples;
 
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+
 import dev.jrdma.Access;
 import dev.jrdma.CompletionQueue;
 import dev.jrdma.Context;
+import dev.jrdma.ControlConnection;
 import dev.jrdma.Endpoint;
+import dev.jrdma.GidEntry;
 import dev.jrdma.MemoryRegion;
 import dev.jrdma.ProtectionDomain;
 import dev.jrdma.QueuePair;
 import dev.jrdma.QueuePairType;
+import dev.jrdma.Rdma;
 import dev.jrdma.RemoteMemory;
 import dev.jrdma.SendOpcode;
 import dev.jrdma.SendRequest;
 import dev.jrdma.WorkCompletion;
+import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
 import java.util.EnumSet;
 import java.util.Map;
 
@@ -50,21 +58,26 @@ public final class RdmaRead {
     }
 
     private static void server(Cli.Options options) throws Exception {
-        try (Context context = Common.open(options);
+        try (Context context = options.device().map(Rdma::open).orElseGet(Rdma::openDefault);
              ServerSocket listener = new ServerSocket(options.port())) {
+            GidEntry gid = context.defaultGid();   // the port and the GID to send from
             ProtectionDomain pd = context.allocateProtectionDomain();
             CompletionQueue cq = context.createCompletionQueue(8);
             QueuePair qp = pd.queuePair(QueuePairType.RC).completionQueue(cq).build();
             // @start region="expose"
             // REMOTE_READ lets peers holding the rkey read this region.
             MemoryRegion exposed = pd.allocate(4096, EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_READ));
-            int length = Common.put(exposed.segment(), 0, MESSAGE);
+            byte[] bytes = (MESSAGE).getBytes(StandardCharsets.UTF_8);
+
+            MemorySegment.copy(bytes, 0, exposed.segment(), JAVA_BYTE, 0, bytes.length);
+
+            int length = bytes.length;
             RemoteMemory readable = exposed.remote(0, length);   // offer just the message
             // @end
-            Endpoint local = qp.localEndpoint(Common.PORT, Common.gid(context).index());
+            Endpoint local = qp.localEndpoint(gid.port(), gid.index());
             System.out.println("server: listening on port " + options.port() + " (device " + context.name() + ")");
 
-            try (Control control = Control.accept(listener, options.timeout())) {
+            try (ControlConnection control = ControlConnection.accept(listener, options.timeout())) {
                 qp.connect(control.exchange(local));
                 control.send(readable);
                 System.out.println("server: exposed " + readable);
@@ -79,14 +92,16 @@ public final class RdmaRead {
     }
 
     private static void client(Cli.Options options) throws Exception {
-        try (Context context = Common.open(options);
-             Control control = Control.connect(options.host().orElseThrow(), options.port(), options.timeout())) {
+        try (Context context = options.device().map(Rdma::open).orElseGet(Rdma::openDefault);
+             ControlConnection control = ControlConnection.connect(
+                     new InetSocketAddress(options.host().orElseThrow(), options.port()), options.timeout())) {
+            GidEntry gid = context.defaultGid();   // the port and the GID to send from
             ProtectionDomain pd = context.allocateProtectionDomain();
             CompletionQueue cq = context.createCompletionQueue(8);
             QueuePair qp = pd.queuePair(QueuePairType.RC).completionQueue(cq).build();
             // The device writes what it reads into this region: LOCAL_WRITE.
             MemoryRegion sink = pd.allocate(4096, EnumSet.of(Access.LOCAL_WRITE));
-            Endpoint local = qp.localEndpoint(Common.PORT, Common.gid(context).index());
+            Endpoint local = qp.localEndpoint(gid.port(), gid.index());
             qp.connect(control.exchange(local));
             RemoteMemory source = control.receiveRemoteMemory();
             System.out.println("client: the server exposes " + source);
@@ -98,7 +113,8 @@ public final class RdmaRead {
                     .remote(source));       // ...from the server's address, with its rkey
             // The READ's completion means the bytes have landed in our region: safe to look at now.
             WorkCompletion wc = cq.take(new WorkCompletion(), options.timeout()).checkSuccess();
-            String text = Common.text(sink.segment(), 0, wc.byteLength());
+            String text = new String(sink.segment().asSlice(0, wc.byteLength()).toArray(JAVA_BYTE),
+                    StandardCharsets.UTF_8);
             // @end
             System.out.println("client: read " + wc.byteLength() + " bytes: \"" + text + "\"");
             control.send(1);   // done: the server may close

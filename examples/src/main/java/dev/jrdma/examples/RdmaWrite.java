@@ -1,19 +1,27 @@
 package dev.jrdma.examples;
 
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+
 import dev.jrdma.Access;
 import dev.jrdma.CompletionQueue;
 import dev.jrdma.Context;
+import dev.jrdma.ControlConnection;
 import dev.jrdma.Endpoint;
+import dev.jrdma.GidEntry;
 import dev.jrdma.MemoryRegion;
 import dev.jrdma.ProtectionDomain;
 import dev.jrdma.QueuePair;
 import dev.jrdma.QueuePairType;
+import dev.jrdma.Rdma;
 import dev.jrdma.ReceiveRequest;
 import dev.jrdma.RemoteMemory;
 import dev.jrdma.SendOpcode;
 import dev.jrdma.SendRequest;
 import dev.jrdma.WorkCompletion;
+import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
 import java.util.EnumSet;
 import java.util.Map;
 
@@ -51,8 +59,9 @@ public final class RdmaWrite {
     }
 
     private static void server(Cli.Options options) throws Exception {
-        try (Context context = Common.open(options);
+        try (Context context = options.device().map(Rdma::open).orElseGet(Rdma::openDefault);
              ServerSocket listener = new ServerSocket(options.port())) {
+            GidEntry gid = context.defaultGid();   // the port and the GID to send from
             ProtectionDomain pd = context.allocateProtectionDomain();
             CompletionQueue cq = context.createCompletionQueue(8);
             QueuePair qp = pd.queuePair(QueuePairType.RC).completionQueue(cq).build();
@@ -63,12 +72,12 @@ public final class RdmaWrite {
             MemoryRegion target = pd.allocate(4096, EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE));
             // @end
             MemoryRegion inbox = pd.allocate(64, EnumSet.of(Access.LOCAL_WRITE));   // for the "done" SEND
-            Endpoint local = qp.localEndpoint(Common.PORT, Common.gid(context).index());
-            qp.toInit(Common.PORT);
+            Endpoint local = qp.localEndpoint(gid.port(), gid.index());
+            qp.toInit(gid.port());
             qp.post(new ReceiveRequest().wrId(1).sge(inbox));   // before the client can send
             System.out.println("server: listening on port " + options.port() + " (device " + context.name() + ")");
 
-            try (Control control = Control.accept(listener, options.timeout())) {
+            try (ControlConnection control = ControlConnection.accept(listener, options.timeout())) {
                 // @start region="server-connect"
                 Endpoint remote = control.exchange(local);
                 qp.toRtr(remote);
@@ -92,22 +101,28 @@ public final class RdmaWrite {
     }
 
     private static void client(Cli.Options options) throws Exception {
-        try (Context context = Common.open(options);
-             Control control = Control.connect(options.host().orElseThrow(), options.port(), options.timeout())) {
+        try (Context context = options.device().map(Rdma::open).orElseGet(Rdma::openDefault);
+             ControlConnection control = ControlConnection.connect(
+                     new InetSocketAddress(options.host().orElseThrow(), options.port()), options.timeout())) {
+            GidEntry gid = context.defaultGid();   // the port and the GID to send from
             ProtectionDomain pd = context.allocateProtectionDomain();
             CompletionQueue cq = context.createCompletionQueue(8);
             QueuePair qp = pd.queuePair(QueuePairType.RC).completionQueue(cq).build();
             // The source of a WRITE is only read by our device: no access rights beyond the default.
             MemoryRegion source = pd.allocate(4096, EnumSet.of(Access.LOCAL_WRITE));
             // @start region="client-connect"
-            Endpoint local = qp.localEndpoint(Common.PORT, Common.gid(context).index());
+            Endpoint local = qp.localEndpoint(gid.port(), gid.index());
             qp.connect(control.exchange(local));   // RESET -> INIT -> RTR -> RTS in one call
             RemoteMemory target = control.receiveRemoteMemory();
             // @end
             System.out.println("client: the server exposes " + target);
 
             // @start region="write"
-            int length = Common.put(source.segment(), 0, MESSAGE);
+            byte[] bytes = (MESSAGE).getBytes(StandardCharsets.UTF_8);
+
+            MemorySegment.copy(bytes, 0, source.segment(), JAVA_BYTE, 0, bytes.length);
+
+            int length = bytes.length;
             SendRequest write = new SendRequest().wrId(1).opcode(SendOpcode.RDMA_WRITE)
                     .sge(source, 0, length)             // local bytes to write...
                     .remote(target.slice(0, length));   // ...to this address, with this rkey

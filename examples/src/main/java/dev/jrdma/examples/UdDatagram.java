@@ -1,20 +1,28 @@
 package dev.jrdma.examples;
 
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+
 import dev.jrdma.Access;
 import dev.jrdma.AddressHandle;
 import dev.jrdma.CompletionQueue;
 import dev.jrdma.ConnectionOptions;
 import dev.jrdma.Context;
+import dev.jrdma.ControlConnection;
 import dev.jrdma.Endpoint;
+import dev.jrdma.GidEntry;
 import dev.jrdma.MemoryRegion;
 import dev.jrdma.ProtectionDomain;
 import dev.jrdma.QueuePair;
 import dev.jrdma.QueuePairType;
+import dev.jrdma.Rdma;
 import dev.jrdma.ReceiveRequest;
 import dev.jrdma.SendRequest;
 import dev.jrdma.WorkCompletion;
 import dev.jrdma.WorkCompletionOpcode;
+import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
 import java.util.EnumSet;
 import java.util.Map;
 
@@ -63,7 +71,7 @@ public final class UdDatagram {
     /** A UD QP needs no peer for its transitions: RESET -> INIT (with the Q_Key) -> RTR -> RTS. */
     private static QueuePair udQueuePair(ProtectionDomain pd, CompletionQueue cq) {
         QueuePair qp = pd.queuePair(QueuePairType.UD).completionQueue(cq).build();
-        qp.toInit(Common.PORT);   // sets ConnectionOptions.DEFAULTS.qkey()
+        qp.toInit(Context.FIRST_PORT);   // sets ConnectionOptions.DEFAULTS.qkey()
         qp.toRtr();
         qp.toRts();
         return qp;
@@ -71,14 +79,15 @@ public final class UdDatagram {
     // @end
 
     private static void server(Cli.Options options) throws Exception {
-        try (Context context = Common.open(options);
+        try (Context context = options.device().map(Rdma::open).orElseGet(Rdma::openDefault);
              ServerSocket listener = new ServerSocket(options.port())) {
+            GidEntry gid = context.defaultGid();   // the port and the GID to send from
             ProtectionDomain pd = context.allocateProtectionDomain();
             CompletionQueue cq = context.createCompletionQueue(8);
             QueuePair qp = udQueuePair(pd, cq);
             MemoryRegion buffer = pd.allocate(4096, EnumSet.of(Access.LOCAL_WRITE));
-            int gidIndex = Common.gid(context).index();
-            Endpoint local = qp.localEndpoint(Common.PORT, gidIndex);
+            int gidIndex = gid.index();
+            Endpoint local = qp.localEndpoint(gid.port(), gidIndex);
             // @start region="receive"
             // A datagram that finds no receive posted is silently dropped, so post first. The
             // buffer must hold the GRH in front of the payload: 40 + up to one MTU.
@@ -87,21 +96,26 @@ public final class UdDatagram {
             System.out.println("server: listening on port " + options.port() + " (device " + context.name()
                     + ", UD QP 0x" + Integer.toHexString(qp.qpNumber()) + ")");
 
-            try (Control control = Control.accept(listener, options.timeout())) {
+            try (ControlConnection control = ControlConnection.accept(listener, options.timeout())) {
                 // Only the QPN and GID of the endpoint matter for UD: there is no connection.
                 Endpoint client = control.exchange(local);
                 // @start region="server-receive"
                 WorkCompletion wc = cq.take(new WorkCompletion(), options.timeout()).checkSuccess();
                 int payload = wc.byteLength() - GRH;   // byteLength counts the GRH too
-                String text = Common.text(buffer.segment(), GRH, payload);
+                String text = new String(buffer.segment().asSlice(GRH, payload).toArray(JAVA_BYTE),
+                        StandardCharsets.UTF_8);
                 // @end
                 System.out.println("server: received \"" + text + "\" (" + payload + " bytes after the " + GRH
                         + "-byte GRH) from QP 0x" + Integer.toHexString(wc.sourceQpNumber()));
 
                 // @start region="reply"
                 // The completion names the sender's QPN; the route back comes from its endpoint.
-                AddressHandle toClient = pd.createAddressHandle(client, Common.PORT, gidIndex);
-                int length = Common.put(buffer.segment(), 0, "ack: " + text);
+                AddressHandle toClient = pd.createAddressHandle(client, gid.port(), gidIndex);
+                byte[] bytes = ("ack: " + text).getBytes(StandardCharsets.UTF_8);
+
+                MemorySegment.copy(bytes, 0, buffer.segment(), JAVA_BYTE, 0, bytes.length);
+
+                int length = bytes.length;
                 qp.post(new SendRequest().wrId(2).sge(buffer, 0, length)
                         .datagram(toClient, wc.sourceQpNumber(), QKEY));
                 cq.take(wc, options.timeout()).checkSuccess();   // sent: UD never says "received"
@@ -112,15 +126,17 @@ public final class UdDatagram {
     }
 
     private static void client(Cli.Options options) throws Exception {
-        try (Context context = Common.open(options);
-             Control control = Control.connect(options.host().orElseThrow(), options.port(), options.timeout())) {
+        try (Context context = options.device().map(Rdma::open).orElseGet(Rdma::openDefault);
+             ControlConnection control = ControlConnection.connect(
+                     new InetSocketAddress(options.host().orElseThrow(), options.port()), options.timeout())) {
+            GidEntry gid = context.defaultGid();   // the port and the GID to send from
             ProtectionDomain pd = context.allocateProtectionDomain();
             CompletionQueue cq = context.createCompletionQueue(8);
             QueuePair qp = udQueuePair(pd, cq);
             // [0, 2048) for the datagram we send, [2048, 4096) for the answer (GRH + payload).
             MemoryRegion buffer = pd.allocate(4096, EnumSet.of(Access.LOCAL_WRITE));
-            int gidIndex = Common.gid(context).index();
-            Endpoint local = qp.localEndpoint(Common.PORT, gidIndex);
+            int gidIndex = gid.index();
+            Endpoint local = qp.localEndpoint(gid.port(), gidIndex);
             qp.post(new ReceiveRequest().wrId(1).sge(buffer, 2048, 2048));   // for the answer
             Endpoint server = control.exchange(local);
 
@@ -128,8 +144,12 @@ public final class UdDatagram {
             // The address handle is the route to the server's port (on RoCE: its GID, sent from
             // ours); the QPN and Q_Key pick the queue pair there. Any number of destinations may
             // share one UD QP, each with its own address handle.
-            AddressHandle toServer = pd.createAddressHandle(server, Common.PORT, gidIndex);
-            int length = Common.put(buffer.segment(), 0, MESSAGE);   // at most one MTU
+            AddressHandle toServer = pd.createAddressHandle(server, gid.port(), gidIndex);
+            byte[] bytes = (MESSAGE).getBytes(StandardCharsets.UTF_8);
+
+            MemorySegment.copy(bytes, 0, buffer.segment(), JAVA_BYTE, 0, bytes.length);
+
+            int length = bytes.length;   // at most one MTU
             qp.post(new SendRequest().wrId(2).sge(buffer, 0, length).datagram(toServer, server.qpn(), QKEY));
             // @end
             System.out.println("client: sent \"" + MESSAGE + "\" to QP 0x" + Integer.toHexString(server.qpn()));
@@ -139,7 +159,8 @@ public final class UdDatagram {
             for (int i = 0; i < 2; i++) {   // our send's completion and the answer's, in either order
                 cq.take(wc, options.timeout()).checkSuccess();
                 if (wc.opcode() == WorkCompletionOpcode.RECV) {
-                    answer = Common.text(buffer.segment(), 2048 + GRH, wc.byteLength() - GRH);
+                    answer = new String(buffer.segment().asSlice(2048 + GRH, wc.byteLength() - GRH).toArray(JAVA_BYTE),
+                            StandardCharsets.UTF_8);
                 }
             }
             System.out.println("client: received \"" + answer + "\"");

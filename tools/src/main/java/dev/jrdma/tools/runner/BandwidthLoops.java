@@ -1,5 +1,6 @@
 package dev.jrdma.tools.runner;
 
+import dev.jrdma.RdmaTimeoutException;
 import dev.jrdma.ReceiveRequest;
 import dev.jrdma.SendOpcode;
 import dev.jrdma.WorkCompletion;
@@ -135,12 +136,13 @@ final class BandwidthLoops {
                 armed = false;
             } else {
                 if (now - deadline > 0) {
-                    throw new IOException(rule.timed()
-                            ? "no completion within " + c.timeout().toSeconds() + " s: " + Completions.STALLED
-                            : "no " + (sends.allCompleted() ? "receive" : "send") + " completion within "
-                            + c.timeout().toSeconds() + " s: " + Completions.STALLED + " (sent "
-                            + sends.completed() + " of " + sends.total() + ", received " + recvs.received + " of "
-                            + recvs.total + ")");
+                    throw rule.timed()
+                            ? new RdmaTimeoutException("no completion", "the test's completion queues", c.timeout(),
+                                    Completions.STALLED)
+                            : new RdmaTimeoutException("no " + (sends.allCompleted() ? "receive" : "send")
+                                    + " completion", "the test's completion queues", c.timeout(), Completions.STALLED
+                                    + " (sent " + sends.completed() + " of " + sends.total() + ", received "
+                                    + recvs.received + " of " + recvs.total + ")");
                 }
                 armed = c.awaitEither(armed);
             }

@@ -1,6 +1,7 @@
 package dev.jrdma.tools.runner;
 
 import dev.jrdma.QueuePair;
+import dev.jrdma.RdmaTimeoutException;
 import dev.jrdma.ReceiveRequest;
 import dev.jrdma.SendOpcode;
 import dev.jrdma.SendRequest;
@@ -124,8 +125,8 @@ final class LatencyLoops {
                 if (deadline == 0) {
                     deadline = now + c.timeoutNanos();
                 } else if (now - deadline > 0) {
-                    throw new IOException("write " + n + " of the peer did not arrive within "
-                            + c.timeout().toSeconds() + " s: " + Completions.STALLED);
+                    throw new RdmaTimeoutException("write " + n + " of the peer did not arrive",
+                            "the receive buffer", c.timeout(), Completions.STALLED);
                 }
             }
         }

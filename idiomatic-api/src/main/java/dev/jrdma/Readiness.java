@@ -1,0 +1,178 @@
+package dev.jrdma;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
+
+import dev.jrdma.bindings.shim.Errno;
+import dev.jrdma.bindings.shim.Posix;
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandle;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Waits until a file descriptor (a completion channel's or an rdma_cm event channel's) is
+ * readable, in the way that suits the calling thread.
+ *
+ * <p>A platform thread blocks in {@code poll(2)}, the lowest-latency wait. A virtual thread
+ * must not: a thread inside a native call cannot unmount, so a blocking {@code poll} holds its
+ * carrier for the whole wait, and with few carriers (the default is one per core) a handful of
+ * waiting virtual threads stall every other one. A virtual thread instead registers the fd
+ * (one-shot) with an epoll set that a single platform thread waits on, and parks on a future
+ * the poller completes; parking in Java code unmounts the virtual thread, so a carrier serves
+ * any number of waiters. The channels make their fds non-blocking (an event can be withdrawn
+ * between the readiness and the read when its CQ or rdma_cm id is destroyed) and wait in short
+ * slices, so that a close from another thread is seen within one slice.
+ */
+final class Readiness {
+    private Readiness() {}
+
+    private static final int EPOLLIN = 0x001;
+    private static final int EPOLLONESHOT = 1 << 30;
+    private static final int EPOLL_CTL_ADD = 1;
+    private static final int EPOLL_CTL_DEL = 2;
+    private static final int EPOLL_CLOEXEC = 0x80000;
+    private static final int EINTR = 4;
+    private static final int ENOENT = 2;
+    /** {@code struct epoll_event} is packed on x86-64 (12 bytes) and naturally aligned elsewhere (16). */
+    private static final boolean PACKED = "amd64".equals(System.getProperty("os.arch"))
+            || "x86_64".equals(System.getProperty("os.arch"));
+    private static final long EVENT_SIZE = PACKED ? 12 : 16;
+    private static final long DATA_OFFSET = PACKED ? 4 : 8;
+    private static final int BATCH = 64;
+
+    private static final Linker LINKER = Linker.nativeLinker();
+    private static final Linker.Option ERRNO = Linker.Option.captureCallState("errno");
+    private static final MethodHandle EPOLL_CREATE1 = downcall("epoll_create1",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+    private static final MethodHandle EPOLL_CTL = downcall("epoll_ctl",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS));
+    private static final MethodHandle EPOLL_WAIT = downcall("epoll_wait",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT));
+
+    /** The handle takes the errno capture segment as an extra first argument. */
+    private static MethodHandle downcall(String name, FunctionDescriptor descriptor) {
+        return LINKER.downcallHandle(LINKER.defaultLookup().find(name).orElseThrow(), descriptor, ERRNO);
+    }
+
+    /**
+     * Waits until {@code fd} is readable or {@code timeoutMillis} passes.
+     *
+     * @return true when readable, false when the time passed
+     */
+    static boolean await(int fd, long timeoutMillis) {
+        if (!Thread.currentThread().isVirtual()) {
+            return Posix.awaitReadable(fd, timeoutMillis);
+        }
+        return Poller.INSTANCE.await(fd, timeoutMillis);
+    }
+
+    /** The epoll set and the platform thread that waits on it; started on first use. */
+    private static final class Poller {
+        static final Poller INSTANCE = new Poller();
+
+        private final int epfd;
+        private final AtomicLong keys = new AtomicLong();
+        private final Map<Long, CompletableFuture<Void>> waiters = new ConcurrentHashMap<>();
+
+        private Poller() {
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment errno = Errno.allocate(arena);
+                int fd = (int) EPOLL_CREATE1.invokeExact(errno, EPOLL_CLOEXEC);
+                if (fd < 0) {
+                    throw RdmaException.of("epoll_create1", "the virtual-thread poller", Errno.get(errno));
+                }
+                this.epfd = fd;
+            } catch (RuntimeException | Error e) {
+                throw e;
+            } catch (Throwable t) {
+                throw new AssertionError("epoll_create1 downcall failed", t);
+            }
+            Thread.ofPlatform().daemon().name("jrdma-fd-poller").start(this::run);
+        }
+
+        boolean await(int fd, long timeoutMillis) {
+            long key = keys.incrementAndGet();
+            CompletableFuture<Void> ready = new CompletableFuture<>();
+            waiters.put(key, ready);
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment errno = Errno.allocate(arena);
+                MemorySegment event = arena.allocate(EVENT_SIZE, 8);
+                event.set(JAVA_INT, 0, EPOLLIN | EPOLLONESHOT);
+                event.set(JAVA_LONG_UNALIGNED, DATA_OFFSET, key);
+                if (ctl(errno, EPOLL_CTL_ADD, fd, event) != 0) {
+                    throw RdmaException.of("epoll_ctl(EPOLL_CTL_ADD)", "fd " + fd, Errno.get(errno),
+                            "is another thread waiting on the same channel?");
+                }
+                try {
+                    if (timeoutMillis < 0) {
+                        ready.get();
+                    } else {
+                        ready.get(timeoutMillis, TimeUnit.MILLISECONDS);
+                    }
+                    return true;
+                } catch (TimeoutException e) {
+                    return false;
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return false;
+                } catch (ExecutionException e) {
+                    throw new AssertionError("the poller never fails a waiter", e);
+                } finally {
+                    // One-shot registrations stay in the set, disabled, until deleted; ENOENT
+                    // only if the fd was closed meanwhile (close removes it from every set).
+                    if (ctl(errno, EPOLL_CTL_DEL, fd, MemorySegment.NULL) != 0 && Errno.get(errno) != ENOENT) {
+                        throw RdmaException.of("epoll_ctl(EPOLL_CTL_DEL)", "fd " + fd, Errno.get(errno));
+                    }
+                }
+            } finally {
+                waiters.remove(key);
+            }
+        }
+
+        private int ctl(MemorySegment errno, int op, int fd, MemorySegment event) {
+            try {
+                return (int) EPOLL_CTL.invokeExact(errno, epfd, op, fd, event);
+            } catch (Throwable t) {
+                throw new AssertionError("epoll_ctl downcall failed", t);
+            }
+        }
+
+        /** Completes the future of every fd that became readable; never returns. */
+        private void run() {
+            Arena arena = Arena.ofConfined();
+            MemorySegment errno = Errno.allocate(arena);
+            MemorySegment events = arena.allocate(EVENT_SIZE * BATCH, 8);
+            while (true) {
+                int n;
+                try {
+                    n = (int) EPOLL_WAIT.invokeExact(errno, epfd, events, BATCH, -1);
+                } catch (Throwable t) {
+                    throw new AssertionError("epoll_wait downcall failed", t);
+                }
+                if (n < 0) {
+                    if (Errno.get(errno) == EINTR) {
+                        continue;
+                    }
+                    throw RdmaException.of("epoll_wait", "the virtual-thread poller", Errno.get(errno));
+                }
+                for (int i = 0; i < n; i++) {
+                    long key = events.get(JAVA_LONG_UNALIGNED, i * EVENT_SIZE + DATA_OFFSET);
+                    CompletableFuture<Void> waiter = waiters.get(key);
+                    if (waiter != null) {   // null: the waiter timed out just before
+                        waiter.complete(null);
+                    }
+                }
+            }
+        }
+    }
+}
