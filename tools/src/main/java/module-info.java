@@ -1,6 +1,8 @@
 /** The jrdma command line: perftest-compatible tests and device tools. */
 module dev.jrdma.tools {
     requires dev.jrdma;
+    // The libc calls of --pin-cpu and the progress line (isatty) go through the bindings' Posix shim.
+    requires dev.jrdma.bindings;
     requires info.picocli;
     requires com.fasterxml.jackson.core;
     requires org.apache.commons.csv;

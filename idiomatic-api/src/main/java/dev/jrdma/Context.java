@@ -177,7 +177,7 @@ public final class Context extends NativeResource {
     private Optional<GidEntry> queryGid(int port, int index, MemorySegment entry) {
         checkOpen();
         int rc = InlineVerbs.ibv_query_gid_ex(handle, port, index, entry, 0);
-        if (rc == Errnos.ENODATA) {
+        if (rc == Errno.ENODATA) {
             return Optional.empty();
         }
         if (rc != 0) {

@@ -533,7 +533,7 @@ public final class QueuePair extends NativeResource {
         int rc = rdma_h.ibv_modify_qp(handle, attr, mask);
         if (rc != 0) {
             String detail = "to " + target + " with " + QpAttribute.names(mask);
-            if (rc == Errnos.EINVAL) {
+            if (rc == Errno.EINVAL) {
                 QueuePairState current = state();
                 String why = QpTransitions.explain(type, current, target, mask);
                 detail += why.isEmpty() ? " (the mask fits " + current + " -> " + target
