@@ -1,7 +1,8 @@
 /** The jrdma command line: perftest-compatible tests and device tools. */
 module dev.jrdma.tools {
     requires dev.jrdma;
-    // --version: the rdma-core the bindings came from and the libibverbs loaded (shim.LibraryInfo).
+    // --version (shim.LibraryInfo: the rdma-core the bindings came from, the libibverbs loaded), and
+    // the libc calls of --pin-cpu and the progress line (isatty), through the bindings' Posix shim.
     requires dev.jrdma.bindings;
     requires info.picocli;
     requires com.fasterxml.jackson.core;

@@ -112,7 +112,7 @@ public final class CmEventChannel extends NativeResource {
             MemorySegment errno = Errno.allocate(arena);
             MemorySegment out = arena.allocate(ADDRESS);
             if (RdmaCmVerbs.rdma_get_cm_event(errno, handle, out) != 0) {
-                if (Errno.get(errno) == Posix.EAGAIN) {
+                if (Errno.get(errno) == Errno.EAGAIN) {
                     return;
                 }
                 throw RdmaException.of("rdma_get_cm_event", this, Errno.get(errno));

@@ -108,7 +108,7 @@ public final class CompletionChannel extends NativeResource {
             MemorySegment cqOut = arena.allocate(ADDRESS);
             MemorySegment contextOut = arena.allocate(ADDRESS);
             if (ErrnoVerbs.ibv_get_cq_event(errno, handle, cqOut, contextOut) != 0) {
-                if (Errno.get(errno) == Posix.EAGAIN) {
+                if (Errno.get(errno) == Errno.EAGAIN) {
                     return null;
                 }
                 throw RdmaException.of("ibv_get_cq_event", this, Errno.get(errno));

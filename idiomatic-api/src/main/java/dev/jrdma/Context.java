@@ -217,7 +217,7 @@ public final class Context extends NativeResource {
         try (var _ = hold(this)) {
             rc = InlineVerbs.ibv_query_gid_ex(handle, port, index, entry, 0);
         }
-        if (rc == Errnos.ENODATA) {
+        if (rc == Errno.ENODATA) {
             return Optional.empty();
         }
         if (rc != 0) {

@@ -9,14 +9,7 @@ public enum GidType {
     /** RoCE v2: encapsulated in UDP/IP, routable. */
     ROCE_V2(2);
 
-    private static final GidType[] BY_VALUE = new GidType[256];
-    static {
-        for (GidType e : values()) {
-            if (e.value >= 0 && e.value < BY_VALUE.length) {
-                BY_VALUE[e.value] = e;
-            }
-        }
-    }
+    private static final CValues<GidType> BY_VALUE = new CValues<>(values(), c -> c.value, null, "GidType");
 
     private final int value;
 
@@ -31,10 +24,6 @@ public enum GidType {
 
     /** The constant for a C value; IllegalArgumentException for values this version does not know. */
     static GidType of(int value) {
-        GidType e = value >= 0 && value < BY_VALUE.length ? BY_VALUE[value] : null;
-        if (e == null) {
-            throw new IllegalArgumentException("unknown GidType value " + value);
-        }
-        return e;
+        return BY_VALUE.of(value);
     }
 }

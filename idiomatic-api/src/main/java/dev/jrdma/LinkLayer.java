@@ -9,14 +9,7 @@ public enum LinkLayer {
     /** Ethernet (RoCE): GIDs route packets, there are no LIDs. */
     ETHERNET(2);
 
-    private static final LinkLayer[] BY_VALUE = new LinkLayer[256];
-    static {
-        for (LinkLayer e : values()) {
-            if (e.value >= 0 && e.value < BY_VALUE.length) {
-                BY_VALUE[e.value] = e;
-            }
-        }
-    }
+    private static final CValues<LinkLayer> BY_VALUE = new CValues<>(values(), c -> c.value, null, "LinkLayer");
 
     private final int value;
 
@@ -31,10 +24,6 @@ public enum LinkLayer {
 
     /** The constant for a C value; IllegalArgumentException for values this version does not know. */
     static LinkLayer of(int value) {
-        LinkLayer e = value >= 0 && value < BY_VALUE.length ? BY_VALUE[value] : null;
-        if (e == null) {
-            throw new IllegalArgumentException("unknown LinkLayer value " + value);
-        }
-        return e;
+        return BY_VALUE.of(value);
     }
 }

@@ -107,7 +107,7 @@ public final class MemoryRegion extends NativeResource {
                     Access.flags(rights));
             if (mr.address() == 0) {
                 int e = Errno.get(errno);
-                String hint = e == Errnos.ENOMEM || e == Errnos.EPERM
+                String hint = e == Errno.ENOMEM || e == Errno.EPERM
                         ? "registration pins " + segment.byteSize() + " bytes; RLIMIT_MEMLOCK (ulimit -l) may be"
                                 + " too low for that (raise it, or run with CAP_IPC_LOCK)"
                         : null;

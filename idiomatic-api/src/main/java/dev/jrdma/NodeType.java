@@ -19,14 +19,7 @@ public enum NodeType {
     /** The provider did not say. */
     UNSPECIFIED(7);
 
-    private static final NodeType[] BY_VALUE = new NodeType[256];
-    static {
-        for (NodeType e : values()) {
-            if (e.value >= 0 && e.value < BY_VALUE.length) {
-                BY_VALUE[e.value] = e;
-            }
-        }
-    }
+    private static final CValues<NodeType> BY_VALUE = new CValues<>(values(), c -> c.value, UNKNOWN, "NodeType");
 
     private final int value;
 
@@ -41,7 +34,6 @@ public enum NodeType {
 
     /** The constant for a C value; {@link #UNKNOWN} for values this version does not know. */
     static NodeType of(int value) {
-        NodeType e = value >= 0 && value < BY_VALUE.length ? BY_VALUE[value] : null;
-        return e != null ? e : UNKNOWN;
+        return BY_VALUE.of(value);
     }
 }

@@ -1,5 +1,7 @@
 package dev.jrdma;
 
+import dev.jrdma.bindings.shim.Errno;
+
 /**
  * The device or provider does not implement the operation (EOPNOTSUPP). Callers that can do
  * without a capability catch this type rather than testing errno values.
@@ -8,6 +10,6 @@ public final class OperationNotSupportedException extends RdmaException {
     private static final long serialVersionUID = 1L;
 
     OperationNotSupportedException(String verb, String object, String detail) {
-        super(verb, object, Errnos.EOPNOTSUPP, detail);
+        super(verb, object, Errno.EOPNOTSUPP, detail);
     }
 }

@@ -15,14 +15,7 @@ public enum PortState {
     /** Active, but deferring some traffic. */
     ACTIVE_DEFER(5);
 
-    private static final PortState[] BY_VALUE = new PortState[256];
-    static {
-        for (PortState e : values()) {
-            if (e.value >= 0 && e.value < BY_VALUE.length) {
-                BY_VALUE[e.value] = e;
-            }
-        }
-    }
+    private static final CValues<PortState> BY_VALUE = new CValues<>(values(), c -> c.value, null, "PortState");
 
     private final int value;
 
@@ -42,10 +35,6 @@ public enum PortState {
 
     /** The constant for a C value; IllegalArgumentException for values this version does not know. */
     static PortState of(int value) {
-        PortState e = value >= 0 && value < BY_VALUE.length ? BY_VALUE[value] : null;
-        if (e == null) {
-            throw new IllegalArgumentException("unknown PortState value " + value);
-        }
-        return e;
+        return BY_VALUE.of(value);
     }
 }

@@ -493,7 +493,7 @@ public final class QueuePair extends NativeResource {
         int rc = rdma_h.ibv_modify_qp(handle, attr, mask);
         if (rc != 0) {
             String detail = "to " + target + " with " + QpAttribute.names(mask);
-            if (rc == Errnos.EINVAL) {
+            if (rc == Errno.EINVAL) {
                 QueuePairState current = state();
                 String why = QpTransitions.explain(type, current, target, mask);
                 detail += why.isEmpty() ? " (the mask fits " + current + " -> " + target
@@ -559,7 +559,7 @@ public final class QueuePair extends NativeResource {
         }
         // A single request refused for room was not posted; reading bad_wr is left to the
         // failure path, where allocating is fine.
-        if (rc == Errnos.ENOMEM && (!request.isChained() || badSend.get(JAVA_LONG, 0) == request.address())) {
+        if (rc == Errno.ENOMEM && (!request.isChained() || badSend.get(JAVA_LONG, 0) == request.address())) {
             return false;
         }
         long bad = badSend.get(JAVA_LONG, 0);
@@ -611,7 +611,7 @@ public final class QueuePair extends NativeResource {
         }
         // A single request refused for room was not posted; reading bad_wr is left to the
         // failure path, where allocating is fine.
-        if (rc == Errnos.ENOMEM && (!request.isChained() || badReceive.get(JAVA_LONG, 0) == request.address())) {
+        if (rc == Errno.ENOMEM && (!request.isChained() || badReceive.get(JAVA_LONG, 0) == request.address())) {
             return false;
         }
         long bad = badReceive.get(JAVA_LONG, 0);

@@ -19,14 +19,8 @@ public enum QueuePairState {
     /** A value this version of jrdma does not know. */
     UNKNOWN(7);
 
-    private static final QueuePairState[] BY_VALUE = new QueuePairState[256];
-    static {
-        for (QueuePairState e : values()) {
-            if (e.value >= 0 && e.value < BY_VALUE.length) {
-                BY_VALUE[e.value] = e;
-            }
-        }
-    }
+    private static final CValues<QueuePairState> BY_VALUE =
+            new CValues<>(values(), c -> c.value, UNKNOWN, "QueuePairState");
 
     private final int value;
 
@@ -41,7 +35,6 @@ public enum QueuePairState {
 
     /** The constant for a C value; {@link #UNKNOWN} for values this version does not know. */
     static QueuePairState of(int value) {
-        QueuePairState e = value >= 0 && value < BY_VALUE.length ? BY_VALUE[value] : null;
-        return e != null ? e : UNKNOWN;
+        return BY_VALUE.of(value);
     }
 }

@@ -9,14 +9,8 @@ public enum QueuePairType {
     /** Unreliable datagram: any peer, SEND only, messages up to one MTU. */
     UD(4);
 
-    private static final QueuePairType[] BY_VALUE = new QueuePairType[256];
-    static {
-        for (QueuePairType e : values()) {
-            if (e.value >= 0 && e.value < BY_VALUE.length) {
-                BY_VALUE[e.value] = e;
-            }
-        }
-    }
+    private static final CValues<QueuePairType> BY_VALUE =
+            new CValues<>(values(), c -> c.value, null, "QueuePairType");
 
     private final int value;
 
@@ -31,10 +25,6 @@ public enum QueuePairType {
 
     /** The constant for a C value; IllegalArgumentException for values this version does not know. */
     static QueuePairType of(int value) {
-        QueuePairType e = value >= 0 && value < BY_VALUE.length ? BY_VALUE[value] : null;
-        if (e == null) {
-            throw new IllegalArgumentException("unknown QueuePairType value " + value);
-        }
-        return e;
+        return BY_VALUE.of(value);
     }
 }

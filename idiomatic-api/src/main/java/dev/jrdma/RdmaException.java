@@ -1,5 +1,7 @@
 package dev.jrdma;
 
+import dev.jrdma.bindings.shim.Errno;
+
 /**
  * A verb failed. The message names the verb, the object it was called on, the errno and its
  * {@code strerror} text, e.g. {@code ibv_alloc_pd(context rxe0) failed: errno 12 (Cannot
@@ -39,7 +41,7 @@ public class RdmaException extends RuntimeException {
     /** As {@link #of(String, Object, int)}, with {@code detail} appended to the message. */
     static RdmaException of(String verb, Object object, int errno, String detail) {
         String name = String.valueOf(object);
-        return errno == Errnos.EOPNOTSUPP
+        return errno == Errno.EOPNOTSUPP
                 ? new OperationNotSupportedException(verb, name, detail)
                 : new RdmaException(verb, name, errno, detail);
     }

@@ -17,14 +17,7 @@ public enum SendOpcode {
     /** Fetch-and-add on 8 aligned bytes of the peer's memory; the old value lands locally. */
     ATOMIC_FETCH_AND_ADD(6);
 
-    private static final SendOpcode[] BY_VALUE = new SendOpcode[256];
-    static {
-        for (SendOpcode e : values()) {
-            if (e.value >= 0 && e.value < BY_VALUE.length) {
-                BY_VALUE[e.value] = e;
-            }
-        }
-    }
+    private static final CValues<SendOpcode> BY_VALUE = new CValues<>(values(), c -> c.value, null, "SendOpcode");
 
     private final int value;
 
@@ -39,10 +32,6 @@ public enum SendOpcode {
 
     /** The constant for a C value; IllegalArgumentException for values this version does not know. */
     static SendOpcode of(int value) {
-        SendOpcode e = value >= 0 && value < BY_VALUE.length ? BY_VALUE[value] : null;
-        if (e == null) {
-            throw new IllegalArgumentException("unknown SendOpcode value " + value);
-        }
-        return e;
+        return BY_VALUE.of(value);
     }
 }

@@ -119,7 +119,7 @@ public final class SharedReceiveQueue extends NativeResource {
         }
         // A single request refused for room was not posted; reading bad_wr is left to the
         // failure path, where allocating is fine.
-        if (rc == Errnos.ENOMEM && (!request.isChained() || badReceive.get(JAVA_LONG, 0) == request.address())) {
+        if (rc == Errno.ENOMEM && (!request.isChained() || badReceive.get(JAVA_LONG, 0) == request.address())) {
             return false;
         }
         long bad = badReceive.get(JAVA_LONG, 0);

@@ -15,14 +15,8 @@ public enum TransportType {
     /** The provider did not say. */
     UNSPECIFIED(4);
 
-    private static final TransportType[] BY_VALUE = new TransportType[256];
-    static {
-        for (TransportType e : values()) {
-            if (e.value >= 0 && e.value < BY_VALUE.length) {
-                BY_VALUE[e.value] = e;
-            }
-        }
-    }
+    private static final CValues<TransportType> BY_VALUE =
+            new CValues<>(values(), c -> c.value, UNKNOWN, "TransportType");
 
     private final int value;
 
@@ -37,7 +31,6 @@ public enum TransportType {
 
     /** The constant for a C value; {@link #UNKNOWN} for values this version does not know. */
     static TransportType of(int value) {
-        TransportType e = value >= 0 && value < BY_VALUE.length ? BY_VALUE[value] : null;
-        return e != null ? e : UNKNOWN;
+        return BY_VALUE.of(value);
     }
 }

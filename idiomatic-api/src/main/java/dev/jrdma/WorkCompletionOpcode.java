@@ -28,15 +28,8 @@ public enum WorkCompletionOpcode {
     /** An opcode this version of jrdma does not know. */
     UNKNOWN(-1);
 
-    private static final WorkCompletionOpcode[] BY_VALUE = new WorkCompletionOpcode[256];
-
-    static {
-        for (WorkCompletionOpcode o : values()) {
-            if (o.value >= 0) {
-                BY_VALUE[o.value] = o;
-            }
-        }
-    }
+    private static final CValues<WorkCompletionOpcode> BY_VALUE =
+            new CValues<>(values(), c -> c.value, UNKNOWN, "WorkCompletionOpcode");
 
     private final int value;
 
@@ -55,7 +48,6 @@ public enum WorkCompletionOpcode {
 
     /** The constant for a C value; allocation-free. */
     static WorkCompletionOpcode of(int value) {
-        WorkCompletionOpcode o = value >= 0 && value < BY_VALUE.length ? BY_VALUE[value] : null;
-        return o != null ? o : UNKNOWN;
+        return BY_VALUE.of(value);
     }
 }

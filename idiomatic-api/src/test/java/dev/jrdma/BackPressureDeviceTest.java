@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.jrdma.bindings.shim.Errno;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -58,7 +59,7 @@ class BackPressureDeviceTest {
             }
             assertEquals(0, bytes, "bytes allocated by 2000 refused tryPost calls after warm-up");
             RdmaException e = assertThrows(RdmaException.class, () -> qp.post(receive.wrId(99)));
-            assertEquals(Errnos.ENOMEM, e.errno(), e.getMessage());
+            assertEquals(Errno.ENOMEM, e.errno(), e.getMessage());
             assertTrue(e.getMessage().contains("wr_id 99"), e.getMessage());
         }
     }
@@ -78,7 +79,7 @@ class BackPressureDeviceTest {
             assertFalse(srq.tryPost(receive.wrId(posted)));
             long next = posted + 1;
             RdmaException e = assertThrows(RdmaException.class, () -> srq.post(receive.wrId(next)));
-            assertEquals(Errnos.ENOMEM, e.errno(), e.getMessage());
+            assertEquals(Errno.ENOMEM, e.errno(), e.getMessage());
         }
     }
 
@@ -104,7 +105,7 @@ class BackPressureDeviceTest {
             }
             assertTrue(posted >= sender.capabilities().maxSendWorkRequests(), posted + " sends fitted " + sender);
             RdmaException e = assertThrows(RdmaException.class, () -> sender.post(send.wrId(1234)));
-            assertEquals(Errnos.ENOMEM, e.errno(), e.getMessage());
+            assertEquals(Errno.ENOMEM, e.errno(), e.getMessage());
         }
     }
 

@@ -1,6 +1,5 @@
 package dev.jrdma.tools;
 
-import dev.jrdma.bindings.generated.rdma_h;
 import dev.jrdma.bindings.shim.LibraryInfo;
 import dev.jrdma.tools.perftest.PerftestVersion;
 import java.util.ArrayList;
@@ -27,9 +26,8 @@ public final class VersionProvider implements IVersionProvider {
 
     private static String loadedLibibverbs() {
         try {
-            // Initializing the bindings' header class dlopens libibverbs.so.1 and librdmacm.so.1.
-            Class.forName(rdma_h.class.getName(), true, rdma_h.class.getClassLoader());
-        } catch (ClassNotFoundException | LinkageError e) {
+            LibraryInfo.loadVerbs();
+        } catch (LinkageError e) {
             Throwable cause = e.getCause() == null ? e : e.getCause();
             return "none (" + cause.getMessage() + "; install libibverbs1 and librdmacm1)";
         }

@@ -1,5 +1,6 @@
 package dev.jrdma.bindings.shim;
 
+import dev.jrdma.bindings.generated.rdma_h;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemoryLayout;
@@ -16,8 +17,22 @@ import java.lang.invoke.VarHandle;
  * the downcall: by the time Java code runs again the JVM may have clobbered it. One state
  * segment per thread (or per call site) is enough; the verbs in {@link ErrnoVerbs} and
  * {@link InlineVerbs} write errno into the segment passed as their first argument.
+ *
+ * <p>Also jrdma's one table of the errno values it reacts to, taken from the generated
+ * bindings of the C headers (asm-generic/errno*.h, the numbering of Linux on x86-64 and
+ * aarch64) rather than typed again.
  */
 public final class Errno {
+    public static final int EPERM = rdma_h.EPERM();
+    public static final int EINTR = rdma_h.EINTR();
+    public static final int EAGAIN = rdma_h.EAGAIN();
+    public static final int ENOMEM = rdma_h.ENOMEM();
+    public static final int EBUSY = rdma_h.EBUSY();
+    public static final int EINVAL = rdma_h.EINVAL();
+    public static final int ENOSYS = rdma_h.ENOSYS();
+    public static final int ENODATA = rdma_h.ENODATA();
+    public static final int EOPNOTSUPP = rdma_h.EOPNOTSUPP();
+
     /** Layout of the capture state for {@code Linker.Option.captureCallState("errno")}. */
     public static final StructLayout LAYOUT = Linker.Option.captureStateLayout();
     static final Linker.Option CAPTURE = Linker.Option.captureCallState("errno");

@@ -47,10 +47,6 @@ public final class InlineVerbs {
     /** All of memory: lets a pointer field be read at {@code base + offset} without creating a segment per call. */
     private static final MemorySegment MEMORY = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
 
-    private static final int EINVAL = rdma_h.EINVAL();
-    private static final int EOPNOTSUPP = rdma_h.EOPNOTSUPP();
-    private static final int ENOSYS = rdma_h.ENOSYS();
-    private static final int EPERM = rdma_h.EPERM();
     private static final int IBV_MW_TYPE_1 = rdma_h.IBV_MW_TYPE_1();
 
     // ---- group A: struct ibv_context_ops, embedded in struct ibv_context ---------------------
@@ -187,7 +183,7 @@ public final class InlineVerbs {
      */
     public static int postSend(MemorySegment fn, long qp, long wr, long badWr) {
         if (fn.address() == 0) {
-            return EOPNOTSUPP;
+            return Errno.EOPNOTSUPP;
         }
         try {
             return (int) POST_SEND_ADDRESSES.invokeExact(fn, qp, wr, badWr);
@@ -199,7 +195,7 @@ public final class InlineVerbs {
     /** {@code ibv_post_recv} through a function from {@link #postRecvFunction} of the same {@code qp}; as {@link #postSend}. */
     public static int postRecv(MemorySegment fn, long qp, long wr, long badWr) {
         if (fn.address() == 0) {
-            return EOPNOTSUPP;
+            return Errno.EOPNOTSUPP;
         }
         try {
             return (int) POST_RECV_ADDRESSES.invokeExact(fn, qp, wr, badWr);
@@ -211,7 +207,7 @@ public final class InlineVerbs {
     /** {@code ibv_post_srq_recv} through a function from {@link #postSrqRecvFunction} of the same {@code srq}; as {@link #postSend}. */
     public static int postSrqRecv(MemorySegment fn, long srq, long wr, long badWr) {
         if (fn.address() == 0) {
-            return EOPNOTSUPP;
+            return Errno.EOPNOTSUPP;
         }
         try {
             return (int) POST_SRQ_RECV_ADDRESSES.invokeExact(fn, srq, wr, badWr);
@@ -227,7 +223,7 @@ public final class InlineVerbs {
      */
     public static int pollCq(MemorySegment fn, long cq, int numEntries, long wc) {
         if (fn.address() == 0) {
-            return -EOPNOTSUPP;
+            return -Errno.EOPNOTSUPP;
         }
         try {
             return (int) POLL_CQ_ADDRESSES.invokeExact(fn, cq, numEntries, wc);
@@ -239,7 +235,7 @@ public final class InlineVerbs {
     /** {@code ibv_req_notify_cq} through a function from {@link #reqNotifyCqFunction} of the same {@code cq}. */
     public static int reqNotifyCq(MemorySegment fn, long cq, int solicitedOnly) {
         if (fn.address() == 0) {
-            return EOPNOTSUPP;
+            return Errno.EOPNOTSUPP;
         }
         try {
             return (int) REQ_NOTIFY_CQ_ADDRESSES.invokeExact(fn, cq, solicitedOnly);
@@ -264,20 +260,20 @@ public final class InlineVerbs {
     public static int ibv_post_send(MemorySegment qp, MemorySegment wr, MemorySegment badWr) {
         // @start region="post-send"
         long fn = contextOp(qp, QP_CONTEXT, OP_POST_SEND, "qp");
-        return fn == 0 ? EOPNOTSUPP : invokePost(POST_SEND, POST_SEND_FN.of(fn), qp, wr, badWr);
+        return fn == 0 ? Errno.EOPNOTSUPP : invokePost(POST_SEND, POST_SEND_FN.of(fn), qp, wr, badWr);
         // @end
     }
 
     /** {@code ibv_post_recv}: {@code qp->context->ops.post_recv(qp, wr, bad_wr)}; returns 0 or an errno value. */
     public static int ibv_post_recv(MemorySegment qp, MemorySegment wr, MemorySegment badWr) {
         long fn = contextOp(qp, QP_CONTEXT, OP_POST_RECV, "qp");
-        return fn == 0 ? EOPNOTSUPP : invokePost(POST_RECV, POST_RECV_FN.of(fn), qp, wr, badWr);
+        return fn == 0 ? Errno.EOPNOTSUPP : invokePost(POST_RECV, POST_RECV_FN.of(fn), qp, wr, badWr);
     }
 
     /** {@code ibv_post_srq_recv}: {@code srq->context->ops.post_srq_recv(srq, wr, bad_wr)}. */
     public static int ibv_post_srq_recv(MemorySegment srq, MemorySegment wr, MemorySegment badWr) {
         long fn = contextOp(srq, SRQ_CONTEXT, OP_POST_SRQ_RECV, "srq");
-        return fn == 0 ? EOPNOTSUPP : invokePost(POST_SRQ_RECV, POST_SRQ_RECV_FN.of(fn), srq, wr, badWr);
+        return fn == 0 ? Errno.EOPNOTSUPP : invokePost(POST_SRQ_RECV, POST_SRQ_RECV_FN.of(fn), srq, wr, badWr);
     }
 
     /**
@@ -288,7 +284,7 @@ public final class InlineVerbs {
     public static int ibv_poll_cq(MemorySegment cq, int numEntries, MemorySegment wc) {
         long fn = contextOp(cq, CQ_CONTEXT, OP_POLL_CQ, "cq");
         if (fn == 0) {
-            return -EOPNOTSUPP;
+            return -Errno.EOPNOTSUPP;
         }
         try {
             return (int) POLL_CQ.invokeExact(POLL_CQ_FN.of(fn), cq, numEntries, wc);
@@ -301,7 +297,7 @@ public final class InlineVerbs {
     public static int ibv_req_notify_cq(MemorySegment cq, int solicitedOnly) {
         long fn = contextOp(cq, CQ_CONTEXT, OP_REQ_NOTIFY_CQ, "cq");
         if (fn == 0) {
-            return EOPNOTSUPP;
+            return Errno.EOPNOTSUPP;
         }
         try {
             return (int) REQ_NOTIFY_CQ.invokeExact(REQ_NOTIFY_CQ_FN.of(fn), cq, solicitedOnly);
@@ -333,7 +329,7 @@ public final class InlineVerbs {
     public static MemorySegment ibv_alloc_mw(MemorySegment errno, MemorySegment pd, int type) {
         long fn = contextOp(pd, MemoryWindows.PD_CONTEXT, MemoryWindows.OP_ALLOC_MW, "pd");
         if (fn == 0) {
-            Errno.set(errno, EOPNOTSUPP);
+            Errno.set(errno, Errno.EOPNOTSUPP);
             return MemorySegment.NULL;
         }
         try {
@@ -347,7 +343,7 @@ public final class InlineVerbs {
     public static int ibv_dealloc_mw(MemorySegment mw) {
         long fn = contextOp(mw, MemoryWindows.MW_CONTEXT, MemoryWindows.OP_DEALLOC_MW, "mw");
         if (fn == 0) {
-            return EOPNOTSUPP;
+            return Errno.EOPNOTSUPP;
         }
         try {
             return (int) MemoryWindows.DEALLOC_MW.invokeExact(MemorySegment.ofAddress(fn), mw);
@@ -372,20 +368,20 @@ public final class InlineVerbs {
         MemorySegment window = mw.reinterpret(MemoryWindows.MW_SIZE);
         MemorySegment bind = mwBind.reinterpret(MemoryWindows.MW_BIND_SIZE);
         if (ibv_mw.type(window) != IBV_MW_TYPE_1) {
-            return EINVAL;
+            return Errno.EINVAL;
         }
         MemorySegment info = ibv_mw_bind.bind_info(bind);
         MemorySegment mr = ibv_mw_bind_info.mr(info);
         if (mr.address() == 0 && (ibv_mw_bind_info.addr(info) != 0 || ibv_mw_bind_info.length(info) != 0)) {
-            return EINVAL;
+            return Errno.EINVAL;
         }
         if (mr.address() != 0
                 && ibv_mr.pd(mr.reinterpret(MemoryWindows.MR_SIZE)).address() != ibv_mw.pd(window).address()) {
-            return EPERM;
+            return Errno.EPERM;
         }
         long fn = contextOp(mw, MemoryWindows.MW_CONTEXT, MemoryWindows.OP_BIND_MW, "mw");
         if (fn == 0) {
-            return EOPNOTSUPP;
+            return Errno.EOPNOTSUPP;
         }
         try {
             return (int) MemoryWindows.BIND_MW.invokeExact(MemorySegment.ofAddress(fn), qp, mw, mwBind);
@@ -472,7 +468,7 @@ public final class InlineVerbs {
         MemorySegment out = attr.asSlice(0, QueryDeviceEx.ATTR_SIZE);
         if (input.address() != 0
                 && ibv_query_device_ex_input.comp_mask(input.reinterpret(ibv_query_device_ex_input.layout().byteSize())) != 0) {
-            return EINVAL;
+            return Errno.EINVAL;
         }
         long fn = extendedOp(context, QueryDeviceEx.OP);
         if (fn != 0) {
@@ -483,7 +479,7 @@ public final class InlineVerbs {
             } catch (Throwable t) {
                 throw ErrnoVerbs.rethrow(t);
             }
-            if (ret != EOPNOTSUPP && ret != ENOSYS) {
+            if (ret != Errno.EOPNOTSUPP && ret != Errno.ENOSYS) {
                 return ret;
             }
         }
@@ -500,7 +496,7 @@ public final class InlineVerbs {
     public static MemorySegment ibv_create_cq_ex(MemorySegment errno, MemorySegment context, MemorySegment cqAttr) {
         long fn = extendedOp(context, CreateCqEx.OP);
         if (fn == 0) {
-            Errno.set(errno, EOPNOTSUPP);
+            Errno.set(errno, Errno.EOPNOTSUPP);
             return MemorySegment.NULL;
         }
         try {
@@ -528,7 +524,7 @@ public final class InlineVerbs {
         }
         long fn = extendedOp(context, CreateQpEx.OP);
         if (fn == 0) {
-            Errno.set(errno, EOPNOTSUPP);
+            Errno.set(errno, Errno.EOPNOTSUPP);
             return MemorySegment.NULL;
         }
         try {

@@ -1,5 +1,6 @@
 package dev.jrdma.bindings.shim;
 
+import dev.jrdma.bindings.generated.rdma_h;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -32,6 +33,20 @@ public final class LibraryInfo {
             throw new UncheckedIOException(e);
         }
         return "rdma-core " + p.getProperty("rdma-core", "?") + " (" + p.getProperty("headers", "?") + ")";
+    }
+
+    /**
+     * Loads libibverbs.so.1 and librdmacm.so.1 as the bindings do (initializing the generated
+     * header class dlopens them).
+     *
+     * @throws LinkageError when a library is missing (its message names it)
+     */
+    public static void loadVerbs() {
+        try {
+            Class.forName(rdma_h.class.getName(), true, rdma_h.class.getClassLoader());
+        } catch (ClassNotFoundException e) {
+            throw new NoClassDefFoundError(e.getMessage());
+        }
     }
 
     /**

@@ -14,19 +14,17 @@ import java.lang.foreign.StructLayout;
 import java.lang.invoke.MethodHandle;
 
 /**
- * The few libc calls the verbs need around them: {@code poll(2)}, so that waiting on a
- * completion channel or rdma_cm event channel fd has a timeout (ibv_get_cq_event and
- * rdma_get_cm_event block forever), and {@code strerror} for error messages.
+ * The few libc calls jrdma needs around the verbs, kept here so that every downcall of the
+ * project lives in the bindings module: {@code poll(2)}, so that waiting on a completion
+ * channel or rdma_cm event channel fd has a timeout (ibv_get_cq_event and rdma_get_cm_event
+ * block forever); {@code strerror} for error messages; the page size that registration pins;
+ * and for the tools, {@code isatty} and the calling thread's CPU affinity.
  */
 public final class Posix {
     private Posix() {}
 
     /** {@code POLLIN} on Linux. */
     public static final short POLLIN = 0x001;
-    /** {@code EINTR} on Linux. */
-    public static final int EINTR = 4;
-    /** {@code EAGAIN} on Linux: what a read of a non-blocking fd with nothing to read fails with. */
-    public static final int EAGAIN = 11;
     /** {@code F_GETFL}, {@code F_SETFL} and {@code O_NONBLOCK} on Linux (x86-64 and arm64 alike). */
     private static final int F_GETFL = 3;
     private static final int F_SETFL = 4;
@@ -49,6 +47,20 @@ public final class Posix {
     private static final MethodHandle STRERROR = LINKER.downcallHandle(
             LINKER.defaultLookup().find("strerror").orElseThrow(),
             FunctionDescriptor.of(ADDRESS, JAVA_INT));
+    private static final MethodHandle SYSCONF = LINKER.defaultLookup().find("sysconf")
+            .map(address -> LINKER.downcallHandle(address, FunctionDescriptor.of(JAVA_LONG, JAVA_INT)))
+            .orElse(null);
+    /** {@code _SC_PAGESIZE} in glibc's unistd.h enumeration. */
+    private static final int SC_PAGESIZE = 30;
+    private static final MethodHandle ISATTY = LINKER.defaultLookup().find("isatty")
+            .map(address -> LINKER.downcallHandle(address, FunctionDescriptor.of(JAVA_INT, JAVA_INT)))
+            .orElse(null);
+    private static final FunctionDescriptor AFFINITY = FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, ADDRESS);
+    // Optional like sysconf and isatty: a missing symbol must not take poll and strerror down with it.
+    private static final MethodHandle SCHED_SETAFFINITY = LINKER.defaultLookup().find("sched_setaffinity")
+            .map(address -> LINKER.downcallHandle(address, AFFINITY, Errno.CAPTURE)).orElse(null);
+    private static final MethodHandle SCHED_GETAFFINITY = LINKER.defaultLookup().find("sched_getaffinity")
+            .map(address -> LINKER.downcallHandle(address, AFFINITY, Errno.CAPTURE)).orElse(null);
 
     /**
      * Waits until {@code fd} is readable or {@code timeoutMillis} passes (-1: forever).
@@ -77,7 +89,7 @@ public final class Posix {
                 if (n == 0) {
                     return false;
                 }
-                if (Errno.get(errno) != EINTR) {
+                if (Errno.get(errno) != Errno.EINTR) {
                     throw new IllegalStateException("poll(fd " + fd + ") failed: " + strerror(Errno.get(errno)));
                 }
             }
@@ -114,6 +126,62 @@ public final class Posix {
             MemorySegment text = (MemorySegment) STRERROR.invokeExact(errno);
             // strerror's text is NUL-terminated and short; the bound only limits the scan.
             return text.reinterpret(1024).getString(0);
+        } catch (Throwable t) {
+            throw ErrnoVerbs.rethrow(t);
+        }
+    }
+
+    /**
+     * The page size ({@code sysconf(_SC_PAGESIZE)}), or 4096 when the C library has no sysconf
+     * or reports something that is not a power of two.
+     */
+    public static long pageSize() {
+        if (SYSCONF != null) {
+            try {
+                long size = (long) SYSCONF.invokeExact(SC_PAGESIZE);
+                if (size > 0 && Long.bitCount(size) == 1) {
+                    return size;
+                }
+            } catch (Throwable t) {
+                throw ErrnoVerbs.rethrow(t);
+            }
+        }
+        return 4096;
+    }
+
+    /** Whether {@code fd} is a terminal ({@code isatty}); false when the C library has none. */
+    public static boolean isatty(int fd) {
+        if (ISATTY == null) {
+            return false;
+        }
+        try {
+            return (int) ISATTY.invokeExact(fd) == 1;
+        } catch (Throwable t) {
+            throw ErrnoVerbs.rethrow(t);
+        }
+    }
+
+    /**
+     * {@code sched_getaffinity(0, mask.byteSize(), mask)}: the calling thread's CPUs into
+     * {@code mask} (a cpu_set_t); 0, or the errno of the failure.
+     */
+    public static int getThreadAffinity(MemorySegment mask) {
+        return affinity(SCHED_GETAFFINITY, "sched_getaffinity", mask);
+    }
+
+    /** {@code sched_setaffinity(0, mask.byteSize(), mask)}: binds the calling thread; 0, or the errno. */
+    public static int setThreadAffinity(MemorySegment mask) {
+        return affinity(SCHED_SETAFFINITY, "sched_setaffinity", mask);
+    }
+
+    private static int affinity(MethodHandle call, String name, MemorySegment mask) {
+        if (call == null) {
+            throw new IllegalStateException(name + " is not in the C library");
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment errno = Errno.allocate(arena);
+            int rc = (int) call.invokeExact(errno, 0, mask.byteSize(), mask);
+            return rc == 0 ? 0 : Errno.get(errno);
         } catch (Throwable t) {
             throw ErrnoVerbs.rethrow(t);
         }

@@ -1,16 +1,10 @@
 package dev.jrdma.tools.perftest;
 
-import static java.lang.foreign.ValueLayout.ADDRESS;
-import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
+import dev.jrdma.bindings.shim.Posix;
 import java.lang.foreign.Arena;
-import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
-import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
-import java.lang.invoke.MethodHandle;
-import java.lang.invoke.VarHandle;
 
 /**
  * --pin-cpu: binds the calling thread, and only it, to one CPU with Linux's sched_setaffinity(2)
@@ -26,17 +20,6 @@ public final class CpuAffinity {
     public static final int MAX_CPUS = 1024;
     private static final long SET_BYTES = MAX_CPUS / 8;
 
-    private static final Linker LINKER = Linker.nativeLinker();
-    private static final MemoryLayout ERRNO_STATE = Linker.Option.captureStateLayout();
-    private static final VarHandle ERRNO = ERRNO_STATE.varHandle(MemoryLayout.PathElement.groupElement("errno"));
-    private static final FunctionDescriptor AFFINITY = FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, ADDRESS);
-    private static final MethodHandle SET = LINKER.downcallHandle(
-            LINKER.defaultLookup().find("sched_setaffinity").orElseThrow(), AFFINITY,
-            Linker.Option.captureCallState("errno"));
-    private static final MethodHandle GET = LINKER.downcallHandle(
-            LINKER.defaultLookup().find("sched_getaffinity").orElseThrow(), AFFINITY,
-            Linker.Option.captureCallState("errno"));
-
     /** The calling thread's binding until {@link #close()} restores the CPUs it had before. */
     public static final class Pinned implements AutoCloseable {
         private final long[] before;
@@ -50,7 +33,7 @@ public final class CpuAffinity {
             try (Arena arena = Arena.ofConfined()) {
                 MemorySegment mask = arena.allocate(SET_BYTES, 8);
                 MemorySegment.copy(before, 0, mask, JAVA_LONG, 0, before.length);
-                set(arena, mask, "restoring the CPUs of the thread");
+                set(mask, "restoring the CPUs of the thread");
             }
         }
     }
@@ -67,7 +50,7 @@ public final class CpuAffinity {
             long[] before = allowed.toArray(JAVA_LONG);
             MemorySegment mask = arena.allocate(SET_BYTES, 8);
             mask.set(JAVA_LONG, (cpu / 64) * 8L, 1L << (cpu % 64));
-            set(arena, mask, "binding the thread to CPU " + cpu);
+            set(mask, "binding the thread to CPU " + cpu);
             return new Pinned(before);
         }
     }
@@ -96,30 +79,18 @@ public final class CpuAffinity {
     }
 
     private static MemorySegment allowed(Arena arena) {
-        MemorySegment errno = arena.allocate(ERRNO_STATE);
         MemorySegment allowed = arena.allocate(SET_BYTES, 8);
-        int rc;
-        try {
-            rc = (int) GET.invokeExact(errno, 0, SET_BYTES, allowed);
-        } catch (Throwable t) {
-            throw new IllegalStateException(t);
-        }
-        if (rc != 0) {
-            throw new IllegalStateException("sched_getaffinity failed: errno " + (int) ERRNO.get(errno, 0L));
+        int errno = Posix.getThreadAffinity(allowed);
+        if (errno != 0) {
+            throw new IllegalStateException("sched_getaffinity failed: errno " + errno);
         }
         return allowed;
     }
 
-    private static void set(Arena arena, MemorySegment mask, String what) {
-        MemorySegment errno = arena.allocate(ERRNO_STATE);
-        int rc;
-        try {
-            rc = (int) SET.invokeExact(errno, 0, SET_BYTES, mask);
-        } catch (Throwable t) {
-            throw new IllegalStateException(t);
-        }
-        if (rc != 0) {
-            throw new IllegalStateException("sched_setaffinity failed " + what + ": errno " + (int) ERRNO.get(errno, 0L));
+    private static void set(MemorySegment mask, String what) {
+        int errno = Posix.setThreadAffinity(mask);
+        if (errno != 0) {
+            throw new IllegalStateException("sched_setaffinity failed " + what + ": errno " + errno);
         }
     }
 

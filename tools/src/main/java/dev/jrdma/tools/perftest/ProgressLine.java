@@ -1,10 +1,7 @@
 package dev.jrdma.tools.perftest;
 
+import dev.jrdma.bindings.shim.Posix;
 import java.io.PrintWriter;
-import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
-import java.lang.foreign.ValueLayout;
-import java.lang.invoke.MethodHandle;
 import java.util.Locale;
 
 /**
@@ -113,17 +110,13 @@ public final class ProgressLine {
      * stderr-specific check). Without native access (the jrdma launcher enables it) it falls back to {@code System.console()},
      * which describes stdin/stdout, and answers false when there is none.
      */
-    @SuppressWarnings("restricted")   // one libc call with a fixed signature; guarded by isNativeAccessEnabled
     public static boolean stderrIsTerminal() {
         try {
-            if (!ProgressLine.class.getModule().isNativeAccessEnabled()) {
+            if (!Posix.class.getModule().isNativeAccessEnabled()) {
                 throw new IllegalCallerException("no native access");   // avoid the JDK's warning
             }
-            Linker linker = Linker.nativeLinker();
-            MethodHandle isatty = linker.downcallHandle(linker.defaultLookup().find("isatty").orElseThrow(),
-                    FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
-            return (int) isatty.invokeExact(2) == 1;
-        } catch (Throwable e) {   // no native access, no isatty: be conservative
+            return Posix.isatty(2);
+        } catch (RuntimeException | LinkageError e) {   // no native access, no isatty: be conservative
             java.io.Console c = System.console();
             return c != null && c.isTerminal();
         }

@@ -78,20 +78,37 @@ final class RdmaCmControl implements RdmaCmLink {
      * tries again (every 100 ms) until {@code timeout} has passed.
      */
     static RdmaCmControl connect(CmEventChannel events, InetSocketAddress server, Duration timeout) throws IOException {
+        return connectRetrying(events, server, timeout, id -> new RdmaCmControl(id, true, timeout),
+                "rdma_cm control connection to " + server + " failed within " + timeout.toSeconds()
+                        + " s (is the server running with -R?)");
+    }
+
+    /** What a client makes on a resolved id before it connects: the QP and its resources. */
+    interface OnResolved<T> {
+        T prepare(CmId id) throws IOException;
+    }
+
+    /**
+     * perftest's client retry loop: resolve the address and route, {@code onResolved}, connect;
+     * a rejected or failed attempt closes the id (with what was made for it) and is tried again
+     * every 100 ms until {@code timeout} has passed, then fails with {@code failure} and the
+     * last error.
+     */
+    static <T> T connectRetrying(CmEventChannel events, InetSocketAddress server, Duration timeout,
+                                 OnResolved<T> onResolved, String failure) throws IOException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (true) {
             CmId id = events.createId();
             try {
                 id.resolveAddress(server, timeout);
                 id.resolveRoute(timeout);
-                RdmaCmControl control = new RdmaCmControl(id, true, timeout);
+                T made = onResolved.prepare(id);
                 id.connect(new byte[0], timeout);
-                return control;
+                return made;
             } catch (RdmaException | IllegalStateException e) {
                 id.close();
                 if (System.nanoTime() - deadline > 0) {
-                    throw new PerftestProtocolException("rdma_cm control connection to " + server + " failed within "
-                            + timeout.toSeconds() + " s (is the server running with -R?): " + e.getMessage(), e);
+                    throw new PerftestProtocolException(failure + ": " + e.getMessage(), e);
                 }
                 LockSupport.parkNanos(100_000_000L);
             }

@@ -2,7 +2,6 @@ package dev.jrdma.tools.runner;
 
 import dev.jrdma.CmEventChannel;
 import dev.jrdma.CmId;
-import dev.jrdma.RdmaException;
 import dev.jrdma.tools.perftest.PerftestProtocolException;
 import dev.jrdma.tools.perftest.PerftestSettings;
 import java.io.IOException;
@@ -11,7 +10,6 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.time.Duration;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * -R (perftest's {@code work_rdma_cm} and {@code use_rdma_cm}): the control connection over an
@@ -82,25 +80,12 @@ final class RdmaCmSetup implements AutoCloseable {
     void connectTestQueuePair(Side side) throws IOException {
         if (s.client()) {
             InetSocketAddress server = serverAddress();
-            long deadline = System.nanoTime() + timeout.toNanos();
-            while (true) {
-                CmId id = events.createId();
-                try {
-                    id.resolveAddress(server, timeout);
-                    id.resolveRoute(timeout);
-                    requireDevice(side, id, server.getAddress().getHostAddress());
-                    side.createResources(id.context(), id);
-                    id.connect(new byte[0], timeout);
-                    return;
-                } catch (RdmaException | IllegalStateException e) {
-                    id.close();   // with the buffer, CQs and QP made for it
-                    if (System.nanoTime() - deadline > 0) {
-                        throw new PerftestProtocolException("rdma_cm connection of the test QP to " + server
-                                + " failed within " + timeout.toSeconds() + " s: " + e.getMessage(), e);
-                    }
-                    LockSupport.parkNanos(100_000_000L);
-                }
-            }
+            RdmaCmControl.connectRetrying(events, server, timeout, id -> {
+                requireDevice(side, id, server.getAddress().getHostAddress());
+                side.createResources(id.context(), id);
+                return id;
+            }, "rdma_cm connection of the test QP to " + server + " failed within " + timeout.toSeconds() + " s");
+            return;
         }
         CmId id;
         try {
