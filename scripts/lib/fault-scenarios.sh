@@ -69,7 +69,7 @@ link_down() {
     want "$1" || return 0
     local name=$1 down=$2 u=$3 expect=$4 t0 c s tc ok
     clear_faults
-    start_pair write_bw "-s 65536 -n 3000 -u $u --timeout 30" || { record "$name" - - no "no start" - - -; return; }
+    start_pair write-bw "-s 65536 -n 3000 -u $u --timeout 30" || { record "$name" - - no "no start" - - -; return; }
     await_running "$work/client.log"
     sleep 2
     t0=$(now)
@@ -98,7 +98,7 @@ peer_dies() {
     local name=$1 test=$2 victim=$3 how=$4 t0 survivor rc args
     clear_faults
     args="-n 5000000 --timeout 20"
-    [[ $test == *_bw ]] && args="-s 65536 -n 5000000 --timeout 20"
+    [[ $test == *-bw ]] && args="-s 65536 -n 5000000 --timeout 20"
     start_pair "$test" "$args" || { record "$name" - - no "no start" - - -; return; }
     await_running "$work/client.log"
     sleep 2
@@ -125,30 +125,30 @@ peer_dies() {
 
 echo "=== fault scenarios (${ci:-full}) on $(uname -r)"
 if [ "$ci" = --ci ]; then
-    under_netem "write-bw, 1 % loss" write_bw "netem loss 1 %" loss 1%
+    under_netem "write-bw, 1 % loss" write-bw "netem loss 1 %" loss 1%
     link_down "link down past the budget" 30 14 fails
-    peer_dies "write-bw client killed" write_bw client kill
-    peer_dies "write-bw node 2 powered off" write_bw client poweroff
+    peer_dies "write-bw client killed" write-bw client kill
+    peer_dies "write-bw node 2 powered off" write-bw client poweroff
 else
-    under_netem "write-bw, no fault" write_bw "none" delay 0ms
-    under_netem "write-bw, 1 % loss" write_bw "netem loss 1 %" loss 1%
-    under_netem "write-bw, 5 % loss" write_bw "netem loss 5 %" loss 5%
-    under_netem "send-bw, 1 % loss" send_bw "netem loss 1 %" loss 1%
-    under_netem "send-bw, 5 % loss" send_bw "netem loss 5 %" loss 5%
-    under_netem "write-bw, reordering" write_bw "netem delay 2ms reorder 25% 50%" delay 2ms reorder 25% 50%
-    under_netem "write-bw, duplication" write_bw "netem duplicate 5 %" duplicate 5%
-    under_netem "write-bw, delay" write_bw "netem delay 20ms 5ms" delay 20ms 5ms
+    under_netem "write-bw, no fault" write-bw "none" delay 0ms
+    under_netem "write-bw, 1 % loss" write-bw "netem loss 1 %" loss 1%
+    under_netem "write-bw, 5 % loss" write-bw "netem loss 5 %" loss 5%
+    under_netem "send-bw, 1 % loss" send-bw "netem loss 1 %" loss 1%
+    under_netem "send-bw, 5 % loss" send-bw "netem loss 5 %" loss 5%
+    under_netem "write-bw, reordering" write-bw "netem delay 2ms reorder 25% 50%" delay 2ms reorder 25% 50%
+    under_netem "write-bw, duplication" write-bw "netem duplicate 5 %" duplicate 5%
+    under_netem "write-bw, delay" write-bw "netem delay 20ms 5ms" delay 20ms 5ms
     integrity_under "integrity, 1 % loss" "netem loss 1 %" $((16 << 20)) loss 1%
     integrity_under "integrity, 5 % loss" "netem loss 5 %" $((16 << 20)) loss 5%
     integrity_under "integrity, reorder+dup" "netem delay 2ms reorder 25% duplicate 2%" $((16 << 20)) \
         delay 2ms reorder 25% duplicate 2%
     link_down "link down within the budget" 2 18 completes
     link_down "link down past the budget" 30 14 fails
-    for t in ${JRDMA_FAULT_KILL_TESTS:-send_lat write_bw}; do
+    for t in ${JRDMA_FAULT_KILL_TESTS:-send-lat write-bw}; do
         peer_dies "$t client killed" "$t" client kill
         peer_dies "$t server killed" "$t" server kill
     done
-    peer_dies "write-bw node 2 powered off" write_bw client poweroff
+    peer_dies "write-bw node 2 powered off" write-bw client poweroff
 fi
 failed=$(awk -F'\t' '$4 != "yes"' "$results" | wc -l)
 echo "=== $(wc -l <"$results") scenarios, $failed not as expected"
