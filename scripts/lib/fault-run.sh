@@ -40,21 +40,22 @@ await_listen() {
     return 1
 }
 
-# Waits for pid $1 at most $2 s; prints its exit status, or "hung" after killing it.
+# Waits for pid $1 (a child of this shell: not in a $(...) subshell, where wait cannot see it)
+# at most $2 s; sets $waited to its exit status, or "hung" after killing it.
 wait_bounded() {
     local pid=$1 limit=$2 t=0
     while kill -0 "$pid" 2>/dev/null; do
         if [ "$t" -ge $((limit * 5)) ]; then
             kill -KILL "$pid" 2>/dev/null
             wait "$pid" 2>/dev/null
-            echo hung
+            waited=hung
             return
         fi
         sleep 0.2
         t=$((t + 1))
     done
     wait "$pid"
-    echo $?
+    waited=$?
 }
 
 # start_pair TEST "ARGS": the server on node 1 and the client on node 2 in the background

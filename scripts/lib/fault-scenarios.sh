@@ -23,8 +23,8 @@ under_netem() {
     netem "$@"
     t0=$(now)
     start_pair "$test" "$BW_ARGS" || { record "$name" "$fault" "completes" no "server did not start" - - -; return; }
-    c=$(wait_bounded "$client_pid" 900)
-    s=$(wait_bounded "$server_pid" 120)
+    wait_bounded "$client_pid" 900; c=$waited
+    wait_bounded "$server_pid" 120; s=$waited
     if [ "$c" = 0 ] && [ "$s" = 0 ]; then
         record "$name" "$fault" "completes" yes "completed" "$(secs "$t0" "$(now)") s" "n/a (BW test)" "$(bw_of "$work/client.log")"
     else
@@ -51,8 +51,8 @@ integrity_under() {
     n2 "$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED -XX:TieredStopAtLevel=1 -cp "$cp" dev.jrdma.tools.WireIntegrity \
         send "$N1" "$port" "$seed" "$bytes" >"$work/client.log" 2>&1 &
     client_pid=$!
-    c=$(wait_bounded "$client_pid" 1200)
-    s=$(wait_bounded "$server_pid" 120)
+    wait_bounded "$client_pid" 1200; c=$waited
+    wait_bounded "$server_pid" 120; s=$waited
     if [ "$c" = 0 ] && [ "$s" = 0 ] && grep -q 'bytes verified' "$work/server.log"; then
         record "$name" "$fault" "completes, every byte verified" yes "completed" "$(secs "$t0" "$(now)") s" \
             "$(grep -o '[0-9]* messages ([^)]*), [0-9]* bytes' "$work/server.log")" \
@@ -74,9 +74,9 @@ link_down() {
     sleep 2
     t0=$(now)
     n2 bash -c "ip link set \$JRDMA_WIRE_IF down; sleep $down; ip link set \$JRDMA_WIRE_IF up" &
-    c=$(wait_bounded "$client_pid" 600)
+    wait_bounded "$client_pid" 600; c=$waited
     tc=$(now)
-    s=$(wait_bounded "$server_pid" 180)
+    wait_bounded "$server_pid" 180; s=$waited
     wait
     if [ "$expect" = completes ]; then
         [ "$c" = 0 ] && [ "$s" = 0 ] && ok=yes || ok=no
@@ -113,7 +113,7 @@ peer_dies() {
         kill -KILL "$server_pid"
         survivor=$client_pid
     fi
-    rc=$(wait_bounded "$survivor" 120)
+    wait_bounded "$survivor" 120; rc=$waited
     local t=$(secs "$t0" "$(now)") log=$work/server.log ok=no
     [ "$survivor" = "$client_pid" ] && log=$work/client.log
     [ "$rc" = 1 ] && awk -v t="$t" 'BEGIN { exit !(t <= 20 + 15) }' && ok=yes
