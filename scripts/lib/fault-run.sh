@@ -1,0 +1,110 @@
+# shellcheck shell=bash
+# Building blocks of the fault scenarios (scripts/lib/fault-scenarios.sh), on node 1 of the
+# two-node testbed: jrdma runs on both nodes, faults on the wire, and one result row per scenario.
+
+root=${JRDMA_PROJECT:?not inside scripts/softroce --nodes 2}
+N1=10.200.1.1
+J=$root/scripts/jrdma
+W=$JRDMA_WIRE_IF
+port=9100
+work=$(mktemp -d)
+
+n2() { "$root/scripts/node" 2 "$@"; }
+now() { date +%s.%N; }
+secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
+
+# netem on both ends of the wire (each node's egress), so both directions see the fault.
+netem() {
+    tc qdisc replace dev "$W" root netem "$@"
+    n2 bash -c 'tc qdisc replace dev "$JRDMA_WIRE_IF" root netem "$@"' netem "$@"
+}
+
+clear_faults() {
+    tc qdisc del dev "$W" root 2>/dev/null
+    ip link set "$W" up mtu 1500
+    n2 bash -c 'tc qdisc del dev "$JRDMA_WIRE_IF" root 2>/dev/null; ip link set "$JRDMA_WIRE_IF" up mtu 1500' || true
+    sleep 1
+}
+
+# Waits (at most 120 s) until node 1 listens on TCP port $1, without connecting.
+await_listen() {
+    local hex i
+    hex=$(printf ':%04X' "$1")
+    for i in $(seq 600); do
+        # A Java server socket is dual-stack: its listener is in tcp6.
+        awk -v p="$hex" '$2 ~ p"$" && $4 == "0A" { found = 1 } END { exit !found }' /proc/net/tcp /proc/net/tcp6 \
+            && return 0
+        kill -0 "$2" 2>/dev/null || return 1
+        sleep 0.2
+    done
+    return 1
+}
+
+# Waits for pid $1 (a child of this shell: not in a $(...) subshell, where wait cannot see it)
+# at most $2 s; sets $waited to its exit status, or "hung" after killing it.
+wait_bounded() {
+    local pid=$1 limit=$2 t=0
+    while kill -0 "$pid" 2>/dev/null; do
+        if [ "$t" -ge $((limit * 5)) ]; then
+            kill -KILL "$pid" 2>/dev/null
+            wait "$pid" 2>/dev/null
+            waited=hung
+            return
+        fi
+        sleep 0.2
+        t=$((t + 1))
+    done
+    wait "$pid"
+    waited=$?
+}
+
+# start_pair TEST "ARGS": the server on node 1 and the client on node 2 in the background
+# (pids in $server_pid and $client_pid, output in $work/server.log and $work/client.log);
+# returns once the client has been started. The client's java runs under "bash -c", whose
+# pid file ($work/client.pid on node 2's /tmp) lets a scenario kill exactly that process.
+start_pair() {
+    local test=$1 args=$2
+    port=$((port + 1))
+    # shellcheck disable=SC2086
+    "$J" "$test" -d rxe0 -x 1 -p "$port" --warm-up 0 $args >"$work/server.log" 2>&1 &
+    server_pid=$!
+    await_listen "$port" "$server_pid" || { echo "server did not listen" >>"$work/server.log"; return 1; }
+    n2 bash -c 'echo $$ >/tmp/client.pid; exec "$@"' client "$J" "$test" -d rxe0 -x 1 -p "$port" --warm-up 0 \
+        $args "$N1" >"$work/client.log" 2>&1 &
+    client_pid=$!
+}
+
+# Waits until $1's log shows the measurement has started (a BW/latency header or progress), max 180 s.
+await_running() {
+    local i
+    for i in $(seq 900); do
+        grep -qa -- '---------------------' "$1" && grep -qa 'remote address' "$1" && return 0
+        sleep 0.2
+    done
+    return 1
+}
+
+# The client's average bandwidth (MB/s) from its BW row, or "-".
+bw_of() {
+    awk '$1 ~ /^[0-9]+$/ && NF >= 5 && $3 ~ /^[0-9.]+$/ { v = $4 } END { print (v == "" ? "-" : v " MB/s") }' "$1"
+}
+
+# The last line jrdma printed on stderr-like output, shortened for the table.
+last_line() {
+    grep -av '^\s*$' "$1" | tail -n1 | cut -c1-140 | sed 's/|/\\|/g'
+}
+
+# want NAME: whether JRDMA_FAULT_ONLY (an extended regex, default: all) selects the scenario.
+want() {
+    [[ -z "${JRDMA_FAULT_ONLY:-}" || "$1" =~ ${JRDMA_FAULT_ONLY} ]]
+}
+
+# record NAME FAULT EXPECTED PASS(yes/no) OUTCOME TIME VERIFIED THROUGHPUT
+record() {
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$@" >>"$results"
+    printf '%-28s %-4s %s (%s)\n' "$1" "$4" "$5" "$6"
+    if [ "$4" != yes ]; then
+        echo "--- server (node 1)"; cat "$work/server.log" 2>/dev/null | tail -20
+        echo "--- client (node 2)"; cat "$work/client.log" 2>/dev/null | tail -20
+    fi
+}

@@ -1,0 +1,47 @@
+# shellcheck shell=bash
+# The two-node testbed of scripts/softroce --nodes 2 (sourced by it; uses its qemu_node,
+# command_output, $run, $timeout_s).
+#
+# Two VMs, 1 vCPU each, and two emulated Ethernet links between them, each a pair of unix
+# datagram sockets in the run directory (qemu's -netdev dgram): nothing reaches the host's
+# network stack. Link "wire" carries the RDMA traffic (rxe0 on each end, 10.200.1.N) and is
+# the one faults are injected on; link "ctl" (10.201.1.N) carries only scripts/node's
+# commands, so that `ip link set $JRDMA_WIRE_IF down` or netem loss never cut the testbed's
+# own control. A second link is the simplest control channel that works guest to guest:
+# virtio-vsock only reaches the host (a guest-to-guest path would need a relay process on the
+# host), and a virtio-serial port per node would need one too.
+# Datagram sockets, not -netdev stream: either side may start, stop or be powered off first
+# (a stream link needs its server up before the client starts and qemu 7.2 cannot reconnect).
+# romfile= drops the NICs' iPXE boot ROMs, which the direct kernel boot never uses.
+# MACs 52:54:00:12:0L:0N (L = 0 wire, 1 control; N = node) let the guest find its interfaces.
+
+# node_links N: qemu arguments for node N's two links.
+node_links() {
+    local n=$1 other=$((3 - $1)) link l
+    for l in 0 1; do
+        link=$([ $l = 0 ] && echo wire || echo ctl)
+        printf '%s\n' -netdev "dgram,id=$link,local.type=unix,local.path=$run/$link$n.sock,remote.type=unix,remote.path=$run/$link$other.sock" \
+            -device "virtio-net-pci,netdev=$link,mac=52:54:00:12:0$l:0$n,romfile="
+    done
+}
+
+# Runs both nodes; COMMAND's console output on stdout; sets qemu_rc (node 1's qemu status).
+run_two_nodes() {
+    local node2_pid links1 links2
+    mapfile -t links1 < <(node_links 1)
+    mapfile -t links2 < <(node_links 2)
+    qemu_node jrdma-node2 1 " jrdma_node=2" "${links2[@]}" >"$run/node2.log" &
+    node2_pid=$!
+    qemu_node jrdma-node1 1 " jrdma_node=1" "${links1[@]}" | command_output
+    qemu_rc=${PIPESTATUS[0]}
+    # Node 2 runs until powered off; node 1 is done, so stop it (timeout passes the TERM on).
+    if kill -0 "$node2_pid" 2>/dev/null; then
+        pkill -TERM -P "$node2_pid" 2>/dev/null
+        kill "$node2_pid" 2>/dev/null
+    fi
+    wait "$node2_pid" 2>/dev/null
+    local up
+    up=$(grep -ao 'JRDMA-NODES-UP [0-9.]*' "$log" | cut -d' ' -f2)
+    [ -z "$up" ] || say "both nodes up ${up} s after node 1's kernel started"
+    return 0
+}

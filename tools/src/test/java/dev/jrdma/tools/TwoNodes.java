@@ -1,0 +1,106 @@
+package dev.jrdma.tools;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
+
+/**
+ * Node 2 of the two-node testbed ({@code scripts/softroce --nodes 2}) seen from a test on node 1:
+ * processes started there through {@code scripts/node 2}, and waits for them to listen. Generic
+ * (no jrdma-specific code), so that it can move to a shared test-support module.
+ */
+public final class TwoNodes {
+    /** Node 1's and node 2's addresses on the RDMA wire. */
+    public static final String NODE1 = "10.200.1.1";
+    public static final String NODE2 = "10.200.1.2";
+    /** Node 2's address on the control link (scripts/node and test peers only). */
+    public static final String NODE2_CONTROL = "10.201.1.2";
+
+    private TwoNodes() {}
+
+    /** True inside the testbed (scripts/vm/guest-stage exports JRDMA_NODE). */
+    public static boolean inTestbed() {
+        return System.getenv("JRDMA_NODE") != null;
+    }
+
+    /** The wire interface of this node (rxe0 sits on it). */
+    public static String wireInterface() {
+        return System.getenv().getOrDefault("JRDMA_WIRE_IF", "eth0");
+    }
+
+    private static Path project() {
+        String p = System.getenv("JRDMA_PROJECT");
+        if (p == null) {
+            throw new IllegalStateException("JRDMA_PROJECT unset: not inside scripts/softroce --nodes 2");
+        }
+        return Path.of(p);
+    }
+
+    /** The command line that runs {@code command} on node 2. */
+    public static List<String> onNode2(List<String> command) {
+        List<String> c = new ArrayList<>();
+        c.add(project().resolve("scripts/node").toString());
+        c.add("2");
+        c.addAll(command);
+        return c;
+    }
+
+    /** Starts {@code command} on node 2, its stdout and stderr into {@code log}. */
+    public static Process start(List<String> command, Path log) throws IOException {
+        return new ProcessBuilder(onNode2(command)).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    }
+
+    /** The java launcher and class path of this JVM, which node 2 sees at the same paths. */
+    public static List<String> java(String mainClass, String... args) {
+        List<String> c = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "--enable-native-access=ALL-UNNAMED", "-XX:TieredStopAtLevel=1",
+                "-cp", System.getProperty("java.class.path"), mainClass));
+        c.addAll(List.of(args));
+        return c;
+    }
+
+    /** Runs {@code command} on node 2 to its end (bounded); its exit status and output. */
+    public static Result run(long timeoutS, String... command) throws Exception {
+        Process p = new ProcessBuilder(onNode2(List.of(command))).redirectErrorStream(true).start();
+        byte[] out = p.getInputStream().readAllBytes();
+        if (!p.waitFor(timeoutS, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            throw new AssertionError("node 2: " + String.join(" ", command) + " did not end in " + timeoutS + " s");
+        }
+        return new Result(p.exitValue(), new String(out, StandardCharsets.UTF_8));
+    }
+
+    public record Result(int code, String out) {}
+
+    /**
+     * Waits until something listens on {@code port} on node 2, without connecting to it (perftest
+     * serves the first connection only): a TCP listener in /proc/net/tcp, or with {@code rdmaCm}
+     * an rdma_cm id in state LISTEN on that port.
+     */
+    public static void awaitListening(int port, boolean rdmaCm, Process server, Path log, long timeoutS)
+            throws Exception {
+        Pattern cmListener = Pattern.compile("LISTEN.*:" + port + "\\b");
+        String hex = String.format(":%04X", port);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutS);
+        while (System.nanoTime() < deadline) {
+            Result r = rdmaCm ? run(30, "rdma", "resource", "show", "cm_id") : run(30, "cat", "/proc/net/tcp", "/proc/net/tcp6");
+            boolean listening = rdmaCm ? r.out().lines().anyMatch(l -> cmListener.matcher(l).find())
+                    : r.out().lines().map(l -> l.strip().split("\\s+"))
+                            .anyMatch(c -> c.length > 3 && c[1].endsWith(hex) && c[3].equals("0A"));
+            if (listening) {
+                return;
+            }
+            if (!server.isAlive()) {
+                throw new AssertionError("the server on node 2 ended before listening (exit " + server.exitValue()
+                        + "):\n" + Files.readString(log, StandardCharsets.ISO_8859_1));
+            }
+            Thread.sleep(200);
+        }
+        throw new AssertionError("nothing listens on node 2's port " + port + " after " + timeoutS + " s");
+    }
+}

@@ -1,0 +1,296 @@
+package dev.jrdma.tools;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
+import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
+
+import dev.jrdma.Access;
+import dev.jrdma.CompletionQueue;
+import dev.jrdma.ConnectionOptions;
+import dev.jrdma.Context;
+import dev.jrdma.EndpointExchange;
+import dev.jrdma.GidEntry;
+import dev.jrdma.GidType;
+import dev.jrdma.MemoryRegion;
+import dev.jrdma.ProtectionDomain;
+import dev.jrdma.QueuePair;
+import dev.jrdma.QueuePairType;
+import dev.jrdma.Rdma;
+import dev.jrdma.ReceiveRequest;
+import dev.jrdma.RemoteMemory;
+import dev.jrdma.SendOpcode;
+import dev.jrdma.SendRequest;
+import dev.jrdma.WorkCompletion;
+import dev.jrdma.WorkCompletionOpcode;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.SplittableRandom;
+import java.util.zip.CRC32C;
+
+/**
+ * A data-integrity transfer over one RC queue pair: the sender moves a deterministic stream of
+ * messages of mixed sizes (16 B to 64 KiB), each by SEND or by RDMA WRITE WITH IMMEDIATE
+ * (chosen at random), and the receiver verifies every message in arrival order: its sequence
+ * number (nothing lost, duplicated or reordered), its length, a CRC32C the sender computed, and
+ * every byte against the content regenerated from the seed. At most {@link #WINDOW} messages
+ * are in flight: the receiver acknowledges each verified message with a small SEND, which
+ * frees its slot (receive buffer or write target) for reuse.
+ *
+ * <p>Message layout, the same in a SEND's receive buffer and in a WRITE's target slot:
+ * sequence (8 B), content length (4 B), CRC32C of the content (4 B), content.
+ *
+ * <pre>
+ * WireIntegrity receive PORT SEED BYTES [TIMEOUT RETRY]       prints "integrity: listening", then a summary
+ * WireIntegrity send HOST PORT SEED BYTES [TIMEOUT RETRY]
+ * </pre>
+ */
+public final class WireIntegrity {
+    static final int WINDOW = 16;
+    static final int MAX = 64 * 1024;
+    static final int HEADER = 16;
+    private static final Duration STEP = Duration.ofSeconds(120);
+
+    /** What a finished transfer moved and how long it took. */
+    public record Summary(String role, long messages, long sends, long writes, long bytes, long nanos) {
+        double mibPerSecond() {
+            return bytes / (1024.0 * 1024.0) / (nanos / 1e9);
+        }
+
+        @Override
+        public String toString() {
+            return String.format("integrity: %d messages (%d SEND, %d RDMA WRITE), %d bytes %s in %.1f s"
+                    + " (%.2f MiB/s)", messages, sends, writes, bytes, role, nanos / 1e9, mibPerSecond());
+        }
+    }
+
+    /** The deterministic stream: sizes, operations and contents from the seed. */
+    record Plan(long seed, long totalBytes) {
+        /** Message count: sizes are drawn until their sum reaches totalBytes. */
+        int messages() {
+            SplittableRandom r = new SplittableRandom(seed);
+            long sum = 0;
+            int n = 0;
+            while (sum < totalBytes) {
+                sum += size(r);
+                r.nextBoolean();
+                n++;
+            }
+            return n;
+        }
+
+        static int size(SplittableRandom r) {
+            // Edges around the MTU and page sizes, and anything in between.
+            int[] edges = {HEADER, HEADER + 1, 1023, 1024, 1025, 4096, 4097, MAX};
+            return r.nextInt(3) == 0 ? edges[r.nextInt(edges.length)] : r.nextInt(HEADER, MAX + 1);
+        }
+
+        static void fill(MemorySegment slot, long seed, long seq, int length) {
+            byte[] content = content(seed, seq, length - HEADER);
+            CRC32C crc = new CRC32C();
+            crc.update(content);
+            slot.set(JAVA_LONG_UNALIGNED, 0, seq);
+            slot.set(JAVA_INT_UNALIGNED, 8, content.length);
+            slot.set(JAVA_INT_UNALIGNED, 12, (int) crc.getValue());
+            MemorySegment.copy(content, 0, slot, JAVA_BYTE, HEADER, content.length);
+        }
+
+        static byte[] content(long seed, long seq, int length) {
+            byte[] b = new byte[length];
+            new SplittableRandom(seed * 31 + seq).nextBytes(b);
+            return b;
+        }
+    }
+
+    private WireIntegrity() {}
+
+    public static void main(String[] args) throws Exception {
+        boolean tuned = args.length == (args[0].equals("send") ? 7 : 6);
+        ConnectionOptions options = tuned
+                ? ConnectionOptions.DEFAULTS.withTimeout(Integer.parseInt(args[args.length - 2]),
+                        Integer.parseInt(args[args.length - 1]))
+                : ConnectionOptions.DEFAULTS;
+        if (args[0].equals("send")) {
+            System.out.println(send(args[1], Integer.parseInt(args[2]), Long.parseLong(args[3]),
+                    Long.parseLong(args[4]), options));
+        } else {
+            try (ServerSocket listener = new ServerSocket(Integer.parseInt(args[1]))) {
+                System.out.println("integrity: listening");
+                System.out.println(receive(listener, Long.parseLong(args[2]), Long.parseLong(args[3]), options));
+            }
+        }
+    }
+
+    private static Context open() {
+        String name = System.getenv().getOrDefault("JRDMA_TEST_DEVICE", "rxe0");
+        return Rdma.device(name).orElseThrow(() -> new IllegalStateException("no RDMA device " + name)).open();
+    }
+
+    private static int gidIndex(Context context) {
+        return context.gidTable(1).stream().filter(e -> e.type() == GidType.ROCE_V2 && e.ipv4().isPresent())
+                .mapToInt(GidEntry::index).findFirst().orElse(0);
+    }
+
+    /** The receiving side: verifies every message; throws AssertionError naming the first bad one. */
+    public static Summary receive(ServerSocket listener, long seed, long totalBytes, ConnectionOptions options)
+            throws IOException {
+        Plan plan = new Plan(seed, totalBytes);
+        int n = plan.messages();
+        try (Context context = open()) {
+            ProtectionDomain pd = context.allocateProtectionDomain();
+            CompletionQueue cq = context.createCompletionQueue(4 * WINDOW);
+            QueuePair qp = pd.queuePair(QueuePairType.RC).completionQueue(cq).maxWorkRequests(2 * WINDOW, 2 * WINDOW)
+                    .build();
+            MemoryRegion inbox = pd.allocate((long) WINDOW * MAX, EnumSet.of(Access.LOCAL_WRITE));
+            MemoryRegion target = pd.allocate((long) WINDOW * MAX, EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE));
+            MemoryRegion acks = pd.allocate((long) WINDOW * 8, EnumSet.of(Access.LOCAL_WRITE));
+            qp.localEndpoint(1, gidIndex(context));
+            qp.toInit(1, options);
+            for (int i = 0; i < WINDOW; i++) {
+                qp.post(new ReceiveRequest().wrId(i).sge(inbox, (long) i * MAX, MAX));
+            }
+            try (Socket s = accept(listener)) {
+                EndpointExchange.connect(s, qp, options, STEP);
+                new DataOutputStream(s.getOutputStream()).write(target.remote().toBytes());
+                SplittableRandom r = new SplittableRandom(seed);
+                WorkCompletion wc = new WorkCompletion();
+                long start = System.nanoTime();
+                long bytes = 0;
+                long sends = 0;
+                int acksInFlight = 0;
+                for (long seq = 0; seq < n; ) {
+                    cq.take(wc, STEP).checkSuccess();
+                    if (wc.opcode() == WorkCompletionOpcode.SEND) {
+                        acksInFlight--;
+                        continue;
+                    }
+                    int size = Plan.size(r);
+                    boolean write = r.nextBoolean();
+                    int slot = (int) wc.wrId();
+                    MemorySegment message;
+                    if (wc.opcode() == WorkCompletionOpcode.RECV_RDMA_WITH_IMM) {
+                        check(write, seq, "arrived as an RDMA WRITE, sent as a SEND");
+                        check(wc.immediateData() == (int) seq, seq, "immediate data " + wc.immediateData());
+                        message = target.segment().asSlice((seq % WINDOW) * MAX, MAX);
+                    } else {
+                        check(!write, seq, "arrived as a SEND, sent as an RDMA WRITE");
+                        check(wc.byteLength() == size, seq, "length " + wc.byteLength() + ", sent " + size);
+                        message = inbox.segment().asSlice((long) slot * MAX, MAX);
+                        sends++;
+                    }
+                    verify(message, seed, seq, size);
+                    bytes += size;
+                    qp.post(new ReceiveRequest().wrId(slot).sge(inbox, (long) slot * MAX, MAX));
+                    int ackSlot = (int) (seq % WINDOW);
+                    acks.segment().set(JAVA_LONG_UNALIGNED, ackSlot * 8L, seq);
+                    qp.post(new SendRequest().wrId(seq).sge(acks, ackSlot * 8L, 8));
+                    acksInFlight++;
+                    seq++;
+                }
+                while (acksInFlight > 0) {
+                    cq.take(wc, STEP).checkSuccess();
+                    acksInFlight--;
+                }
+                // The sender closes the socket once it has every acknowledgement: wait for it, so that
+                // this side's QP is not destroyed under the last acknowledgements.
+                s.setSoTimeout((int) STEP.toMillis());
+                s.getInputStream().read();
+                return new Summary("verified", n, sends, n - sends, bytes, System.nanoTime() - start);
+            }
+        }
+    }
+
+    private static Socket accept(ServerSocket listener) throws IOException {
+        listener.setSoTimeout((int) STEP.toMillis());
+        return listener.accept();
+    }
+
+    private static void verify(MemorySegment message, long seed, long seq, int size) {
+        long gotSeq = message.get(JAVA_LONG_UNALIGNED, 0);
+        check(gotSeq == seq, seq, "carries sequence number " + gotSeq + " (lost, duplicated or reordered)");
+        int length = message.get(JAVA_INT_UNALIGNED, 8);
+        check(length == size - HEADER, seq, "content length " + length + ", expected " + (size - HEADER));
+        byte[] got = message.asSlice(HEADER, length).toArray(JAVA_BYTE);
+        CRC32C crc = new CRC32C();
+        crc.update(got);
+        check((int) crc.getValue() == message.get(JAVA_INT_UNALIGNED, 12), seq, "CRC32C mismatch");
+        byte[] expected = Plan.content(seed, seq, length);
+        int mismatch = java.util.Arrays.mismatch(got, expected);
+        check(mismatch < 0, seq, "byte " + mismatch + " differs from what was sent");
+    }
+
+    private static void check(boolean ok, long seq, String what) {
+        if (!ok) {
+            throw new AssertionError("message " + seq + ": " + what);
+        }
+    }
+
+    /** The sending side: returns when the receiver has acknowledged every message. */
+    public static Summary send(String host, int port, long seed, long totalBytes, ConnectionOptions options)
+            throws IOException {
+        Plan plan = new Plan(seed, totalBytes);
+        int n = plan.messages();
+        try (Context context = open(); Socket s = new Socket()) {
+            s.connect(new InetSocketAddress(host, port), (int) STEP.toMillis());
+            s.setSoTimeout((int) STEP.toMillis());
+            ProtectionDomain pd = context.allocateProtectionDomain();
+            CompletionQueue cq = context.createCompletionQueue(4 * WINDOW);
+            QueuePair qp = pd.queuePair(QueuePairType.RC).completionQueue(cq).maxWorkRequests(2 * WINDOW, 2 * WINDOW)
+                    .build();
+            MemoryRegion source = pd.allocate((long) WINDOW * MAX, EnumSet.of(Access.LOCAL_WRITE));
+            MemoryRegion acks = pd.allocate((long) WINDOW * 8, EnumSet.of(Access.LOCAL_WRITE));
+            qp.localEndpoint(1, gidIndex(context));
+            qp.toInit(1, options);
+            for (int i = 0; i < WINDOW; i++) {
+                qp.post(new ReceiveRequest().wrId(i).sge(acks, i * 8L, 8));
+            }
+            EndpointExchange.connect(s, qp, options, STEP);
+            RemoteMemory target = RemoteMemory.fromBytes(new DataInputStream(s.getInputStream())
+                    .readNBytes(RemoteMemory.BYTES));
+            SplittableRandom r = new SplittableRandom(seed);
+            WorkCompletion wc = new WorkCompletion();
+            long start = System.nanoTime();
+            long bytes = 0;
+            long sends = 0;
+            long acked = 0;
+            long posted = 0;
+            long sendsDone = 0;
+            while (acked < n || sendsDone < posted) {
+                while (posted < n && posted - acked < WINDOW) {
+                    int size = Plan.size(r);
+                    boolean write = r.nextBoolean();
+                    long slot = (posted % WINDOW) * MAX;
+                    Plan.fill(source.segment().asSlice(slot, size), seed, posted, size);
+                    SendRequest wr = new SendRequest().wrId(posted).sge(source, slot, size);
+                    if (write) {
+                        wr.opcode(SendOpcode.RDMA_WRITE_WITH_IMM).immediateData((int) posted)
+                                .remote(target.slice((posted % WINDOW) * MAX, size));
+                    } else {
+                        sends++;
+                    }
+                    qp.post(wr);
+                    bytes += size;
+                    posted++;
+                }
+                cq.take(wc, STEP).checkSuccess();
+                if (wc.opcode() == WorkCompletionOpcode.RECV) {
+                    long seq = acks.segment().get(JAVA_LONG_UNALIGNED, wc.wrId() * 8);
+                    if (seq != acked) {
+                        throw new AssertionError("acknowledgement " + seq + ", expected " + acked);
+                    }
+                    acked++;
+                    qp.post(new ReceiveRequest().wrId(wc.wrId()).sge(acks, wc.wrId() * 8, 8));
+                } else {
+                    sendsDone++;
+                }
+            }
+            return new Summary("sent and acknowledged", n, sends, n - sends, bytes, System.nanoTime() - start);
+        }
+    }
+}
