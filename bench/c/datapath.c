@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * The C baseline of DeviceDataPathBench: the same two operations through libibverbs, timed the
  * same way (ns per operation over fixed-length iterations), so that jrdma's figures can be read

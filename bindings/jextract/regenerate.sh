@@ -8,6 +8,7 @@
 #                                                      committed tree, exit 1 on drift
 #   bindings/jextract/regenerate.sh --refresh-includes rebuild includes.txt from
 #                                                      `jextract --dump-includes` + the filter below
+# SPDX-License-Identifier: Apache-2.0
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Where the CPU time of one latency iteration goes, from `perf script` dumps of cpu-clock samples.
 
 Usage: cpu_profile.py TEST WINDOW_S HZ RUN...   with RUN = NAME:CLIENT_PID:SERVER_PID:DIR

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Preloaded into perftest by research/cpu-profile/cpu-profile --idle-jvm: before perftest's main() runs, start
 // a JVM in the process and leave it idle. The process then carries what any JVM brings (its
 // service threads with their timed waits, the reserved heap and code cache, libjvm's mappings

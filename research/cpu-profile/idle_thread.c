@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Preloaded into perftest by research/cpu-profile/cpu-profile --idle-thread: one extra thread that only sleeps,
 // so the C client is a multi-threaded process, as every JVM is. That changes the kernel's and
 // libc's paths for the same calls: fget/fput take atomic references on a shared file table,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Medians and jrdma/perftest ratios from scripts/perf-compare's results file, as Markdown.
 
 Results lines: "ROUND IMPL TEST SIZE METRIC VALUE" (or "... FAILED"); "# key value" header lines.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Tests of perf_table.py: the table perf-compare writes into docs/performance.md, checked from
 results files (one line per run: "ROUND IMPL TEST SIZE METRIC VALUE"); the VM run itself is too
 long for a test. Run: python3 -m unittest discover -s research/perf-compare"""

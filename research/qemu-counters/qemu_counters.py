@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Per-read counts for research/qemu-counters/qemu-counters.
 
 Usage: qemu_counters.py LOG_DIR PAIRING...

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Runs a perftest-style client and reports what the scheduler did while it measured.
 
 Usage: sched_sample.py LOG SERVER_PID -- CLIENT_CMD...

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """User-mode instructions per iteration for research/tb-profile/tb-profile.
 
 Usage: tb_profile.py LOG_DIR                      the table of every run and the medians per tool

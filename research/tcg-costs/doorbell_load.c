@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // LD_PRELOAD for perftest's client (research/tcg-costs/tcg-costs): before every write(2) - Soft-RoCE's
 // doorbell, so once per RDMA read - add user-space work of a known shape, to price it under qemu
 // TCG against the kernel path it runs next to.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The part of qemu's TCG plugin API (qemu 7.2, QEMU_PLUGIN_VERSION 1, Debian bookworm) that the
  * plugins of bench/c use, written out because Debian does not ship qemu-plugin.h, and the start

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * A qemu TCG plugin for research/qemu-counters/qemu-counters: how many guest instructions and translation
  * blocks each vCPU executes, in kernel and in user mode, and how many system calls user mode

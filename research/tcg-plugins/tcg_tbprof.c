@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * A qemu TCG plugin for research/tb-profile/tb-profile: how often each vCPU executes each user-mode translation
  * block, with the block's instruction bytes, so that the host can attribute a test's user-mode

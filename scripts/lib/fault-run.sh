@@ -1,6 +1,7 @@
 # shellcheck shell=bash
 # Building blocks of the fault scenarios (scripts/lib/fault-scenarios.sh), on node 1 of the
 # two-node testbed: jrdma runs on both nodes, faults on the wire, and one result row per scenario.
+# SPDX-License-Identifier: Apache-2.0
 
 root=${JRDMA_PROJECT:?not inside scripts/softroce --nodes 2}
 N1=10.200.1.1

@@ -4,6 +4,7 @@
 # One tab-separated row per scenario (see record in fault-run.sh); exit 1 if any scenario did
 # not behave as expected. --ci: the representative subset CI runs. JRDMA_FAULT_ONLY=regex
 # runs only the scenarios whose name it matches.
+# SPDX-License-Identifier: Apache-2.0
 set -uo pipefail
 results=$1
 ci=${2:-}

@@ -2,6 +2,7 @@
 # Sourced by the project's scripts: find a JDK >= 22 (java.lang.foreign is final in 22).
 # Order: $JAVA_HOME if it is new enough, then the newest JDK under /usr/lib/jvm.
 # Sets JAVA_HOME and puts its bin/ first on PATH, or prints what to install and returns 1.
+# SPDX-License-Identifier: Apache-2.0
 
 jrdma_jdk_feature() {  # prints the feature release of the JDK at $1 (e.g. 25), or nothing
     local release=$1/release v

@@ -12,6 +12,7 @@
 #   deoptimizes the measurement into the interpreter until C2 compiles again (~0.5 s under TCG,
 #   a few ms on hardware), e.g. send-lat's re-posting of receives, which its warm-up avoids.
 # Prints the options, or nothing on other machines or when JRDMA_JAVA_OPTS sets the JIT itself.
+# SPDX-License-Identifier: Apache-2.0
 jrdma_jit_opts() {
     case "${JRDMA_JAVA_OPTS:-}" in
         *TieredCompilation*|*TieredStopAtLevel*|*TrapLimit*) ;;

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Writes the fault suite's results (scripts/fault-suite) into docs/reliability.md.
 
 Usage: reliability_table.py RESULTS.tsv DOC.md COMMAND SECONDS

@@ -14,6 +14,7 @@
 # (a stream link needs its server up before the client starts and qemu 7.2 cannot reconnect).
 # romfile= drops the NICs' iPXE boot ROMs, which the direct kernel boot never uses.
 # MACs 52:54:00:12:0L:0N (L = 0 wire, 1 control; N = node) let the guest find its interfaces.
+# SPDX-License-Identifier: Apache-2.0
 
 # node_links N: qemu arguments for node N's two links.
 node_links() {

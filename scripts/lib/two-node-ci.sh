@@ -2,6 +2,7 @@
 # What scripts/test runs on node 1 of the two-node testbed (one boot for both): the tests tagged
 # two-node, then the fault suite's CI subset (scripts/fault-suite --ci), whose last scenario
 # powers node 2 off. Fails if either failed.
+# SPDX-License-Identifier: Apache-2.0
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)

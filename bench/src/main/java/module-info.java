@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * JMH benchmarks of the bindings and the API. Run from the shaded jar (class path):
  * {@code java --enable-native-access=ALL-UNNAMED -jar bench/target/benchmarks.jar}.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 /**
  * Raw libibverbs/librdmacm bindings. Not an API: the generated package mirrors the C headers
  * and the shim package re-implements their static inline functions and holds every other

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /** The jrdma command line: perftest-compatible tests and device tools. */
 module dev.jrdma.tools {
     requires dev.jrdma;

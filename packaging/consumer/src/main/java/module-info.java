@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /** A program that uses jrdma as a module. */
 module org.example.consumer {
     requires dev.jrdma;

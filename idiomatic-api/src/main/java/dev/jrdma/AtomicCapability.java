@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package dev.jrdma;
 
 /** How far a device guarantees atomicity of atomic operations ({@code enum ibv_atomic_cap}). */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package dev.jrdma;
 
 /** How a GID table entry is used on the wire ({@code enum ibv_gid_type}). */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package dev.jrdma;
 
 /** The link layer under a port ({@code IBV_LINK_LAYER_*}). */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package dev.jrdma;
 
 /** A path MTU ({@code enum ibv_mtu}): the largest payload of one packet. */

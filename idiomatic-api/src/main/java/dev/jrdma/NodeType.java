@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package dev.jrdma;
 
 /** The kind of node a device is ({@code enum ibv_node_type}). */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package dev.jrdma;
 
 /** The operation of a send work request ({@code enum ibv_wr_opcode}). */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package dev.jrdma;
 
 /** The transport a device speaks ({@code enum ibv_transport_type}); RoCE reports IB. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * jrdma: RDMA verbs for Java 22+, typed, {@link java.lang.AutoCloseable}, with native memory
  * from {@link java.lang.foreign.Arena}s and no allocation on the data path.

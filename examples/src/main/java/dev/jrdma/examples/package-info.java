@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * Small programs, one per RDMA pattern, on the public {@code dev.jrdma} API only. Each is a
  * server and a client; {@code examples/run} in the repository runs them (in the Soft-RoCE VM

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package dev.jrdma.tools.perftest;
 
 import static java.lang.foreign.ValueLayout.JAVA_LONG;

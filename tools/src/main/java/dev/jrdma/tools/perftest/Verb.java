@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package dev.jrdma.tools.perftest;
 
 /** perftest's {@code VerbType}, in its order, with the names its header prints ({@code testsStr}). */

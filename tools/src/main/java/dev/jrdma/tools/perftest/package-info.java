@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * The device-independent core of jrdma's perftest-compatible tests: perftest 6.06's
  * out-of-band TCP protocol, its report math and its output, checked against captures of

@@ -5,6 +5,7 @@
 # From the repository root (same TEST:TAG:ARGS form as run.sh):
 #   mkdir -p tools/target/capture && cp tools/src/test/resources/dev/jrdma/tools/perftest/golden/capture/* tools/target/capture/
 #   scripts/softroce -- bash tools/target/capture/rdma_cm.sh ib_send_lat:-R:-R,-n,100 ib_write_bw:-R:-R,-n,200
+# SPDX-License-Identifier: Apache-2.0
 OUT=${OUT:-/work/main/tools/target/capture}
 cd "$OUT"
 for t in "$@"; do

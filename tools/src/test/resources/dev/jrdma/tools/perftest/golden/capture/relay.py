@@ -1,4 +1,5 @@
 # TCP relay that logs every chunk: listen on LPORT, forward to 127.0.0.1:DPORT.
+# SPDX-License-Identifier: Apache-2.0
 import socket, sys, threading, json, time
 lport, dport, out = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 ls = socket.socket(); ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

@@ -5,6 +5,7 @@
 # From the repository root:
 #   mkdir -p tools/target/capture && cp tools/src/test/resources/dev/jrdma/tools/perftest/golden/capture/* tools/target/capture/
 #   scripts/softroce -- bash tools/target/capture/run.sh ib_send_lat::-n,100 ib_send_lat:-a:-a,-n,5
+# SPDX-License-Identifier: Apache-2.0
 OUT=${OUT:-/work/main/tools/target/capture}
 cd "$OUT"
 for t in "$@"; do

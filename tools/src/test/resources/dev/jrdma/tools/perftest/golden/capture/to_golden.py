@@ -1,6 +1,7 @@
 # Turns one capture of run.sh (NAME.wire.json + NAME.{client,server}.out) into the golden files
 # NAME.wire.txt, NAME.client.txt, NAME.server.txt.   Usage: python3 to_golden.py CAPTURE_DIR GOLDEN_DIR NAME "RUN"
 # RUN describes the command for the header, e.g. "ib_send_bw -b -n 200".
+# SPDX-License-Identifier: Apache-2.0
 import json, shutil, sys
 src, dst, name, run = sys.argv[1:5]
 with open(f"{src}/{name}.wire.json") as f:
