@@ -98,6 +98,11 @@ public final class ControlConnection implements AutoCloseable {
                 }
                 sleep(sleep);
                 pause = Math.min(pause * 2, 1000);
+            } catch (RdmaTimeoutException slow) {
+                // The attempt had what was left of the timeout: the last ones can have a
+                // millisecond, less than even a refusal takes on a slow machine.
+                socket.close();
+                throw new RdmaTimeoutException("no server listening", server, timeout, slow);
             } catch (IOException | RuntimeException e) {
                 socket.close();
                 throw e;

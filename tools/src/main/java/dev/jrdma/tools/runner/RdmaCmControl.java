@@ -11,6 +11,7 @@ import dev.jrdma.ProtectionDomain;
 import dev.jrdma.QueuePairType;
 import dev.jrdma.QueuePair;
 import dev.jrdma.RdmaException;
+import dev.jrdma.RdmaTimeoutException;
 import dev.jrdma.ReceiveRequest;
 import dev.jrdma.SendRequest;
 import dev.jrdma.WorkCompletion;
@@ -121,7 +122,7 @@ final class RdmaCmControl implements RdmaCmLink {
         ConnectionRequest request;
         try {
             request = listener.awaitConnectRequest(timeout);
-        } catch (IllegalStateException e) {
+        } catch (RdmaTimeoutException e) {
             throw new PerftestProtocolException("accept: no rdma_cm client connected within " + timeout.toSeconds()
                     + " s", e);
         }
@@ -196,7 +197,7 @@ final class RdmaCmControl implements RdmaCmLink {
                 // Long enough for the channel to read a pending event (it rounds to whole ms).
                 id.awaitDisconnect(Duration.ofMillis(100));
                 disconnected = true;
-            } catch (IllegalStateException quiet) {
+            } catch (RdmaTimeoutException quiet) {
                 disconnected = false;   // no rdma_cm event: the connection stands
             } catch (RdmaException other) {
                 throw new PerftestProtocolException(step + ": the control connection failed while the peer ran: "

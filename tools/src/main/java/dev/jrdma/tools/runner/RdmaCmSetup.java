@@ -3,6 +3,7 @@ package dev.jrdma.tools.runner;
 
 import dev.jrdma.CmEventChannel;
 import dev.jrdma.CmId;
+import dev.jrdma.RdmaTimeoutException;
 import dev.jrdma.tools.perftest.PerftestProtocolException;
 import dev.jrdma.tools.perftest.PerftestSettings;
 import java.io.IOException;
@@ -91,7 +92,7 @@ final class RdmaCmSetup implements AutoCloseable {
         CmId id;
         try {
             id = listener.awaitConnectRequest(timeout).id();
-        } catch (IllegalStateException e) {
+        } catch (RdmaTimeoutException e) {
             throw new PerftestProtocolException("rdma_cm: the client did not connect its test QP within "
                     + timeout.toSeconds() + " s", e);
         }
