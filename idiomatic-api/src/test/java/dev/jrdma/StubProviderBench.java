@@ -1,5 +1,9 @@
 package dev.jrdma;
 
+import dev.jrdma.bindings.shim.InlineVerbs;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -18,7 +22,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * against the stub provider, and the same stub functions called from C through the same ops
  * table ({@code *C} methods: a C loop of {@value #LOOP} calls, one JMH operation per call).
  * The difference per pair is what jrdma adds: the open/close guard's two atomic adds, the
- * state and request checks, and the FFM downcall. Run by {@code bench/stub-provider}; figures in
+ * state and request checks, and the FFM downcall; the {@code *Downcall} methods call the
+ * binding's downcall alone (InlineVerbs, as the API does, without the API's checks and guard) to
+ * split the FFM transition from the rest. Run by {@code bench/stub-provider}; figures in
  * bench/README.md. Not a test: surefire finds no {@code @Test} here.
  */
 @State(Scope.Thread)
@@ -37,6 +43,11 @@ public class StubProviderBench {
     private WorkCompletion wc;
     private long qp;
     private long sendCq;
+    private MemorySegment postSendFn;
+    private MemorySegment postRecvFn;
+    private MemorySegment pollCqFn;
+    private long badWr;
+    private long wcAddress;
 
     /** For JMH, which instantiates the state. */
     public StubProviderBench() {}
@@ -52,6 +63,11 @@ public class StubProviderBench {
         wc = new WorkCompletion();
         qp = f.qpHandle().address();
         sendCq = f.sendCq().handle().address();
+        postSendFn = InlineVerbs.postSendFunction(f.qpHandle());
+        postRecvFn = InlineVerbs.postRecvFunction(f.qpHandle());
+        pollCqFn = InlineVerbs.pollCqFunction(f.sendCq().handle());
+        badWr = Arena.global().allocate(ValueLayout.ADDRESS).address();
+        wcAddress = wc.address();
         // Prepared once through the API, as a re-post is; the C loops then post the same memory.
         f.qp().post(unsignalledSend);
         f.qp().post(receive);
@@ -73,6 +89,11 @@ public class StubProviderBench {
     }
 
     @Benchmark
+    public int postSendDowncall() {
+        return InlineVerbs.postSend(postSendFn, qp, unsignalledSend.address(), badWr);
+    }
+
+    @Benchmark
     public void postReceive() {
         f.qp().post(receive);
     }
@@ -81,6 +102,11 @@ public class StubProviderBench {
     @OperationsPerInvocation(LOOP)
     public void postReceiveC() throws Throwable {
         check((long) StubProvider.HARNESS_POST_RECV.invokeExact(qp, receive.address(), (long) LOOP), 0);
+    }
+
+    @Benchmark
+    public int postReceiveDowncall() {
+        return InlineVerbs.postRecv(postRecvFn, qp, receive.address(), badWr);
     }
 
     /** An empty CQ: the common case in a busy-poll loop. */
@@ -93,6 +119,11 @@ public class StubProviderBench {
     @OperationsPerInvocation(LOOP)
     public void pollEmptyC() throws Throwable {
         check((long) StubProvider.HARNESS_POLL_CQ.invokeExact(sendCq, (long) LOOP), 0);
+    }
+
+    @Benchmark
+    public int pollEmptyDowncall() {
+        return InlineVerbs.pollCq(pollCqFn, sendCq, 1, wcAddress);
     }
 
     /** A signalled send and the poll that reads its completion (into a WorkCompletion / struct ibv_wc). */
