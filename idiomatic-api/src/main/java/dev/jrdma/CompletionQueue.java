@@ -43,6 +43,13 @@ public final class CompletionQueue extends NativeResource {
         this.description = "completion queue handle " + ibv_cq.handle(handle) + " on " + context.name();
     }
 
+    // Stub-provider seam, for tests and benchmarks in this package only: wraps a fake native object
+    // that a test library built (no device, no libibverbs call). Never close the result: release()
+    // would hand the fake to libibverbs.
+    static CompletionQueue overStubProvider(Context context, MemorySegment handle) {
+        return new CompletionQueue(context, null, handle);
+    }
+
     static CompletionQueue create(Context context, int depth, CompletionChannel channel) {
         if (depth < 1) {
             throw new IllegalArgumentException("a completion queue needs a depth of at least 1, not " + depth);

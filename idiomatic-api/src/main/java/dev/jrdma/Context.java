@@ -50,6 +50,13 @@ public final class Context extends NativeResource {
         this.owned = true;
     }
 
+    // Stub-provider seam, for tests and benchmarks in this package only: wraps a fake native object
+    // that a test library built (no device, no libibverbs call). Never close the result: release()
+    // would hand the fake to libibverbs.
+    static Context overStubProvider(RdmaDevice device, MemorySegment handle) {
+        return new Context(device, handle);
+    }
+
     /** A view of a context librdmacm opened, depending on {@code owner}; closing it leaves the device open. */
     private Context(MemorySegment handle, NativeResource owner) {
         super(owner);

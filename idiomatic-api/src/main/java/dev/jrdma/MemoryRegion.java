@@ -43,6 +43,13 @@ public final class MemoryRegion extends NativeResource {
         this.rkey = ibv_mr.rkey(handle);
     }
 
+    // Stub-provider seam, for tests and benchmarks in this package only: wraps a fake native object
+    // that a test library built (no device, no libibverbs call). Never close the result: release()
+    // would hand the fake to libibverbs.
+    static MemoryRegion overStubProvider(ProtectionDomain pd, MemorySegment handle, MemorySegment segment) {
+        return new MemoryRegion(pd, handle, segment, null, Access.DEFAULT);
+    }
+
     static MemoryRegion register(ProtectionDomain pd, MemorySegment segment, Set<Access> access, Arena tieTo) {
         if (!segment.isNative()) {
             throw new IllegalArgumentException("cannot register a heap segment: the garbage collector moves heap"

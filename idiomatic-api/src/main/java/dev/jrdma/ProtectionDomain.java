@@ -27,6 +27,13 @@ public final class ProtectionDomain extends NativeResource {
         this.description = "protection domain handle " + ibv_pd.handle(handle) + " on " + context.name();
     }
 
+    // Stub-provider seam, for tests and benchmarks in this package only: wraps a fake native object
+    // that a test library built (no device, no libibverbs call). Never close the result: release()
+    // would hand the fake to libibverbs.
+    static ProtectionDomain overStubProvider(Context context, MemorySegment handle) {
+        return new ProtectionDomain(context, handle);
+    }
+
     static ProtectionDomain allocate(Context context) {
         try (Arena arena = Arena.ofConfined(); var _ = hold(context)) {
             // @start region="errno-capture"

@@ -93,6 +93,15 @@ public final class QueuePair extends NativeResource {
         this.description = "queue pair 0x" + Integer.toHexString(qpn) + " (" + type + ") on " + pd.context().name();
     }
 
+    // Stub-provider seam, for tests and benchmarks in this package only: wraps a fake native object
+    // that a test library built (no device, no libibverbs call). The queue pair starts in RTS, as the stub's does. Never close the result: release()
+    // would hand the fake to libibverbs.
+    static QueuePair overStubProvider(Builder b, MemorySegment handle, QueuePairCapabilities capabilities) {
+        QueuePair qp = new QueuePair(b, null, handle, capabilities);
+        qp.lastState = QueuePairState.RTS;
+        return qp;
+    }
+
     /** Builds a queue pair; from {@link ProtectionDomain#queuePair(QueuePairType)}. */
     public static final class Builder {
         private final ProtectionDomain pd;
