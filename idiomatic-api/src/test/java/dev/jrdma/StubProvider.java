@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package dev.jrdma;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * A stub verbs provider for measuring the binding's own cost on a real CPU, without a device.
  *
