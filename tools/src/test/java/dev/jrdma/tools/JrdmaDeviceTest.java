@@ -56,7 +56,7 @@ class JrdmaDeviceTest {
         }
     }
 
-    private static Result jrdma(String... args) {
+    static Result jrdma(String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
         int code = Jrdma.run(new PrintWriter(out), new PrintWriter(err), args);

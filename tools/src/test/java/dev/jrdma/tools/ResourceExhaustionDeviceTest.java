@@ -4,8 +4,6 @@ package dev.jrdma.tools;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -22,30 +20,18 @@ class ResourceExhaustionDeviceTest {
     private static final String DEVICE = System.getenv().getOrDefault("JRDMA_TEST_DEVICE", "rxe0");
     private static final String ADDRESS = System.getenv().getOrDefault("JRDMA_TEST_ADDRESS", "10.200.0.1");
 
-    private record Result(int code, String out, String err) {
-        String all() {
-            return "exit " + code + "\n--- stdout\n" + out + "--- stderr\n" + err;
-        }
-    }
-
-    private static Result jrdma(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int code = Jrdma.run(new PrintWriter(out), new PrintWriter(err), args);
-        return new Result(code, out.toString(), err.toString());
-    }
-
     @Test
     void aBufferLargerThanMemoryIsOneLineNamingTheSizeOnBothSides() throws Exception {
         // 2047 MiB messages on 4 QPs: each side registers 2 x 4 x 2047 MiB = 16 GiB once the
         // peers have met, more than the Soft-RoCE VM (or most hosts) can give.
         String[] test = {"write-bw", "-d", DEVICE, "-s", "2047M", "-q", "4", "-p", "18529", "--timeout", "60"};
-        CompletableFuture<Result> server = CompletableFuture.supplyAsync(() -> jrdma(test));
+        CompletableFuture<JrdmaDeviceTest.Result> server =
+                CompletableFuture.supplyAsync(() -> JrdmaDeviceTest.jrdma(test));
         List<String> clientArgs = new ArrayList<>(List.of(test));
         clientArgs.add(ADDRESS);
-        Result client = jrdma(clientArgs.toArray(String[]::new));
-        Result served = server.get(120, TimeUnit.SECONDS);
-        for (Result r : List.of(served, client)) {
+        JrdmaDeviceTest.Result client = JrdmaDeviceTest.jrdma(clientArgs.toArray(String[]::new));
+        JrdmaDeviceTest.Result served = server.get(120, TimeUnit.SECONDS);
+        for (JrdmaDeviceTest.Result r : List.of(served, client)) {
             assertEquals(1, r.code(), r.all());
             String[] lines = r.err().strip().split("\\R");
             assertEquals(1, lines.length, r.all());
