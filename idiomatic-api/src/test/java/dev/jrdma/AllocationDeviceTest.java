@@ -3,6 +3,7 @@ package dev.jrdma;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.jrdma.testing.DeviceTest;
 import org.junit.jupiter.api.Test;
 
 /**

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.jrdma.bindings.shim.Errno;
+import dev.jrdma.testing.DeviceTest;
 import org.junit.jupiter.api.Test;
 
 /**

@@ -4,6 +4,7 @@ package dev.jrdma;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.jrdma.testing.DeviceTest;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;

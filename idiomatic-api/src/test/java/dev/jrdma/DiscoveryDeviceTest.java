@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.jrdma.testing.DeviceTest;
 import java.net.InetAddress;
 import java.net.NetworkInterface;
 import java.util.Collections;

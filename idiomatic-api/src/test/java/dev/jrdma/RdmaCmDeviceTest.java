@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.jrdma.testing.DeviceTest;
 import java.lang.foreign.MemorySegment;
 import java.net.Inet4Address;
 import java.net.InetSocketAddress;

@@ -10,6 +10,7 @@ import dev.jrdma.bindings.generated.ibv_global_route;
 import dev.jrdma.bindings.generated.ibv_qp_attr;
 import dev.jrdma.bindings.generated.ibv_qp_init_attr;
 import dev.jrdma.bindings.generated.rdma_h;
+import dev.jrdma.testing.DeviceTest;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.reflect.Field;

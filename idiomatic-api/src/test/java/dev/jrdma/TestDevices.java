@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma;
 
+import dev.jrdma.testing.TestDevice;
 import java.time.Duration;
-import java.util.List;
-import java.util.Optional;
 
-/** The device the device tests use: $JRDMA_TEST_DEVICE or the first one. */
+/** The device the device tests use ({@link TestDevice}) as an {@link RdmaDevice}, and their bounds. */
 final class TestDevices {
     static final int PORT = Context.FIRST_PORT;
     /** Under TCG emulation a round trip can take milliseconds; this bounds every completion wait. */
@@ -14,18 +13,9 @@ final class TestDevices {
     private TestDevices() {}
 
     static RdmaDevice device() {
-        List<RdmaDevice> devices = Rdma.devices();
-        if (devices.isEmpty()) {
-            throw new AssertionError("no RDMA device found; device tests need one (scripts/test uses the Soft-RoCE"
-                    + " VM when the host has none)");
-        }
-        Optional<String> wanted = Optional.ofNullable(System.getenv("JRDMA_TEST_DEVICE")).filter(s -> !s.isBlank());
-        if (wanted.isEmpty()) {
-            return devices.getFirst();
-        }
-        return devices.stream().filter(d -> d.name().equals(wanted.get())).findFirst()
-                .orElseThrow(() -> new AssertionError("JRDMA_TEST_DEVICE=" + wanted.get() + " is not among "
-                        + devices));
+        String name = TestDevice.name();
+        return Rdma.device(name).orElseThrow(() -> new AssertionError("the kernel lists " + name
+                + " but libibverbs does not: " + Rdma.devices()));
     }
 
     /** The entry the library picks by default: the test device's RoCE v2 IPv4 GID, or IB's first. */

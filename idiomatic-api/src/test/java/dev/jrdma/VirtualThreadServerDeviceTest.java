@@ -4,6 +4,7 @@ package dev.jrdma;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.jrdma.testing.DeviceTest;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;

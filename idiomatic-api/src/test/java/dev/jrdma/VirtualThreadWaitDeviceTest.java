@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.jrdma.bindings.shim.Posix;
+import dev.jrdma.testing.DeviceTest;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -10,19 +10,16 @@ import dev.jrdma.bindings.generated.ibv_gid_entry;
 import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.InlineVerbs;
 import dev.jrdma.bindings.shim.ErrnoVerbs;
+import dev.jrdma.testing.TestDevice;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 
 /** Device discovery on the raw layer, shared by the raw device tests and the loopback demo. */
 final class RawDevices {
-    /** Environment variable naming the device the tests use; default: the first one found. */
-    static final String DEVICE_ENV = "JRDMA_TEST_DEVICE";
-
     private RawDevices() {}
 
     /** Names of the devices libibverbs lists (empty when it lists none, including a NULL list). */
@@ -83,20 +80,13 @@ final class RawDevices {
         }
     }
 
-    /** The test device: $JRDMA_TEST_DEVICE or the first device; fails the test when there is none. */
+    /** The test device ({@link TestDevice}), checked against what libibverbs lists. */
     static String testDevice() {
+        String name = TestDevice.name();
         List<String> names = names();
-        String wanted = Optional.ofNullable(System.getenv(DEVICE_ENV)).filter(s -> !s.isBlank()).orElse(null);
-        if (names.isEmpty()) {
-            throw new AssertionError("no RDMA device found; device tests need one"
-                    + " (run them through scripts/test, which uses the Soft-RoCE VM when the host has none)");
+        if (!names.contains(name)) {
+            throw new AssertionError("the kernel lists " + name + " but libibverbs does not: " + names);
         }
-        if (wanted == null) {
-            return names.getFirst();
-        }
-        if (!names.contains(wanted)) {
-            throw new AssertionError(DEVICE_ENV + "=" + wanted + " is not a device here; devices: " + names);
-        }
-        return wanted;
+        return name;
     }
 }

@@ -15,6 +15,7 @@ import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.ErrnoVerbs;
 import dev.jrdma.bindings.shim.InlineVerbs;
 import dev.jrdma.bindings.shim.Posix;
+import dev.jrdma.testing.DeviceTest;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

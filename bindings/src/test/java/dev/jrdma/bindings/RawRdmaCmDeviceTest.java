@@ -26,6 +26,7 @@ import dev.jrdma.bindings.shim.ErrnoVerbs;
 import dev.jrdma.bindings.shim.InlineVerbs;
 import dev.jrdma.bindings.shim.Posix;
 import dev.jrdma.bindings.shim.RdmaCmVerbs;
+import dev.jrdma.testing.DeviceTest;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.Inet4Address;

@@ -24,6 +24,7 @@ import dev.jrdma.bindings.generated.ibv_wc;
 import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.ErrnoVerbs;
 import dev.jrdma.bindings.shim.InlineVerbs;
+import dev.jrdma.testing.DeviceTest;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;

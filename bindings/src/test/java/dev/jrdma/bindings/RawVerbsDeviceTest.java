@@ -19,6 +19,7 @@ import dev.jrdma.bindings.generated.ibv_mw_bind;
 import dev.jrdma.bindings.generated.ibv_mw_bind_info;
 import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.InlineVerbs;
+import dev.jrdma.testing.DeviceTest;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.Inet4Address;

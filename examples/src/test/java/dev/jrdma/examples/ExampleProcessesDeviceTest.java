@@ -6,6 +6,7 @@ import static dev.jrdma.examples.ExamplesDeviceTest.args;
 import static dev.jrdma.examples.ExamplesDeviceTest.assertLine;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.jrdma.testing.DeviceTest;
 import java.util.List;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

@@ -7,12 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.jrdma.Context;
 import dev.jrdma.Rdma;
 import dev.jrdma.RdmaDevice;
+import dev.jrdma.testing.DeviceTest;
+import dev.jrdma.testing.TestDevice;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.Future;
 import java.util.function.Function;
 import org.junit.jupiter.api.BeforeAll;
@@ -20,7 +21,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Every example end to end in this JVM: the server on one thread, its client(s) on others, on
- * the test device ($JRDMA_TEST_DEVICE or the first one) through its IPv4 address, checked by
+ * the test device ({@link TestDevice}) through its IPv4 address, checked by
  * exit code and output. {@link ExampleProcessesDeviceTest} runs main() in separate processes.
  */
 @DeviceTest
@@ -32,11 +33,9 @@ class ExamplesDeviceTest {
 
     @BeforeAll
     static void findTheDevice() {
-        Optional<String> wanted = Optional.ofNullable(System.getenv("JRDMA_TEST_DEVICE")).filter(s -> !s.isBlank());
-        RdmaDevice rdma = wanted.map(name -> Rdma.device(name).orElseThrow())
-                .orElseGet(() -> Rdma.devices().stream().findFirst()
-                        .orElseThrow(() -> new AssertionError("no RDMA device; run in the Soft-RoCE VM")));
-        device = rdma.name();
+        device = TestDevice.name();
+        RdmaDevice rdma = Rdma.device(device).orElseThrow(() -> new AssertionError("libibverbs does not list "
+                + device + ": " + Rdma.devices()));
         try (Context context = rdma.open()) {
             host = context.defaultGid().ipv4().orElseThrow(() -> new AssertionError(device + " has no IPv4 GID"))
                     .getHostAddress();

@@ -4,13 +4,13 @@ package dev.jrdma.examples;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.charset.StandardCharsets;
+import dev.jrdma.testing.TwoNodeTest;
+import dev.jrdma.testing.TwoNodes;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -20,9 +20,9 @@ import org.junit.jupiter.params.provider.CsvSource;
  * would, by its command line. The examples' own checks (acknowledgements, the counter's total,
  * the written and read text) decide their exit status.
  */
-@Tag("two-node")
+@TwoNodeTest
 class TwoNodeExamplesDeviceTest {
-    private static final String NODE1 = "10.200.1.1";
+    private static final String EXAMPLES = "dev.jrdma.examples.";
     private static final long TIMEOUT_S = 300;
     private static int port = 7600;
 
@@ -38,14 +38,12 @@ class TwoNodeExamplesDeviceTest {
     void serverOnNode1ClientOnNode2(String name, String server, String client, int clients, String serverArgs)
             throws Exception {
         int p = port++;
-        Path project = Path.of(System.getenv("JRDMA_PROJECT"));
-        String node = project.resolve("scripts/node").toString();
         if (name.equals("cm")) {
             // rdma_cm must resolve node 1's address over the wire: forget what ARP learned before.
-            exec(node, "2", "ip", "neigh", "flush", "dev", System.getenv("JRDMA_WIRE_IF"));
+            TwoNodes.run(60, "ip", "neigh", "flush", "dev", TwoNodes.wireInterface());
         }
-        List<String> common = List.of("--port", Integer.toString(p), "--timeout", "120", "--device", "rxe0");
-        List<String> s = java(server);
+        List<String> common = List.of("--port", Integer.toString(p), "--timeout", "120", "--device", TwoNodes.DEVICE);
+        List<String> s = TwoNodes.java(EXAMPLES + server);
         s.addAll(common);
         if (!serverArgs.isBlank()) {
             s.addAll(List.of(serverArgs.split(" ")));
@@ -62,13 +60,11 @@ class TwoNodeExamplesDeviceTest {
                 Thread.sleep(200);
             }
             for (int i = 0; i < clients; i++) {
-                List<String> c = new ArrayList<>(List.of(node, "2"));
-                c.addAll(java(client));
-                c.add(NODE1);
+                List<String> c = TwoNodes.java(EXAMPLES + client, TwoNodes.NODE1);
                 c.addAll(common);
                 Path log = Files.createTempFile(name + "-client", ".log");
                 clientLogs.add(log);
-                cps.add(new ProcessBuilder(c).redirectErrorStream(true).redirectOutput(log.toFile()).start());
+                cps.add(TwoNodes.start(c, log));
             }
             StringBuilder all = new StringBuilder();
             for (int i = 0; i < clients; i++) {
@@ -85,7 +81,7 @@ class TwoNodeExamplesDeviceTest {
             }
             assertEquals(0, sp.exitValue(), report);
             if (name.equals("cm")) {
-                String neigh = exec(node, "2", "ip", "neigh", "show", NODE1);
+                String neigh = TwoNodes.run(60, "ip", "neigh", "show", TwoNodes.NODE1).out();
                 assertTrue(neigh.contains("lladdr 52:54:00:12:00:01"), "node 2 learned node 1's MAC by ARP: " + neigh);
             }
         } finally {
@@ -96,18 +92,5 @@ class TwoNodeExamplesDeviceTest {
                 Files.deleteIfExists(log);
             }
         }
-    }
-
-    private static List<String> java(String mainClass) {
-        return new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
-                "--enable-native-access=ALL-UNNAMED", "-XX:TieredStopAtLevel=1",
-                "-cp", System.getProperty("java.class.path"), "dev.jrdma.examples." + mainClass));
-    }
-
-    private static String exec(String... command) throws Exception {
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(p.waitFor(60, TimeUnit.SECONDS), String.join(" ", command) + " did not end");
-        return out;
     }
 }

@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.jrdma.testing.DeviceTest;
+import dev.jrdma.testing.TestDevice;
 import java.io.File;
 import java.io.IOException;
 import java.net.URISyntaxException;
@@ -17,7 +19,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -27,9 +28,9 @@ import org.junit.jupiter.api.Test;
  * as root in the Soft-RoCE VM, whose / is an overlay with a tmpfs upper layer, so dpkg changes
  * vanish with the VM. Needs `scripts/mvn verify` (the archives) and packaging/consumer/build.
  */
-@Tag("device")
+@DeviceTest
 class InstallDeviceTest {
-    private static final String DEVICE = System.getenv().getOrDefault("JRDMA_TEST_DEVICE", "rxe0");
+    private static final String DEVICE = TestDevice.name();
     private static final long TIMEOUT_S = 300;
     /** packaging/, from target/test-classes. */
     private static final Path MODULE = moduleFromClasses();

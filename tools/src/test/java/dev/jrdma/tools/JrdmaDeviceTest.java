@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import dev.jrdma.testing.DeviceTest;
+import dev.jrdma.testing.TestDevice;
 import dev.jrdma.tools.perftest.PerftestFormat;
 import dev.jrdma.tools.perftest.TestKind;
 import java.io.IOException;
@@ -21,7 +23,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -34,12 +35,12 @@ import org.junit.jupiter.params.provider.ValueSource;
  * jrdma server (Debian's perftest binaries). jrdma runs in this JVM (a JVM start costs seconds
  * under emulation), perftest as processes.
  *
- * <p>Device: $JRDMA_TEST_DEVICE or rxe0, GID index 1 (the VM's IPv4-mapped RoCE v2 GID),
+ * <p>Device: TestDevice ($JRDMA_TEST_DEVICE or rxe0), GID index 1 (the VM's IPv4-mapped RoCE v2 GID),
  * server address $JRDMA_TEST_ADDRESS or 10.200.0.1.
  */
-@Tag("device")
+@DeviceTest
 class JrdmaDeviceTest {
-    private static final String DEVICE = System.getenv().getOrDefault("JRDMA_TEST_DEVICE", "rxe0");
+    private static final String DEVICE = TestDevice.name();
     private static final String ADDRESS = System.getenv().getOrDefault("JRDMA_TEST_ADDRESS", "10.200.0.1");
     private static final int ITERS = 100;
     private static final long TIMEOUT_S = 240;

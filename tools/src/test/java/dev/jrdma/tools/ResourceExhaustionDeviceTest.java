@@ -4,20 +4,21 @@ package dev.jrdma.tools;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.jrdma.testing.DeviceTest;
+import dev.jrdma.testing.TestDevice;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * A buffer too large for the machine is a bad value like any other: one line naming the size,
  * exit 1, not an OutOfMemoryError's stack trace (which is what a 16 GiB write-bw server gave).
  */
-@Tag("device")
+@DeviceTest
 class ResourceExhaustionDeviceTest {
-    private static final String DEVICE = System.getenv().getOrDefault("JRDMA_TEST_DEVICE", "rxe0");
+    private static final String DEVICE = TestDevice.name();
     private static final String ADDRESS = System.getenv().getOrDefault("JRDMA_TEST_ADDRESS", "10.200.0.1");
 
     @Test

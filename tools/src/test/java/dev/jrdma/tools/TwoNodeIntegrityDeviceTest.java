@@ -5,11 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.jrdma.ConnectionOptions;
+import dev.jrdma.testing.TwoNodeTest;
+import dev.jrdma.testing.TwoNodes;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -17,7 +18,7 @@ import org.junit.jupiter.api.Test;
  * every message verified on the far side ({@link WireIntegrity}): the sender on node 2, the
  * receiver in this JVM on node 1.
  */
-@Tag("two-node")
+@TwoNodeTest
 class TwoNodeIntegrityDeviceTest {
     static final long BYTES = 64L * 1024 * 1024;
 

@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import dev.jrdma.testing.TwoNodeTest;
+import dev.jrdma.testing.TwoNodes;
 import dev.jrdma.tools.RemoteJrdma.Result;
 import dev.jrdma.tools.perftest.TestKind;
 import java.nio.charset.StandardCharsets;
@@ -19,7 +21,6 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -31,7 +32,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * address over the wire), -c UD (send tests) and -b (BW tests). Every side must report the other
  * node's GID as its remote address: the traffic crossed the wire, not a loopback.
  */
-@Tag("two-node")
+@TwoNodeTest
 class TwoNodeInteropDeviceTest {
     private static final int ITERS = 50;
     private static final long TIMEOUT_S = 240;

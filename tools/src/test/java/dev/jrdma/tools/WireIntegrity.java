@@ -23,6 +23,7 @@ import dev.jrdma.SendOpcode;
 import dev.jrdma.SendRequest;
 import dev.jrdma.WorkCompletion;
 import dev.jrdma.WorkCompletionOpcode;
+import dev.jrdma.testing.TestDevice;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
@@ -129,7 +130,7 @@ public final class WireIntegrity {
     }
 
     private static Context open() {
-        String name = System.getenv().getOrDefault("JRDMA_TEST_DEVICE", "rxe0");
+        String name = TestDevice.name();
         return Rdma.device(name).orElseThrow(() -> new IllegalStateException("no RDMA device " + name)).open();
     }
 

@@ -4,6 +4,8 @@ package dev.jrdma.tools.perftest;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.jrdma.testing.DeviceTest;
+import dev.jrdma.testing.TestDevice;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
@@ -13,7 +15,6 @@ import java.time.Duration;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -24,11 +25,11 @@ import org.junit.jupiter.params.provider.EnumSource;
  * talk TCP. A jrdma client that runs the session with no-op runs must take them through to a clean
  * exit, and the BW servers must print the report jrdma sent - as perftest prints a perftest client's.
  *
- * <p>Device: $JRDMA_TEST_DEVICE or rxe0, GID index 1 (the VM's IPv4-mapped RoCE v2 GID).
+ * <p>Device: TestDevice ($JRDMA_TEST_DEVICE or rxe0), GID index 1 (the VM's IPv4-mapped RoCE v2 GID).
  */
-@Tag("device")
+@DeviceTest
 class PerftestInteropDeviceTest {
-    private static final String DEVICE = System.getenv().getOrDefault("JRDMA_TEST_DEVICE", "rxe0");
+    private static final String DEVICE = TestDevice.name();
     private static final BwReportData REPORT = new BwReportData(65_536, 200, 1234.56, 987.65, 0.015625);
 
     @ParameterizedTest

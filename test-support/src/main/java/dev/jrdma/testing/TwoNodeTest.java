@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package dev.jrdma;
+package dev.jrdma.testing;
 
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;
@@ -8,10 +8,11 @@ import java.lang.annotation.Target;
 import org.junit.jupiter.api.Tag;
 
 /**
- * Marks tests that need an RDMA device. Maven's host run excludes them; scripts/test runs them
- * on the host's devices or in the Soft-RoCE VM. Without a device they fail, never skip.
+ * Marks tests that need the two-node testbed ({@code scripts/softroce --nodes 2}, see
+ * {@link TwoNodes}). Neither Maven's host run nor the one-node device run includes the tag;
+ * {@code scripts/device-tests --two-node} runs it on node 1.
  */
 @Target({ElementType.TYPE, ElementType.METHOD})
 @Retention(RetentionPolicy.RUNTIME)
-@Tag("device")
-@interface DeviceTest {}
+@Tag("two-node")
+public @interface TwoNodeTest {}

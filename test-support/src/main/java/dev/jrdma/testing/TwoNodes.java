@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package dev.jrdma.tools;
+package dev.jrdma.testing;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -12,8 +12,7 @@ import java.util.regex.Pattern;
 
 /**
  * Node 2 of the two-node testbed ({@code scripts/softroce --nodes 2}) seen from a test on node 1:
- * processes started there through {@code scripts/node 2}, and waits for them to listen. Generic
- * (no jrdma-specific code), so that it can move to a shared test-support module.
+ * processes started there through {@code scripts/node 2}, and waits for them to listen.
  */
 public final class TwoNodes {
     /** Node 1's and node 2's addresses on the RDMA wire. */
@@ -21,6 +20,8 @@ public final class TwoNodes {
     public static final String NODE2 = "10.200.1.2";
     /** Node 2's address on the control link (scripts/node and test peers only). */
     public static final String NODE2_CONTROL = "10.201.1.2";
+    /** The RDMA device on each node's wire (scripts/vm/guest-stage). */
+    public static final String DEVICE = "rxe0";
 
     private TwoNodes() {}
 
