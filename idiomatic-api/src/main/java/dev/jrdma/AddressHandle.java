@@ -46,7 +46,7 @@ public final class AddressHandle extends NativeResource {
             MemorySegment errno = Errno.allocate(arena);
             MemorySegment ah = ErrnoVerbs.ibv_create_ah(errno, pd.handle(), attr);
             if (ah.address() == 0) {
-                throw RdmaException.of("ibv_create_ah", pd + ", port " + port + ", GID index " + gidIndex + " to "
+                throw RdmaException.of(Verb.IBV_CREATE_AH, pd + ", port " + port + ", GID index " + gidIndex + " to "
                         + remote.gid(), Errno.get(errno));
             }
             ah = ah.reinterpret(ibv_ah.layout().byteSize());
@@ -75,7 +75,7 @@ public final class AddressHandle extends NativeResource {
         pd.awaitPostsQuiescent();
         int rc = rdma_h.ibv_destroy_ah(handle);
         if (rc != 0) {
-            throw RdmaException.of("ibv_destroy_ah", this, rc);
+            throw RdmaException.of(Verb.IBV_DESTROY_AH, this, rc);
         }
     }
 

@@ -59,7 +59,7 @@ public final class CmEventChannel extends NativeResource {
             MemorySegment errno = Errno.allocate(arena);
             channel = RdmaCmVerbs.rdma_create_event_channel(errno);
             if (channel.address() == 0) {
-                throw RdmaException.of("rdma_create_event_channel", "rdma_cm", Errno.get(errno));
+                throw RdmaException.of(Verb.RDMA_CREATE_EVENT_CHANNEL, "rdma_cm", Errno.get(errno));
             }
         }
         channel = channel.reinterpret(rdma_event_channel.layout().byteSize());
@@ -116,7 +116,7 @@ public final class CmEventChannel extends NativeResource {
                 if (Errno.get(errno) == Errno.EAGAIN) {
                     return;
                 }
-                throw RdmaException.of("rdma_get_cm_event", this, Errno.get(errno));
+                throw RdmaException.of(Verb.RDMA_GET_CM_EVENT, this, Errno.get(errno));
             }
             MemorySegment event = out.get(ADDRESS, 0).reinterpret(rdma_cm_event.layout().byteSize());
             Event copy;

@@ -48,7 +48,7 @@ public final class CmId extends NativeResource {
             MemorySegment out = arena.allocate(ADDRESS);
             if (RdmaCmVerbs.rdma_create_id(errno, channel.handle(), out, MemorySegment.NULL, rdma_h.RDMA_PS_TCP())
                     != 0) {
-                throw RdmaException.of("rdma_create_id", channel, Errno.get(errno));
+                throw RdmaException.of(Verb.RDMA_CREATE_ID, channel, Errno.get(errno));
             }
             return adopt(channel, out.get(ADDRESS, 0));
         }
@@ -76,18 +76,23 @@ public final class CmId extends NativeResource {
         return handle;
     }
 
-    private void check(int rc, String verb, MemorySegment errno) {
+    private void check(int rc, Verb verb, MemorySegment errno) {
         if (rc != 0) {
             throw RdmaException.of(verb, this, Errno.get(errno));
         }
     }
 
-    private CmEventChannel.Event expect(CmEventType expected, Duration timeout, String what) {
+    private CmEventChannel.Event expect(CmEventType expected, Duration timeout, Verb verb) {
+        return expect(expected, timeout, verb, verb.toString());
+    }
+
+    /** Waits for {@code expected}; another event fails {@code verb}, described as {@code what}. */
+    private CmEventChannel.Event expect(CmEventType expected, Duration timeout, Verb verb, String what) {
         CmEventChannel.Event event = channel.await(this, handle.address(), timeout, what);
         if (event.type() != expected) {
             throw new RdmaException(what + " on " + this + " failed: rdma_cm reported " + event.type() + " ("
                     + event.type().description() + ", status " + event.status() + ") instead of " + expected,
-                    what, toString(), Math.abs(event.status()));
+                    verb, toString(), Math.abs(event.status()));
         }
         return event;
     }
@@ -103,9 +108,9 @@ public final class CmId extends NativeResource {
         try (Arena arena = Arena.ofConfined(); var _ = hold(this)) {
             MemorySegment errno = Errno.allocate(arena);
             check(RdmaCmVerbs.rdma_resolve_addr(errno, handle, MemorySegment.NULL, sockaddr(arena, destination),
-                    timeoutMillis(timeout)), "rdma_resolve_addr", errno);
+                    timeoutMillis(timeout)), Verb.RDMA_RESOLVE_ADDR, errno);
         }
-        expect(CmEventType.ADDR_RESOLVED, timeout, "rdma_resolve_addr");
+        expect(CmEventType.ADDR_RESOLVED, timeout, Verb.RDMA_RESOLVE_ADDR);
     }
 
     /**
@@ -117,9 +122,9 @@ public final class CmId extends NativeResource {
     public void resolveRoute(Duration timeout) {
         try (Arena arena = Arena.ofConfined(); var _ = hold(this)) {
             MemorySegment errno = Errno.allocate(arena);
-            check(RdmaCmVerbs.rdma_resolve_route(errno, handle, timeoutMillis(timeout)), "rdma_resolve_route", errno);
+            check(RdmaCmVerbs.rdma_resolve_route(errno, handle, timeoutMillis(timeout)), Verb.RDMA_RESOLVE_ROUTE, errno);
         }
-        expect(CmEventType.ROUTE_RESOLVED, timeout, "rdma_resolve_route");
+        expect(CmEventType.ROUTE_RESOLVED, timeout, Verb.RDMA_RESOLVE_ROUTE);
     }
 
     /**
@@ -130,7 +135,7 @@ public final class CmId extends NativeResource {
     public void bind(InetSocketAddress local) {
         try (Arena arena = Arena.ofConfined(); var _ = hold(this)) {
             MemorySegment errno = Errno.allocate(arena);
-            check(RdmaCmVerbs.rdma_bind_addr(errno, handle, sockaddr(arena, local)), "rdma_bind_addr", errno);
+            check(RdmaCmVerbs.rdma_bind_addr(errno, handle, sockaddr(arena, local)), Verb.RDMA_BIND_ADDR, errno);
         }
     }
 
@@ -149,7 +154,7 @@ public final class CmId extends NativeResource {
     public void listen(int backlog) {
         try (Arena arena = Arena.ofConfined(); var _ = hold(this)) {
             MemorySegment errno = Errno.allocate(arena);
-            check(RdmaCmVerbs.rdma_listen(errno, handle, backlog), "rdma_listen", errno);
+            check(RdmaCmVerbs.rdma_listen(errno, handle, backlog), Verb.RDMA_LISTEN, errno);
         }
     }
 
@@ -162,7 +167,8 @@ public final class CmId extends NativeResource {
      */
     public ConnectionRequest awaitConnectRequest(Duration timeout) {
         checkOpen();
-        CmEventChannel.Event event = expect(CmEventType.CONNECT_REQUEST, timeout, "awaiting a connect request");
+        CmEventChannel.Event event = expect(CmEventType.CONNECT_REQUEST, timeout, Verb.RDMA_GET_CM_EVENT,
+                "awaiting a connect request");
         return new ConnectionRequest(event.newId(), event.privateData());
     }
 
@@ -212,9 +218,9 @@ public final class CmId extends NativeResource {
     public byte[] connect(byte[] privateData, Duration timeout) {
         try (Arena arena = Arena.ofConfined(); var _ = hold(this)) {
             MemorySegment errno = Errno.allocate(arena);
-            check(RdmaCmVerbs.rdma_connect(errno, handle, connParam(arena, privateData)), "rdma_connect", errno);
+            check(RdmaCmVerbs.rdma_connect(errno, handle, connParam(arena, privateData)), Verb.RDMA_CONNECT, errno);
         }
-        CmEventChannel.Event event = expect(CmEventType.ESTABLISHED, timeout, "rdma_connect");
+        CmEventChannel.Event event = expect(CmEventType.ESTABLISHED, timeout, Verb.RDMA_CONNECT);
         refreshQueuePair();
         Events.cmConnection(true, toString(), queuePair());
         return event.privateData();
@@ -229,9 +235,9 @@ public final class CmId extends NativeResource {
     public void accept(byte[] privateData, Duration timeout) {
         try (Arena arena = Arena.ofConfined(); var _ = hold(this)) {
             MemorySegment errno = Errno.allocate(arena);
-            check(RdmaCmVerbs.rdma_accept(errno, handle, connParam(arena, privateData)), "rdma_accept", errno);
+            check(RdmaCmVerbs.rdma_accept(errno, handle, connParam(arena, privateData)), Verb.RDMA_ACCEPT, errno);
         }
-        expect(CmEventType.ESTABLISHED, timeout, "rdma_accept");
+        expect(CmEventType.ESTABLISHED, timeout, Verb.RDMA_ACCEPT);
         refreshQueuePair();
         Events.cmConnection(true, toString(), queuePair());
     }
@@ -247,7 +253,7 @@ public final class CmId extends NativeResource {
             MemorySegment errno = Errno.allocate(arena);
             MemorySegment data = privateData.length == 0 ? MemorySegment.NULL
                     : arena.allocateFrom(JAVA_BYTE, privateData);
-            check(RdmaCmVerbs.rdma_reject(errno, handle, data, (byte) privateData.length), "rdma_reject", errno);
+            check(RdmaCmVerbs.rdma_reject(errno, handle, data, (byte) privateData.length), Verb.RDMA_REJECT, errno);
         }
     }
 
@@ -259,7 +265,7 @@ public final class CmId extends NativeResource {
     public void disconnect(Duration timeout) {
         try (Arena arena = Arena.ofConfined(); var _ = hold(this)) {
             MemorySegment errno = Errno.allocate(arena);
-            check(RdmaCmVerbs.rdma_disconnect(errno, handle), "rdma_disconnect", errno);
+            check(RdmaCmVerbs.rdma_disconnect(errno, handle), Verb.RDMA_DISCONNECT, errno);
         }
         awaitDisconnect(timeout);
     }
@@ -271,7 +277,7 @@ public final class CmId extends NativeResource {
      */
     public void awaitDisconnect(Duration timeout) {
         checkOpen();
-        expect(CmEventType.DISCONNECTED, timeout, "awaiting DISCONNECTED");
+        expect(CmEventType.DISCONNECTED, timeout, Verb.RDMA_GET_CM_EVENT, "awaiting DISCONNECTED");
         refreshQueuePair();
         Events.cmConnection(false, toString(), queuePair());
     }
@@ -342,7 +348,7 @@ public final class CmId extends NativeResource {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment errno = Errno.allocate(arena);
             if (RdmaCmVerbs.rdma_destroy_id(errno, handle) != 0) {
-                throw RdmaException.of("rdma_destroy_id", this, Errno.get(errno));
+                throw RdmaException.of(Verb.RDMA_DESTROY_ID, this, Errno.get(errno));
             }
         }
     }

@@ -44,7 +44,7 @@ public final class CompletionChannel extends NativeResource {
             MemorySegment errno = Errno.allocate(arena);
             MemorySegment channel = ErrnoVerbs.ibv_create_comp_channel(errno, context.handle());
             if (channel.address() == 0) {
-                throw RdmaException.of("ibv_create_comp_channel", context, Errno.get(errno));
+                throw RdmaException.of(Verb.IBV_CREATE_COMP_CHANNEL, context, Errno.get(errno));
             }
             channel = channel.reinterpret(ibv_comp_channel.layout().byteSize());
             try {
@@ -112,7 +112,7 @@ public final class CompletionChannel extends NativeResource {
                 if (Errno.get(errno) == Errno.EAGAIN) {
                     return null;
                 }
-                throw RdmaException.of("ibv_get_cq_event", this, Errno.get(errno));
+                throw RdmaException.of(Verb.IBV_GET_CQ_EVENT, this, Errno.get(errno));
             }
             MemorySegment cq = cqOut.get(ADDRESS, 0);
             rdma_h.ibv_ack_cq_events(cq, 1);
@@ -130,7 +130,7 @@ public final class CompletionChannel extends NativeResource {
     void release() {
         int rc = rdma_h.ibv_destroy_comp_channel(handle);
         if (rc != 0) {
-            throw RdmaException.of("ibv_destroy_comp_channel", this, rc);
+            throw RdmaException.of(Verb.IBV_DESTROY_COMP_CHANNEL, this, rc);
         }
     }
 

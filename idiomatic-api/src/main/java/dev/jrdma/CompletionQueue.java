@@ -62,7 +62,7 @@ public final class CompletionQueue extends NativeResource {
             MemorySegment cq = ErrnoVerbs.ibv_create_cq(errno, context.handle(), depth, MemorySegment.NULL,
                     channel == null ? MemorySegment.NULL : channel.handle(), 0);
             if (cq.address() == 0) {
-                throw RdmaException.of("ibv_create_cq", context + ", depth " + depth, Errno.get(errno));
+                throw RdmaException.of(Verb.IBV_CREATE_CQ, context + ", depth " + depth, Errno.get(errno));
             }
             cq = cq.reinterpret(ibv_cq.layout().byteSize());
             try {
@@ -105,7 +105,7 @@ public final class CompletionQueue extends NativeResource {
             exit();
         }
         if (rc != 0) {
-            throw RdmaException.of("ibv_req_notify_cq", this, rc);
+            throw RdmaException.of(Verb.IBV_REQ_NOTIFY_CQ, this, rc);
         }
     }
 
@@ -197,7 +197,7 @@ public final class CompletionQueue extends NativeResource {
     private int check(int n) {
         if (n < 0) {
             // poll_cq has no errno; providers return a negative value (usually -errno).
-            throw RdmaException.of("ibv_poll_cq", this, -n);
+            throw RdmaException.of(Verb.IBV_POLL_CQ, this, -n);
         }
         return n;
     }
@@ -211,7 +211,7 @@ public final class CompletionQueue extends NativeResource {
     void release() {
         int rc = rdma_h.ibv_destroy_cq(handle);
         if (rc != 0) {
-            throw RdmaException.of("ibv_destroy_cq", this, rc);
+            throw RdmaException.of(Verb.IBV_DESTROY_CQ, this, rc);
         }
     }
 

@@ -79,7 +79,7 @@ public final class Context extends NativeResource {
                         // The context stays valid after the device list is freed (ibv_open_device(3)).
                         MemorySegment context = ErrnoVerbs.ibv_open_device(errno, d);
                         if (context.address() == 0) {
-                            throw RdmaException.of("ibv_open_device", "device " + device.name(), Errno.get(errno));
+                            throw RdmaException.of(Verb.IBV_OPEN_DEVICE, "device " + device.name(), Errno.get(errno));
                         }
                         return context;
                     }
@@ -112,7 +112,7 @@ public final class Context extends NativeResource {
             MemorySegment ex = arena.allocate(ibv_device_attr_ex.layout());
             int rc = InlineVerbs.ibv_query_device_ex(handle, MemorySegment.NULL, ex);
             if (rc != 0) {
-                throw RdmaException.of("ibv_query_device_ex", this, rc);
+                throw RdmaException.of(Verb.IBV_QUERY_DEVICE_EX, this, rc);
             }
             MemorySegment a = ibv_device_attr_ex.orig_attr(ex);
             return new DeviceAttributes(ibv_device_attr.fw_ver(a).getString(0),
@@ -141,7 +141,7 @@ public final class Context extends NativeResource {
             MemorySegment p = arena.allocate(ibv_port_attr.layout());
             int rc = InlineVerbs.ibv_query_port(handle, port, p);
             if (rc != 0) {
-                throw RdmaException.of("ibv_query_port", this + " port " + port, rc);
+                throw RdmaException.of(Verb.IBV_QUERY_PORT, this + " port " + port, rc);
             }
             return new PortAttributes(port, PortState.of(ibv_port_attr.state(p)), Mtu.of(ibv_port_attr.max_mtu(p)),
                     Mtu.of(ibv_port_attr.active_mtu(p)), Short.toUnsignedInt(ibv_port_attr.lid(p)),
@@ -229,7 +229,7 @@ public final class Context extends NativeResource {
             return Optional.empty();
         }
         if (rc != 0) {
-            throw RdmaException.of("ibv_query_gid_ex", this + " port " + port + " index " + index, rc);
+            throw RdmaException.of(Verb.IBV_QUERY_GID_EX, this + " port " + port + " index " + index, rc);
         }
         Gid gid = Gid.read(ibv_gid_entry.gid(entry));
         if (gid.equals(Gid.ZERO)) {
@@ -393,7 +393,7 @@ public final class Context extends NativeResource {
         }
         int rc = rdma_h.ibv_close_device(handle);
         if (rc != 0) {
-            throw RdmaException.of("ibv_close_device", this, rc);
+            throw RdmaException.of(Verb.IBV_CLOSE_DEVICE, this, rc);
         }
     }
 

@@ -119,7 +119,7 @@ public final class MemoryRegion extends NativeResource {
                         ? "registration pins " + segment.byteSize() + " bytes; RLIMIT_MEMLOCK (ulimit -l) may be"
                                 + " too low for that (raise it, or run with CAP_IPC_LOCK)"
                         : null;
-                throw RdmaException.of("ibv_reg_mr", pd + ", " + segment.byteSize() + " bytes at 0x"
+                throw RdmaException.of(Verb.IBV_REG_MR, pd + ", " + segment.byteSize() + " bytes at 0x"
                         + Long.toHexString(segment.address()) + ", " + rights, e, hint);
             }
             mr = mr.reinterpret(ibv_mr.layout().byteSize());
@@ -226,7 +226,7 @@ public final class MemoryRegion extends NativeResource {
         try {
             int rc = rdma_h.ibv_dereg_mr(handle);
             if (rc != 0) {
-                throw RdmaException.of("ibv_dereg_mr", this, rc);
+                throw RdmaException.of(Verb.IBV_DEREG_MR, this, rc);
             }
         } finally {
             if (ownArena != null) {

@@ -40,7 +40,7 @@ public final class MemoryWindow extends NativeResource {
             MemorySegment errno = Errno.allocate(arena);
             MemorySegment mw = InlineVerbs.ibv_alloc_mw(errno, pd.handle(), TYPE_1);
             if (mw.address() == 0) {
-                throw RdmaException.of("ibv_alloc_mw", pd, Errno.get(errno));
+                throw RdmaException.of(Verb.IBV_ALLOC_MW, pd, Errno.get(errno));
             }
             mw = mw.reinterpret(ibv_mw.layout().byteSize());
             try {
@@ -108,7 +108,7 @@ public final class MemoryWindow extends NativeResource {
             ibv_mw_bind_info.mw_access_flags(info, Access.flags(access));
             int rc = InlineVerbs.ibv_bind_mw(qpHandle, handle, bind);
             if (rc != 0) {
-                throw RdmaException.of("ibv_bind_mw", this, rc, "through " + qp + " to " + length + " bytes of "
+                throw RdmaException.of(Verb.IBV_BIND_MW, this, rc, "through " + qp + " to " + length + " bytes of "
                         + mr + " with " + access);
             }
         }
@@ -122,7 +122,7 @@ public final class MemoryWindow extends NativeResource {
     void release() {
         int rc = InlineVerbs.ibv_dealloc_mw(handle);
         if (rc != 0) {
-            throw RdmaException.of("ibv_dealloc_mw", this, rc);
+            throw RdmaException.of(Verb.IBV_DEALLOC_MW, this, rc);
         }
     }
 

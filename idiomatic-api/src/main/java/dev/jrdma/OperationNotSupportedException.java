@@ -10,7 +10,7 @@ import dev.jrdma.bindings.shim.Errno;
 public final class OperationNotSupportedException extends RdmaException {
     private static final long serialVersionUID = 1L;
 
-    OperationNotSupportedException(String verb, String object, String detail) {
+    OperationNotSupportedException(Verb verb, String object, String detail) {
         super(verb, object, Errno.EOPNOTSUPP, detail);
     }
 }

@@ -33,11 +33,11 @@ final class PostRefusals {
     }
 
     /** The provider refused {@code which} with {@code rc}; the queue pair's state says why, when it can. */
-    static RdmaException failure(QueuePair qp, String verb, int rc, String which) {
+    static RdmaException failure(QueuePair qp, Verb verb, int rc, String which) {
         String hint = switch (qp.state()) {
             case RESET -> "; the queue pair is in RESET: connect it first";
-            case INIT -> verb.equals("ibv_post_send") ? "; the queue pair is in INIT: sends need RTS" : "";
-            case RTR -> verb.equals("ibv_post_send") ? "; the queue pair is in RTR: sends need RTS" : "";
+            case INIT -> verb == Verb.IBV_POST_SEND ? "; the queue pair is in INIT: sends need RTS" : "";
+            case RTR -> verb == Verb.IBV_POST_SEND ? "; the queue pair is in RTR: sends need RTS" : "";
             case ERR -> "; the queue pair is in ERR";
             default -> "";
         };

@@ -40,7 +40,7 @@ public final class ProtectionDomain extends NativeResource {
             MemorySegment errno = Errno.allocate(arena);
             MemorySegment pd = ErrnoVerbs.ibv_alloc_pd(errno, context.handle());
             if (pd.address() == 0) {
-                throw RdmaException.of("ibv_alloc_pd", context, Errno.get(errno));
+                throw RdmaException.of(Verb.IBV_ALLOC_PD, context, Errno.get(errno));
             }
             // @end
             pd = pd.reinterpret(ibv_pd.layout().byteSize());
@@ -212,7 +212,7 @@ public final class ProtectionDomain extends NativeResource {
     void release() {
         int rc = rdma_h.ibv_dealloc_pd(handle);
         if (rc != 0) {
-            throw RdmaException.of("ibv_dealloc_pd", this, rc);
+            throw RdmaException.of(Verb.IBV_DEALLOC_PD, this, rc);
         }
     }
 

@@ -275,7 +275,7 @@ public final class QueuePair extends NativeResource {
                             : MemorySegment.NULL;
                 }
                 if (qp.address() == 0) {
-                    throw RdmaException.of(cmId == null ? "ibv_create_qp" : "rdma_create_qp", pd + ", " + type + ", send/receive WRs " + maxSendWr + "/"
+                    throw RdmaException.of(cmId == null ? Verb.IBV_CREATE_QP : Verb.RDMA_CREATE_QP, pd + ", " + type + ", send/receive WRs " + maxSendWr + "/"
                             + maxReceiveWr + ", SGEs " + maxSendSge + "/" + maxReceiveSge + ", inline " + maxInlineData,
                             Errno.get(errno));
                 }
@@ -344,7 +344,7 @@ public final class QueuePair extends NativeResource {
             MemorySegment init = arena.allocate(ibv_qp_init_attr.layout());
             int rc = rdma_h.ibv_query_qp(handle, attr, QpAttribute.STATE.bit, init);
             if (rc != 0) {
-                throw RdmaException.of("ibv_query_qp", this, rc);
+                throw RdmaException.of(Verb.IBV_QUERY_QP, this, rc);
             }
             return QueuePairState.of(ibv_qp_attr.qp_state(attr));
         }
@@ -509,7 +509,7 @@ public final class QueuePair extends NativeResource {
                 detail += why.isEmpty() ? " (the mask fits " + current + " -> " + target
                         + ", so an attribute value was rejected)" : "; " + why;
             }
-            throw RdmaException.of("ibv_modify_qp", this, rc, detail);
+            throw RdmaException.of(Verb.IBV_MODIFY_QP, this, rc, detail);
         }
         QueuePairState from = lastState;
         lastState = target;
@@ -548,7 +548,7 @@ public final class QueuePair extends NativeResource {
     public void post(SendRequest request) {
         int rc = postSend(request);
         if (rc != 0) {
-            throw PostRefusals.failure(this, "ibv_post_send", rc, request.find(badSend.get(JAVA_LONG, 0)));
+            throw PostRefusals.failure(this, Verb.IBV_POST_SEND, rc, request.find(badSend.get(JAVA_LONG, 0)));
         }
     }
 
@@ -573,7 +573,7 @@ public final class QueuePair extends NativeResource {
             return false;
         }
         long bad = badSend.get(JAVA_LONG, 0);
-        throw PostRefusals.failure(this, "ibv_post_send", rc, request.find(bad));
+        throw PostRefusals.failure(this, Verb.IBV_POST_SEND, rc, request.find(bad));
     }
 
     private int postSend(SendRequest request) {
@@ -602,7 +602,7 @@ public final class QueuePair extends NativeResource {
     public void post(ReceiveRequest request) {
         int rc = postReceive(request);
         if (rc != 0) {
-            throw PostRefusals.failure(this, "ibv_post_recv", rc, request.find(badReceive.get(JAVA_LONG, 0)));
+            throw PostRefusals.failure(this, Verb.IBV_POST_RECV, rc, request.find(badReceive.get(JAVA_LONG, 0)));
         }
     }
 
@@ -625,7 +625,7 @@ public final class QueuePair extends NativeResource {
             return false;
         }
         long bad = badReceive.get(JAVA_LONG, 0);
-        throw PostRefusals.failure(this, "ibv_post_recv", rc, request.find(bad));
+        throw PostRefusals.failure(this, Verb.IBV_POST_RECV, rc, request.find(bad));
     }
 
     private int postReceive(ReceiveRequest request) {
@@ -704,7 +704,7 @@ public final class QueuePair extends NativeResource {
         }
         int rc = rdma_h.ibv_destroy_qp(handle);
         if (rc != 0) {
-            throw RdmaException.of("ibv_destroy_qp", this, rc);
+            throw RdmaException.of(Verb.IBV_DESTROY_QP, this, rc);
         }
     }
 

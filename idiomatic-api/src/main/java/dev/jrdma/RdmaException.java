@@ -16,18 +16,18 @@ public class RdmaException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
     /** The verb that failed. */
-    private final String verb;
+    private final Verb verb;
     /** The errno value, 0 when there is none. */
     private final int errno;
     /** What the verb was called on. */
     private final String object;
 
-    RdmaException(String verb, String object, int errno, String detail) {
+    RdmaException(Verb verb, String object, int errno, String detail) {
         this(message(verb, object, errno, detail), verb, object, errno);
     }
 
     /** For subclasses whose message is not errno-shaped (failed completions). */
-    RdmaException(String message, String verb, String object, int errno) {
+    RdmaException(String message, Verb verb, String object, int errno) {
         super(message);
         this.verb = verb;
         this.object = object;
@@ -35,25 +35,28 @@ public class RdmaException extends RuntimeException {
     }
 
     /** The exception for {@code errno}: an {@link OperationNotSupportedException} for EOPNOTSUPP. */
-    static RdmaException of(String verb, Object object, int errno) {
+    static RdmaException of(Verb verb, Object object, int errno) {
         return of(verb, object, errno, null);
     }
 
-    /** As {@link #of(String, Object, int)}, with {@code detail} appended to the message. */
-    static RdmaException of(String verb, Object object, int errno, String detail) {
+    /** As {@link #of(Verb, Object, int)}, with {@code detail} appended to the message. */
+    static RdmaException of(Verb verb, Object object, int errno, String detail) {
         String name = String.valueOf(object);
         return errno == Errno.EOPNOTSUPP
                 ? new OperationNotSupportedException(verb, name, detail)
                 : new RdmaException(verb, name, errno, detail);
     }
 
-    private static String message(String verb, String object, int errno, String detail) {
+    private static String message(Verb verb, String object, int errno, String detail) {
         String text = verb + "(" + object + ") failed: errno " + errno + " (" + Libc.strerror(errno) + ")";
         return detail == null || detail.isEmpty() ? text : text + ": " + detail;
     }
 
-    /** {@return the verb that failed, e.g. {@code ibv_reg_mr}} */
-    public String verb() {
+    /**
+     * {@return the verb that failed, e.g. {@link Verb#IBV_REG_MR}; {@link Verb#WAIT} for a
+     * timeout} Its {@code toString()} is the C name the message shows.
+     */
+    public Verb verb() {
         return verb;
     }
 

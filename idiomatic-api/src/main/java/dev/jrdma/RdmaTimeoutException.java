@@ -57,7 +57,7 @@ public final class RdmaTimeoutException extends RdmaException {
 
     private RdmaTimeoutException(String what, Object object, Duration timeout, String hint, Throwable cause) {
         super(what + " on " + object + " within " + plain(Objects.requireNonNull(timeout, "timeout"))
-                + (hint == null || hint.isEmpty() ? "" : ": " + hint), "wait", String.valueOf(object), 0);
+                + (hint == null || hint.isEmpty() ? "" : ": " + hint), Verb.WAIT, String.valueOf(object), 0);
         this.timeout = timeout;
         if (cause != null) {
             initCause(cause);

@@ -90,7 +90,7 @@ final class Readiness {
                 MemorySegment errno = Errno.allocate(arena);
                 int fd = (int) EPOLL_CREATE1.invokeExact(errno, EPOLL_CLOEXEC);
                 if (fd < 0) {
-                    throw RdmaException.of("epoll_create1", "the virtual-thread poller", Errno.get(errno));
+                    throw RdmaException.of(Verb.EPOLL_CREATE1, "the virtual-thread poller", Errno.get(errno));
                 }
                 this.epfd = fd;
             } catch (RuntimeException | Error e) {
@@ -111,7 +111,7 @@ final class Readiness {
                 event.set(JAVA_INT, 0, EPOLLIN | EPOLLONESHOT);
                 event.set(JAVA_LONG_UNALIGNED, DATA_OFFSET, key);
                 if (ctl(errno, EPOLL_CTL_ADD, fd, event) != 0) {
-                    throw RdmaException.of("epoll_ctl(EPOLL_CTL_ADD)", "fd " + fd, Errno.get(errno),
+                    throw RdmaException.of(Verb.EPOLL_CTL_ADD, "fd " + fd, Errno.get(errno),
                             "is another thread waiting on the same channel?");
                 }
                 try {
@@ -132,7 +132,7 @@ final class Readiness {
                     // One-shot registrations stay in the set, disabled, until deleted; ENOENT
                     // only if the fd was closed meanwhile (close removes it from every set).
                     if (ctl(errno, EPOLL_CTL_DEL, fd, MemorySegment.NULL) != 0 && Errno.get(errno) != ENOENT) {
-                        throw RdmaException.of("epoll_ctl(EPOLL_CTL_DEL)", "fd " + fd, Errno.get(errno));
+                        throw RdmaException.of(Verb.EPOLL_CTL_DEL, "fd " + fd, Errno.get(errno));
                     }
                 }
             } finally {
@@ -164,7 +164,7 @@ final class Readiness {
                     if (Errno.get(errno) == EINTR) {
                         continue;
                     }
-                    throw RdmaException.of("epoll_wait", "the virtual-thread poller", Errno.get(errno));
+                    throw RdmaException.of(Verb.EPOLL_WAIT, "the virtual-thread poller", Errno.get(errno));
                 }
                 for (int i = 0; i < n; i++) {
                     long key = events.get(JAVA_LONG_UNALIGNED, i * EVENT_SIZE + DATA_OFFSET);

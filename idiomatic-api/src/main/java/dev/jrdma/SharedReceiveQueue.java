@@ -58,7 +58,7 @@ public final class SharedReceiveQueue extends NativeResource {
             MemorySegment errno = Errno.allocate(arena);
             MemorySegment srq = ErrnoVerbs.ibv_create_srq(errno, pd.handle(), init);
             if (srq.address() == 0) {
-                throw RdmaException.of("ibv_create_srq", pd + ", " + maxWorkRequests + " work requests, " + maxSges
+                throw RdmaException.of(Verb.IBV_CREATE_SRQ, pd + ", " + maxWorkRequests + " work requests, " + maxSges
                         + " SGEs", Errno.get(errno));
             }
             srq = srq.reinterpret(ibv_srq.layout().byteSize());
@@ -100,7 +100,7 @@ public final class SharedReceiveQueue extends NativeResource {
     public void post(ReceiveRequest request) {
         int rc = postReceive(request);
         if (rc != 0) {
-            throw RdmaException.of("ibv_post_srq_recv", this, rc,
+            throw RdmaException.of(Verb.IBV_POST_SRQ_RECV, this, rc,
                     request.find(badReceive.get(JAVA_LONG, 0)) + " was not posted");
         }
     }
@@ -124,7 +124,7 @@ public final class SharedReceiveQueue extends NativeResource {
             return false;
         }
         long bad = badReceive.get(JAVA_LONG, 0);
-        throw RdmaException.of("ibv_post_srq_recv", this, rc, request.find(bad) + " was not posted");
+        throw RdmaException.of(Verb.IBV_POST_SRQ_RECV, this, rc, request.find(bad) + " was not posted");
     }
 
     private int postReceive(ReceiveRequest request) {
@@ -147,7 +147,7 @@ public final class SharedReceiveQueue extends NativeResource {
     void release() {
         int rc = rdma_h.ibv_destroy_srq(handle);
         if (rc != 0) {
-            throw RdmaException.of("ibv_destroy_srq", this, rc);
+            throw RdmaException.of(Verb.IBV_DESTROY_SRQ, this, rc);
         }
     }
 

@@ -21,7 +21,7 @@ public final class WorkCompletionException extends RdmaException {
         super("work request wr_id " + wrId + " on queue pair 0x" + Integer.toHexString(queuePairNumber)
                         + " completed with " + status + " (" + status.description() + ")"
                         + (vendorError != 0 ? ", vendor error 0x" + Integer.toHexString(vendorError) : ""),
-                "ibv_poll_cq", "queue pair 0x" + Integer.toHexString(queuePairNumber), 0);
+                Verb.IBV_POLL_CQ, "queue pair 0x" + Integer.toHexString(queuePairNumber), 0);
         this.status = status;
         this.wrId = wrId;
         this.queuePairNumber = queuePairNumber;

@@ -113,7 +113,7 @@ class FailureDeviceTest {
             CompletionQueue cq = context.createCompletionQueue(8);
             QueuePair qp = pd.queuePair(QueuePairType.RC).completionQueue(cq).build();
             RdmaException e = assertThrows(RdmaException.class, qp::toRts);
-            assertEquals("ibv_modify_qp", e.verb());
+            assertEquals(Verb.IBV_MODIFY_QP, e.verb());
             assertEquals(22, e.errno());
             assertMessage(e, qp.toString(), "Invalid argument", "RESET -> RTS is not a valid transition");
             assertEquals(QueuePairState.RESET, qp.state());
@@ -134,7 +134,7 @@ class FailureDeviceTest {
             }
             ReceiveRequest chain = new ReceiveRequest().wrId(1).sge(lo.memB, 0, 8).next(bad);
             RdmaException e = assertThrows(RdmaException.class, () -> lo.b.post(chain));
-            assertEquals("ibv_post_recv", e.verb());
+            assertEquals(Verb.IBV_POST_RECV, e.verb());
             assertMessage(e, "receive request wr_id 2 was not posted", lo.b.toString(), "errno " + e.errno());
         }
     }

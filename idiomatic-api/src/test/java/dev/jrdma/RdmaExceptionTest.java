@@ -10,16 +10,16 @@ import org.junit.jupiter.api.Test;
 class RdmaExceptionTest {
     @Test
     void namesVerbObjectErrnoAndText() {
-        RdmaException e = RdmaException.of("ibv_alloc_pd", "context rxe0", 12);
+        RdmaException e = RdmaException.of(Verb.IBV_ALLOC_PD, "context rxe0", 12);
         assertEquals("ibv_alloc_pd(context rxe0) failed: errno 12 (Cannot allocate memory)", e.getMessage());
-        assertEquals("ibv_alloc_pd", e.verb());
+        assertEquals(Verb.IBV_ALLOC_PD, e.verb());
         assertEquals(12, e.errno());
         assertEquals("context rxe0", e.object());
     }
 
     @Test
     void eopnotsuppHasItsOwnType() {
-        RdmaException e = RdmaException.of("ibv_alloc_mw", "protection domain handle 1 on rxe0", 95);
+        RdmaException e = RdmaException.of(Verb.IBV_ALLOC_MW, "protection domain handle 1 on rxe0", 95);
         assertInstanceOf(OperationNotSupportedException.class, e);
         assertEquals("ibv_alloc_mw(protection domain handle 1 on rxe0) failed: errno 95 (Operation not supported)",
                 e.getMessage());
@@ -27,9 +27,17 @@ class RdmaExceptionTest {
 
     @Test
     void detailIsAppended() {
-        RdmaException e = RdmaException.of("ibv_post_send", "queue pair 0x11 (RC) on rxe0", 22, "wr_id 5 was not posted");
+        RdmaException e = RdmaException.of(Verb.IBV_POST_SEND, "queue pair 0x11 (RC) on rxe0", 22, "wr_id 5 was not posted");
         assertEquals("ibv_post_send(queue pair 0x11 (RC) on rxe0) failed: errno 22 (Invalid argument): wr_id 5 was"
                 + " not posted", e.getMessage());
+    }
+
+    @Test
+    void aVerbPrintsAsItsCName() {
+        assertEquals("ibv_query_gid_ex", Verb.IBV_QUERY_GID_EX.toString());
+        assertEquals("epoll_ctl(EPOLL_CTL_ADD)", Verb.EPOLL_CTL_ADD.toString());
+        assertEquals(Verb.WAIT, new RdmaTimeoutException("no completion", "a queue", java.time.Duration.ofSeconds(1))
+                .verb());
     }
 
     @Test
