@@ -73,10 +73,7 @@ public final class AddressHandle extends NativeResource {
     void release() {
         // A UD send already past its check of this handle may still be reading it in the provider.
         pd.awaitPostsQuiescent();
-        int rc = rdma_h.ibv_destroy_ah(handle);
-        if (rc != 0) {
-            throw RdmaException.of(Verb.IBV_DESTROY_AH, this, rc);
-        }
+        RdmaException.check(Verb.IBV_DESTROY_AH, this, rdma_h.ibv_destroy_ah(handle));
     }
 
     /** {@code address handle <n> to <gid> on <device>}. */

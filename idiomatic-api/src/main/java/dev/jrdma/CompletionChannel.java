@@ -128,10 +128,7 @@ public final class CompletionChannel extends NativeResource {
 
     @Override
     void release() {
-        int rc = rdma_h.ibv_destroy_comp_channel(handle);
-        if (rc != 0) {
-            throw RdmaException.of(Verb.IBV_DESTROY_COMP_CHANNEL, this, rc);
-        }
+        RdmaException.check(Verb.IBV_DESTROY_COMP_CHANNEL, this, rdma_h.ibv_destroy_comp_channel(handle));
     }
 
     /** {@code completion channel fd <n> on <device>}. */

@@ -209,10 +209,7 @@ public final class CompletionQueue extends NativeResource {
 
     @Override
     void release() {
-        int rc = rdma_h.ibv_destroy_cq(handle);
-        if (rc != 0) {
-            throw RdmaException.of(Verb.IBV_DESTROY_CQ, this, rc);
-        }
+        RdmaException.check(Verb.IBV_DESTROY_CQ, this, rdma_h.ibv_destroy_cq(handle));
     }
 
     /** {@code completion queue handle <n> on <device>}. */

@@ -110,10 +110,8 @@ public final class Context extends NativeResource {
     public DeviceAttributes queryDevice() {
         try (Arena arena = Arena.ofConfined(); var _ = hold(this)) {
             MemorySegment ex = arena.allocate(ibv_device_attr_ex.layout());
-            int rc = InlineVerbs.ibv_query_device_ex(handle, MemorySegment.NULL, ex);
-            if (rc != 0) {
-                throw RdmaException.of(Verb.IBV_QUERY_DEVICE_EX, this, rc);
-            }
+            RdmaException.check(Verb.IBV_QUERY_DEVICE_EX, this,
+                    InlineVerbs.ibv_query_device_ex(handle, MemorySegment.NULL, ex));
             MemorySegment a = ibv_device_attr_ex.orig_attr(ex);
             return new DeviceAttributes(ibv_device_attr.fw_ver(a).getString(0),
                     Long.reverseBytes(ibv_device_attr.node_guid(a)), Long.reverseBytes(ibv_device_attr.sys_image_guid(a)),
@@ -139,10 +137,7 @@ public final class Context extends NativeResource {
         checkPort(port);
         try (Arena arena = Arena.ofConfined(); var _ = hold(this)) {
             MemorySegment p = arena.allocate(ibv_port_attr.layout());
-            int rc = InlineVerbs.ibv_query_port(handle, port, p);
-            if (rc != 0) {
-                throw RdmaException.of(Verb.IBV_QUERY_PORT, this + " port " + port, rc);
-            }
+            RdmaException.check(Verb.IBV_QUERY_PORT, this + " port " + port, InlineVerbs.ibv_query_port(handle, port, p));
             return new PortAttributes(port, PortState.of(ibv_port_attr.state(p)), Mtu.of(ibv_port_attr.max_mtu(p)),
                     Mtu.of(ibv_port_attr.active_mtu(p)), Short.toUnsignedInt(ibv_port_attr.lid(p)),
                     Short.toUnsignedInt(ibv_port_attr.sm_lid(p)), ibv_port_attr.gid_tbl_len(p),
@@ -391,10 +386,7 @@ public final class Context extends NativeResource {
         if (!owned) {
             return;   // librdmacm opened it and closes it itself
         }
-        int rc = rdma_h.ibv_close_device(handle);
-        if (rc != 0) {
-            throw RdmaException.of(Verb.IBV_CLOSE_DEVICE, this, rc);
-        }
+        RdmaException.check(Verb.IBV_CLOSE_DEVICE, this, rdma_h.ibv_close_device(handle));
     }
 
     /** {@code context <device name>}. */

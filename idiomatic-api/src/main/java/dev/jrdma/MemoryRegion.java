@@ -224,10 +224,7 @@ public final class MemoryRegion extends NativeResource {
         // still be copying inline data out of its pages.
         pd.awaitPostsQuiescent();
         try {
-            int rc = rdma_h.ibv_dereg_mr(handle);
-            if (rc != 0) {
-                throw RdmaException.of(Verb.IBV_DEREG_MR, this, rc);
-            }
+            RdmaException.check(Verb.IBV_DEREG_MR, this, rdma_h.ibv_dereg_mr(handle));
         } finally {
             if (ownArena != null) {
                 ownArena.close();

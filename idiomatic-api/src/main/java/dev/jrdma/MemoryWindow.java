@@ -120,10 +120,7 @@ public final class MemoryWindow extends NativeResource {
 
     @Override
     void release() {
-        int rc = InlineVerbs.ibv_dealloc_mw(handle);
-        if (rc != 0) {
-            throw RdmaException.of(Verb.IBV_DEALLOC_MW, this, rc);
-        }
+        RdmaException.check(Verb.IBV_DEALLOC_MW, this, InlineVerbs.ibv_dealloc_mw(handle));
     }
 
     /** {@code memory window handle <n> on <device>}. */

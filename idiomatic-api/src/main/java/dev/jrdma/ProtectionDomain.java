@@ -210,10 +210,7 @@ public final class ProtectionDomain extends NativeResource {
 
     @Override
     void release() {
-        int rc = rdma_h.ibv_dealloc_pd(handle);
-        if (rc != 0) {
-            throw RdmaException.of(Verb.IBV_DEALLOC_PD, this, rc);
-        }
+        RdmaException.check(Verb.IBV_DEALLOC_PD, this, rdma_h.ibv_dealloc_pd(handle));
     }
 
     /** {@code protection domain handle <n> on <device>}. */

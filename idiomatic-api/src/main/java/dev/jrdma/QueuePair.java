@@ -342,10 +342,7 @@ public final class QueuePair extends NativeResource {
         try (Arena arena = Arena.ofConfined(); var _ = hold(this)) {
             MemorySegment attr = arena.allocate(ibv_qp_attr.layout());
             MemorySegment init = arena.allocate(ibv_qp_init_attr.layout());
-            int rc = rdma_h.ibv_query_qp(handle, attr, QpAttribute.STATE.bit, init);
-            if (rc != 0) {
-                throw RdmaException.of(Verb.IBV_QUERY_QP, this, rc);
-            }
+            RdmaException.check(Verb.IBV_QUERY_QP, this, rdma_h.ibv_query_qp(handle, attr, QpAttribute.STATE.bit, init));
             return QueuePairState.of(ibv_qp_attr.qp_state(attr));
         }
     }
@@ -702,10 +699,7 @@ public final class QueuePair extends NativeResource {
             rdma_h.rdma_destroy_qp(cmId.rawHandle());
             return;
         }
-        int rc = rdma_h.ibv_destroy_qp(handle);
-        if (rc != 0) {
-            throw RdmaException.of(Verb.IBV_DESTROY_QP, this, rc);
-        }
+        RdmaException.check(Verb.IBV_DESTROY_QP, this, rdma_h.ibv_destroy_qp(handle));
     }
 
     /** {@code queue pair 0x<qpn> (<type>) on <device>}. */

@@ -47,6 +47,13 @@ public class RdmaException extends RuntimeException {
                 : new RdmaException(verb, name, errno, detail);
     }
 
+    /** Throws the exception for {@code rc}, the return code of {@code verb} on {@code object}, unless it is 0. */
+    static void check(Verb verb, Object object, int rc) {
+        if (rc != 0) {
+            throw of(verb, object, rc);
+        }
+    }
+
     private static String message(Verb verb, String object, int errno, String detail) {
         String text = verb + "(" + object + ") failed: errno " + errno + " (" + Libc.strerror(errno) + ")";
         return detail == null || detail.isEmpty() ? text : text + ": " + detail;

@@ -145,10 +145,7 @@ public final class SharedReceiveQueue extends NativeResource {
 
     @Override
     void release() {
-        int rc = rdma_h.ibv_destroy_srq(handle);
-        if (rc != 0) {
-            throw RdmaException.of(Verb.IBV_DESTROY_SRQ, this, rc);
-        }
+        RdmaException.check(Verb.IBV_DESTROY_SRQ, this, rdma_h.ibv_destroy_srq(handle));
     }
 
     /** {@code shared receive queue handle <n> on <device>}. */
