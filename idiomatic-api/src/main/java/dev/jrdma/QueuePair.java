@@ -564,13 +564,10 @@ public final class QueuePair extends NativeResource {
         if (rc == 0) {
             return true;
         }
-        // A single request refused for room was not posted; reading bad_wr is left to the
-        // failure path, where allocating is fine.
-        if (rc == Errno.ENOMEM && (!request.isChained() || badSend.get(JAVA_LONG, 0) == request.address())) {
+        if (request.refusedForRoom(rc, badSend)) {
             return false;
         }
-        long bad = badSend.get(JAVA_LONG, 0);
-        throw PostRefusals.failure(this, Verb.IBV_POST_SEND, rc, request.find(bad));
+        throw PostRefusals.failure(this, Verb.IBV_POST_SEND, rc, request.find(badSend.get(JAVA_LONG, 0)));
     }
 
     private int postSend(SendRequest request) {
@@ -616,13 +613,10 @@ public final class QueuePair extends NativeResource {
         if (rc == 0) {
             return true;
         }
-        // A single request refused for room was not posted; reading bad_wr is left to the
-        // failure path, where allocating is fine.
-        if (rc == Errno.ENOMEM && (!request.isChained() || badReceive.get(JAVA_LONG, 0) == request.address())) {
+        if (request.refusedForRoom(rc, badReceive)) {
             return false;
         }
-        long bad = badReceive.get(JAVA_LONG, 0);
-        throw PostRefusals.failure(this, Verb.IBV_POST_RECV, rc, request.find(bad));
+        throw PostRefusals.failure(this, Verb.IBV_POST_RECV, rc, request.find(badReceive.get(JAVA_LONG, 0)));
     }
 
     private int postReceive(ReceiveRequest request) {

@@ -2,7 +2,6 @@
 package dev.jrdma;
 
 import dev.jrdma.bindings.generated.ibv_send_wr;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -14,20 +13,17 @@ import java.lang.foreign.MemorySegment;
  *
  * <p>Defaults: opcode {@link SendOpcode#SEND}, signalled, not inline, no SGEs. Not thread-safe.
  */
-public final class SendRequest {
+public final class SendRequest extends WorkRequest<SendRequest> {
     private static final int FENCE = 1;
     private static final int SIGNALED = 1 << 1;
     private static final int SOLICITED = 1 << 2;
     private static final int INLINE = 1 << 3;
     private static final long WR_SIZE = ibv_send_wr.layout().byteSize();
 
-    private final MemorySegment wr;
-    private final long address;
     private final MemorySegment rdma;
     private final MemorySegment atomic;
     private final MemorySegment ud;
     private AddressHandle addressHandle;
-    private final ScatterGatherList sges;
     private SendOpcode opcode = SendOpcode.SEND;
     private int flags = SIGNALED;
     private boolean remoteSet;
@@ -38,7 +34,6 @@ public final class SendRequest {
     private int remoteQkey;
     private long compareAdd;
     private long swap;
-    private SendRequest next;
     /**
      * The queue pair the opcode-dependent fields were last checked against and written for;
      * null after any change that needs a new check. Re-posting an unchanged request (or one
@@ -58,50 +53,22 @@ public final class SendRequest {
      * @param maxSges at least 1
      */
     public SendRequest(int maxSges) {
-        if (maxSges < 1) {
-            throw new IllegalArgumentException("maxSges must be at least 1, not " + maxSges);
-        }
-        MemorySegment memory = Arena.ofAuto().allocate(WR_SIZE + ScatterGatherList.byteSize(maxSges), 8);
-        this.wr = memory.asSlice(0, WR_SIZE);
-        this.address = wr.address();
-        MemorySegment sgeArray = memory.asSlice(WR_SIZE);
-        this.sges = new ScatterGatherList(sgeArray, maxSges);
+        super(WR_SIZE, maxSges);
         MemorySegment union = ibv_send_wr.wr(wr);
         this.rdma = ibv_send_wr.wr.rdma(union);
         this.atomic = ibv_send_wr.wr.atomic(union);
         this.ud = ibv_send_wr.wr.ud(union);
-        ibv_send_wr.sg_list(wr, sgeArray);
         ibv_send_wr.send_flags(wr, flags);
     }
 
-    MemorySegment segment() {
-        return wr;
+    @Override
+    void changed() {
+        preparedFor = null;
     }
 
-    /** The native struct's address, for the address-taking downcalls; valid while this object is reachable. */
-    long address() {
-        return address;
-    }
-
-    /** Whether requests are chained after this one (then a failed post may have posted some). */
-    boolean isChained() {
-        return next != null;
-    }
-
-    /**
-     * Sets the caller's identifier, returned in the completion.
-     *
-     * @param wrId any 64-bit value
-     * @return this request
-     */
-    public SendRequest wrId(long wrId) {
-        ibv_send_wr.wr_id(wr, wrId);
-        return this;
-    }
-
-    /** {@return the caller's identifier} */
-    public long wrId() {
-        return ibv_send_wr.wr_id(wr);
+    @Override
+    String describe() {
+        return "work request wr_id " + wrId() + " (" + opcode + ")";
     }
 
     /**
@@ -119,59 +86,6 @@ public final class SendRequest {
     /** {@return the operation} */
     public SendOpcode opcode() {
         return opcode;
-    }
-
-    /**
-     * Makes the whole region the only SGE.
-     *
-     * @param mr a region of the queue pair's protection domain
-     * @return this request
-     */
-    public SendRequest sge(MemoryRegion mr) {
-        return sge(mr, 0, wholeLength(mr));
-    }
-
-    /**
-     * Makes {@code [offset, offset + length)} of the region the only SGE.
-     *
-     * @param mr     a region of the queue pair's protection domain
-     * @param offset from the start of the region
-     * @param length the number of bytes
-     * @return this request
-     * @throws IndexOutOfBoundsException when the range is not inside the region
-     */
-    public SendRequest sge(MemoryRegion mr, long offset, int length) {
-        sges.set(0, mr, offset, length);
-        sges.count(1);
-        preparedFor = null;
-        return this;
-    }
-
-    /**
-     * Sets SGE {@code index}; the SGE count grows to include it.
-     *
-     * @param index  0 up to the capacity given to the constructor
-     * @param mr     a region of the queue pair's protection domain
-     * @param offset from the start of the region
-     * @param length the number of bytes
-     * @return this request
-     */
-    public SendRequest sge(int index, MemoryRegion mr, long offset, int length) {
-        sges.set(index, mr, offset, length);
-        preparedFor = null;
-        return this;
-    }
-
-    /**
-     * Sets how many of the SGEs are used (0 for a zero-length message).
-     *
-     * @param count 0 up to the number of SGEs set
-     * @return this request
-     */
-    public SendRequest sgeCount(int count) {
-        sges.count(count);
-        preparedFor = null;
-        return this;
     }
 
     /** {@return the number of SGEs used} */
@@ -319,23 +233,6 @@ public final class SendRequest {
         return this;
     }
 
-    /**
-     * Chains {@code next} after this request, so both go out in one post; null ends the chain.
-     *
-     * @param next the following request, or null
-     * @return this request
-     */
-    public SendRequest next(SendRequest next) {
-        for (SendRequest r = next; r != null; r = r.next) {
-            if (r == this) {
-                throw new IllegalArgumentException("chaining would create a cycle");
-            }
-        }
-        this.next = next;
-        ibv_send_wr.next(wr, next == null ? MemorySegment.NULL : next.wr);
-        return this;
-    }
-
     /** Validates every request of the chain for {@code qp} and writes the opcode-dependent fields. */
     void prepare(QueuePair qp) {
         for (SendRequest r = this; r != null; r = r.next) {
@@ -425,22 +322,5 @@ public final class SendRequest {
             ibv_send_wr.wr.rdma.rkey(rdma, rkey);
         }
         preparedFor = qp;
-    }
-
-    /** Names the request of this chain at {@code address} (the provider's bad_wr). */
-    String find(long address) {
-        for (SendRequest r = this; r != null; r = r.next) {
-            if (r.wr.address() == address) {
-                return "work request wr_id " + r.wrId() + " (" + r.opcode + ")";
-            }
-        }
-        return "work request wr_id " + wrId() + " (" + opcode + ") or one chained to it";
-    }
-
-    static int wholeLength(MemoryRegion mr) {
-        if (mr.length() > Integer.MAX_VALUE) {
-            throw new IllegalArgumentException(mr + " is too large for one SGE; give an offset and length");
-        }
-        return (int) mr.length();
     }
 }

@@ -118,13 +118,11 @@ public final class SharedReceiveQueue extends NativeResource {
         if (rc == 0) {
             return true;
         }
-        // A single request refused for room was not posted; reading bad_wr is left to the
-        // failure path, where allocating is fine.
-        if (rc == Errno.ENOMEM && (!request.isChained() || badReceive.get(JAVA_LONG, 0) == request.address())) {
+        if (request.refusedForRoom(rc, badReceive)) {
             return false;
         }
-        long bad = badReceive.get(JAVA_LONG, 0);
-        throw RdmaException.of(Verb.IBV_POST_SRQ_RECV, this, rc, request.find(bad) + " was not posted");
+        throw RdmaException.of(Verb.IBV_POST_SRQ_RECV, this, rc,
+                request.find(badReceive.get(JAVA_LONG, 0)) + " was not posted");
     }
 
     private int postReceive(ReceiveRequest request) {
