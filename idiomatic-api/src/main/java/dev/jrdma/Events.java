@@ -22,29 +22,25 @@ import jdk.jfr.StackTrace;
 final class Events {
     private Events() {}
 
-    @Name("jrdma.ConnectionEstablished")
-    @Label("RDMA Connection Established")
+    /** The fields of both connection events; JFR records a superclass's fields with the event's. */
     @Category("jrdma")
-    @Description("A queue pair was connected to a peer's (control connection or rdma_cm)")
     @StackTrace(false)
-    static final class ConnectionEstablished extends Event {
+    abstract static class Connection extends Event {
         @Label("Peer") String peer;
         @Label("Local QPN") int localQpn;
         @Label("Remote QPN") int remoteQpn;
         @Label("Transport") String transport;
     }
 
+    @Name("jrdma.ConnectionEstablished")
+    @Label("RDMA Connection Established")
+    @Description("A queue pair was connected to a peer's (control connection or rdma_cm)")
+    static final class ConnectionEstablished extends Connection {}
+
     @Name("jrdma.ConnectionClosed")
     @Label("RDMA Connection Closed")
-    @Category("jrdma")
     @Description("The connection of a queue pair ended (control connection closed, rdma_cm disconnect)")
-    @StackTrace(false)
-    static final class ConnectionClosed extends Event {
-        @Label("Peer") String peer;
-        @Label("Local QPN") int localQpn;
-        @Label("Remote QPN") int remoteQpn;
-        @Label("Transport") String transport;
-    }
+    static final class ConnectionClosed extends Connection {}
 
     @Name("jrdma.QueuePairStateChange")
     @Label("Queue Pair State Change")
@@ -142,47 +138,28 @@ final class Events {
     }
 
     static void connectionEstablished(String peer, QueuePair qp, Endpoint remote) {
-        ConnectionEstablished e = new ConnectionEstablished();
-        if (e.isEnabled()) {
-            e.peer = peer;
-            e.localQpn = qp.qpNumber();
-            e.remoteQpn = remote == null ? 0 : remote.qpn();
-            e.transport = qp.type().name();
-            e.commit();
-        }
+        connection(new ConnectionEstablished(), peer, qp, remote == null ? 0 : remote.qpn(), qp.type().name());
     }
 
     static void connectionClosed(String peer, QueuePair qp, Endpoint remote) {
-        ConnectionClosed e = new ConnectionClosed();
-        if (e.isEnabled()) {
-            e.peer = peer;
-            e.localQpn = qp.qpNumber();
-            e.remoteQpn = remote == null ? 0 : remote.qpn();
-            e.transport = qp.type().name();
-            e.commit();
+        connection(new ConnectionClosed(), peer, qp, remote == null ? 0 : remote.qpn(), qp.type().name());
+    }
+
+    /** rdma_cm knows the remote QPN only inside the connection's events: recorded as 0. */
+    static void cmConnection(boolean established, String peer, QueuePair qp) {
+        if (qp != null) {
+            connection(established ? new ConnectionEstablished() : new ConnectionClosed(), peer, qp, 0,
+                    "rdma_cm " + qp.type().name());
         }
     }
 
-    static void cmConnection(boolean established, String peer, QueuePair qp) {
-        if (qp == null) {
-            return;
-        }
-        if (established) {
-            ConnectionEstablished e = new ConnectionEstablished();
-            if (e.isEnabled()) {
-                e.peer = peer;
-                e.localQpn = qp.qpNumber();
-                e.transport = "rdma_cm " + qp.type().name();
-                e.commit();
-            }
-        } else {
-            ConnectionClosed e = new ConnectionClosed();
-            if (e.isEnabled()) {
-                e.peer = peer;
-                e.localQpn = qp.qpNumber();
-                e.transport = "rdma_cm " + qp.type().name();
-                e.commit();
-            }
+    private static void connection(Connection e, String peer, QueuePair qp, int remoteQpn, String transport) {
+        if (e.isEnabled()) {
+            e.peer = peer;
+            e.localQpn = qp.qpNumber();
+            e.remoteQpn = remoteQpn;
+            e.transport = transport;
+            e.commit();
         }
     }
 
