@@ -48,14 +48,8 @@ public final class AtomicCounter {
     }
 
     static int run(String... args) {
-        return Cli.run(USAGE, Cli.Role.EITHER, Map.of("--clients", 2, "--increments", 1000), args,
-                options -> {
-                    if (options.isServer()) {
-                        server(options);
-                    } else {
-                        client(options);
-                    }
-                });
+        return Cli.run(USAGE, Map.of("--clients", 2, "--increments", 1000), args,
+                AtomicCounter::server, AtomicCounter::client);
     }
 
     private static void server(Cli.Options options) throws Exception {

@@ -98,6 +98,11 @@ final class Cli {
         }
     }
 
+    /** As {@link #run(String, Role, Map, String[], Body)}: the server without HOST, the client with it. */
+    static int run(String usage, Map<String, Integer> numbers, String[] args, Body server, Body client) {
+        return run(usage, Role.EITHER, numbers, args, options -> (options.isServer() ? server : client).run(options));
+    }
+
     /** The options, or null for {@code --help}. */
     static Options parse(Role role, Map<String, Integer> numbers, String[] args) throws UsageException {
         String host = null;

@@ -48,14 +48,7 @@ public final class RdmaRead {
     }
 
     static int run(String... args) {
-        return Cli.run(USAGE, Cli.Role.EITHER, Map.of(), args,
-                options -> {
-                    if (options.isServer()) {
-                        server(options);
-                    } else {
-                        client(options);
-                    }
-                });
+        return Cli.run(USAGE, Map.of(), args, RdmaRead::server, RdmaRead::client);
     }
 
     private static void server(Cli.Options options) throws Exception {

@@ -49,14 +49,7 @@ public final class RdmaWrite {
     }
 
     static int run(String... args) {
-        return Cli.run(USAGE, Cli.Role.EITHER, Map.of(), args,
-                options -> {
-                    if (options.isServer()) {
-                        server(options);
-                    } else {
-                        client(options);
-                    }
-                });
+        return Cli.run(USAGE, Map.of(), args, RdmaWrite::server, RdmaWrite::client);
     }
 
     private static void server(Cli.Options options) throws Exception {

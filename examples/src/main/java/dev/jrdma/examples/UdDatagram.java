@@ -58,14 +58,7 @@ public final class UdDatagram {
     }
 
     static int run(String... args) {
-        return Cli.run(USAGE, Cli.Role.EITHER, Map.of(), args,
-                options -> {
-                    if (options.isServer()) {
-                        server(options);
-                    } else {
-                        client(options);
-                    }
-                });
+        return Cli.run(USAGE, Map.of(), args, UdDatagram::server, UdDatagram::client);
     }
 
     // @start region="ud-qp"
