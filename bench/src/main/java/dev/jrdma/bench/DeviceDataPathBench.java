@@ -20,19 +20,10 @@ import dev.jrdma.WorkCompletion;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * The data path on a real device (needs one: run it in the Soft-RoCE VM, see bench/README.md):
@@ -40,13 +31,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * from post to both completions with the receive re-posted, and polling an empty CQ. Through the public jrdma API; run with
  * {@code -prof gc} to see the data path's B/op. The device is the first one, or -Djrdma.device.
  */
-@State(Scope.Thread)
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.MICROSECONDS)
-@Warmup(iterations = 3, time = 2)
-@Measurement(iterations = 5, time = 2)
-@Fork(value = 1, jvmArgsAppend = "--enable-native-access=ALL-UNNAMED")
-public class DeviceDataPathBench {
+public class DeviceDataPathBench extends DeviceBenchSettings {
     private static final Set<Access> ACCESS = EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE,
             Access.REMOTE_READ);
 

@@ -10,18 +10,9 @@ import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * What does a pointer argument of a downcall cost, by the scope of its segment? For every
@@ -31,13 +22,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * allocated). The callee is libc's {@code memcmp} with length 0, which returns at once; it has
  * two pointers like post_send's qp and wr and returns an int.
  */
-@State(Scope.Thread)
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
-@Fork(value = 1, jvmArgsAppend = "--enable-native-access=ALL-UNNAMED")
-public class SegmentArgumentBench {
+public class SegmentArgumentBench extends BenchSettings {
     private static final Linker LINKER = Linker.nativeLinker();
     private static final MethodHandle MEMCMP = LINKER.downcallHandle(
             LINKER.defaultLookup().find("memcmp").orElseThrow(),

@@ -11,18 +11,9 @@ import dev.jrdma.bindings.generated.ibv_wc;
 import dev.jrdma.bindings.generated.rdma_h;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Does touching native work requests and completions allocate? Through the public API users
@@ -33,13 +24,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * union accessors return slices, which escape; the API writes those fields at fixed offsets).
  * Posting itself needs a device: see {@link DeviceDataPathBench}.
  */
-@State(Scope.Thread)
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
-@Fork(value = 1, jvmArgsAppend = "--enable-native-access=ALL-UNNAMED")
-public class WorkRequestBench {
+public class WorkRequestBench extends BenchSettings {
     private Arena arena;
     private MemorySegment wr;
     private MemorySegment sge;
