@@ -122,15 +122,7 @@ final class RawRcLoopback implements AutoCloseable {
         cq = ErrnoVerbs.ibv_create_cq(errno, context, 16, MemorySegment.NULL, channel, 0);
         require(cq.address() != 0, "ibv_create_cq");
 
-        MemorySegment init = arena.allocate(ibv_qp_init_attr.layout());
-        ibv_qp_init_attr.send_cq(init, cq);
-        ibv_qp_init_attr.recv_cq(init, cq);
-        ibv_qp_init_attr.qp_type(init, IBV_QPT_RC());
-        MemorySegment cap = ibv_qp_init_attr.cap(init);
-        ibv_qp_cap.max_send_wr(cap, 8);
-        ibv_qp_cap.max_recv_wr(cap, 8);
-        ibv_qp_cap.max_send_sge(cap, 1);
-        ibv_qp_cap.max_recv_sge(cap, 1);
+        MemorySegment init = rcInitAttributes(arena, cq, 8);
         for (int i = 0; i < 2; i++) {
             qps[i] = ErrnoVerbs.ibv_create_qp(errno, pd, init);
             require(qps[i].address() != 0, "ibv_create_qp");
@@ -202,9 +194,7 @@ final class RawRcLoopback implements AutoCloseable {
     }
 
     void postRecv(int qp, long wrId, MemorySegment target, int lkey) {
-        ibv_sge.addr(sge, target.address());
-        ibv_sge.length(sge, (int) target.byteSize());
-        ibv_sge.lkey(sge, lkey);
+        sge(target, (int) target.byteSize(), lkey);
         recvWr.fill((byte) 0);
         ibv_recv_wr.wr_id(recvWr, wrId);
         ibv_recv_wr.sg_list(recvWr, sge);
@@ -214,15 +204,8 @@ final class RawRcLoopback implements AutoCloseable {
 
     /** Posts one signalled work request with one SGE; remoteAddr/rkey are used by RDMA opcodes. */
     void postSend(int qp, long wrId, int opcode, MemorySegment local, int lkey, long remoteAddr, int rkey) {
-        ibv_sge.addr(sge, local.address());
-        ibv_sge.length(sge, (int) local.byteSize());
-        ibv_sge.lkey(sge, lkey);
-        sendWr.fill((byte) 0);
-        ibv_send_wr.wr_id(sendWr, wrId);
-        ibv_send_wr.sg_list(sendWr, sge);
-        ibv_send_wr.num_sge(sendWr, 1);
-        ibv_send_wr.opcode(sendWr, opcode);
-        ibv_send_wr.send_flags(sendWr, IBV_SEND_SIGNALED());
+        sge(local, (int) local.byteSize(), lkey);
+        signalledSend(wrId, opcode);
         MemorySegment rdma = ibv_send_wr.wr.rdma(ibv_send_wr.wr(sendWr));
         ibv_send_wr.wr.rdma.remote_addr(rdma, remoteAddr);
         ibv_send_wr.wr.rdma.rkey(rdma, rkey);
@@ -231,21 +214,45 @@ final class RawRcLoopback implements AutoCloseable {
 
     /** Posts one signalled 8-byte atomic: fetch-and-add ({@code swap} unused) or compare-and-swap. */
     void postAtomic(int qp, long wrId, int opcode, MemorySegment result, long remoteAddr, long compareAdd, long swap) {
-        ibv_sge.addr(sge, result.address());
-        ibv_sge.length(sge, 8);
-        ibv_sge.lkey(sge, lkey());
-        sendWr.fill((byte) 0);
-        ibv_send_wr.wr_id(sendWr, wrId);
-        ibv_send_wr.sg_list(sendWr, sge);
-        ibv_send_wr.num_sge(sendWr, 1);
-        ibv_send_wr.opcode(sendWr, opcode);
-        ibv_send_wr.send_flags(sendWr, IBV_SEND_SIGNALED());
+        sge(result, 8, lkey());
+        signalledSend(wrId, opcode);
         MemorySegment atomic = ibv_send_wr.wr.atomic(ibv_send_wr.wr(sendWr));
         ibv_send_wr.wr.atomic.remote_addr(atomic, remoteAddr);
         ibv_send_wr.wr.atomic.compare_add(atomic, compareAdd);
         ibv_send_wr.wr.atomic.swap(atomic, swap);
         ibv_send_wr.wr.atomic.rkey(atomic, rkey());
         check(InlineVerbs.ibv_post_send(qps[qp], sendWr, badWr), "ibv_post_send(atomic)");
+    }
+
+    /** {@code struct ibv_qp_init_attr} of an RC queue pair on {@code cq}: {@code depth} WRs and one SGE each way. */
+    static MemorySegment rcInitAttributes(Arena arena, MemorySegment cq, int depth) {
+        MemorySegment init = arena.allocate(ibv_qp_init_attr.layout());
+        ibv_qp_init_attr.send_cq(init, cq);
+        ibv_qp_init_attr.recv_cq(init, cq);
+        ibv_qp_init_attr.qp_type(init, IBV_QPT_RC());
+        MemorySegment cap = ibv_qp_init_attr.cap(init);
+        ibv_qp_cap.max_send_wr(cap, depth);
+        ibv_qp_cap.max_recv_wr(cap, depth);
+        ibv_qp_cap.max_send_sge(cap, 1);
+        ibv_qp_cap.max_recv_sge(cap, 1);
+        return init;
+    }
+
+    /** Points the one SGE at the first {@code length} bytes of {@code memory}. */
+    private void sge(MemorySegment memory, int length, int lkey) {
+        ibv_sge.addr(sge, memory.address());
+        ibv_sge.length(sge, length);
+        ibv_sge.lkey(sge, lkey);
+    }
+
+    /** Clears the send WR and writes what every send here has: wr_id, the one SGE, opcode, signalled. */
+    private void signalledSend(long wrId, int opcode) {
+        sendWr.fill((byte) 0);
+        ibv_send_wr.wr_id(sendWr, wrId);
+        ibv_send_wr.sg_list(sendWr, sge);
+        ibv_send_wr.num_sge(sendWr, 1);
+        ibv_send_wr.opcode(sendWr, opcode);
+        ibv_send_wr.send_flags(sendWr, IBV_SEND_SIGNALED());
     }
 
     /** Polls the CQ until one completion arrives (left in {@link #wc}) or the timeout passes. */

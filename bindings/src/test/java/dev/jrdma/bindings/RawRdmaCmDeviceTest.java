@@ -8,8 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.jrdma.bindings.generated.ibv_qp_cap;
-import dev.jrdma.bindings.generated.ibv_qp_init_attr;
 import dev.jrdma.bindings.generated.ibv_recv_wr;
 import dev.jrdma.bindings.generated.ibv_send_wr;
 import dev.jrdma.bindings.generated.ibv_sge;
@@ -148,15 +146,7 @@ class RawRdmaCmDeviceTest {
             require(mr, "ibv_reg_mr_iova2");
             cleanup.push(() -> ibv_dereg_mr(mr));
             lkey = ibv_mr.lkey(mr.reinterpret(ibv_mr.layout().byteSize()));
-            MemorySegment init = arena.allocate(ibv_qp_init_attr.layout());
-            ibv_qp_init_attr.send_cq(init, cq);
-            ibv_qp_init_attr.recv_cq(init, cq);
-            ibv_qp_init_attr.qp_type(init, IBV_QPT_RC());
-            MemorySegment cap = ibv_qp_init_attr.cap(init);
-            ibv_qp_cap.max_send_wr(cap, 4);
-            ibv_qp_cap.max_recv_wr(cap, 4);
-            ibv_qp_cap.max_send_sge(cap, 1);
-            ibv_qp_cap.max_recv_sge(cap, 1);
+            MemorySegment init = RawRcLoopback.rcInitAttributes(arena, cq, 4);
             check(RdmaCmVerbs.rdma_create_qp(errno, id, pd, init), "rdma_create_qp");
             cleanup.push(() -> rdma_destroy_qp(id));
             qp = rdma_cm_id.qp(id);
