@@ -58,32 +58,24 @@ class ChannelAndDatagramDeviceTest {
 
     @Test
     void udDatagramThroughAnAddressHandle() {
-        try (Context context = TestDevices.device().open()) {
-            ProtectionDomain pd = context.allocateProtectionDomain();
-            CompletionQueue cq = context.createCompletionQueue(16);
-            QueuePair a = pd.queuePair(QueuePairType.UD).completionQueue(cq).build();
-            QueuePair b = pd.queuePair(QueuePairType.UD).completionQueue(cq).build();
-            int gid = TestDevices.gid(context).index();
-            a.localEndpoint(TestDevices.PORT, gid);
-            Endpoint eb = b.localEndpoint(TestDevices.PORT, gid);
-            for (QueuePair qp : new QueuePair[] {a, b}) {
-                qp.toInit(TestDevices.PORT);
-                qp.toRtr();
-                qp.toRts();
-            }
-            MemoryRegion mr = pd.allocate(4096);
+        try (Loopback lo = new Loopback(QueuePairType.UD, Loopback.ALL, ConnectionOptions.DEFAULTS)) {
+            QueuePair a = lo.a;
+            QueuePair b = lo.b;
+            Endpoint eb = lo.endpointB;
+            int gid = TestDevices.gid(lo.context).index();
+            MemoryRegion mr = lo.memA;
             byte[] datagram = "a UD datagram".getBytes(StandardCharsets.US_ASCII);
             mr.segment().copyFrom(MemorySegment.ofArray(datagram));
             // A UD receive buffer starts with room for the 40-byte GRH.
             b.post(new ReceiveRequest().wrId(1).sge(mr, 1024, 40 + 256));
-            AddressHandle ah = pd.createAddressHandle(eb, TestDevices.PORT, gid);
+            AddressHandle ah = lo.pd.createAddressHandle(eb, TestDevices.PORT, gid);
             SendRequest send = new SendRequest().wrId(2).sge(mr, 0, datagram.length);
             assertThrows(IllegalStateException.class, () -> a.post(send), "no destination yet");
             a.post(send.datagram(ah, eb.qpn(), ConnectionOptions.DEFAULTS.qkey()));
             WorkCompletion wc = new WorkCompletion();
             boolean received = false;
             for (int i = 0; i < 2; i++) {
-                cq.take(wc, TestDevices.TIMEOUT).checkSuccess();
+                lo.cq.take(wc, TestDevices.TIMEOUT).checkSuccess();
                 if (wc.wrId() == 1) {
                     assertEquals(WorkCompletionOpcode.RECV, wc.opcode());
                     assertEquals(40 + datagram.length, wc.byteLength());

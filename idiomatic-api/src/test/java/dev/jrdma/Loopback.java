@@ -5,7 +5,7 @@ import java.util.EnumSet;
 import java.util.Set;
 
 /**
- * Two queue pairs on one device connected to each other (Soft-RoCE cannot connect two rxe
+ * Two queue pairs (RC, UC or UD) on one device connected to each other (Soft-RoCE cannot connect two rxe
  * devices of one VM reliably, and one device exercises the same paths), one CQ, and a
  * registered buffer per side.
  */
@@ -21,6 +21,8 @@ final class Loopback implements AutoCloseable {
     final QueuePair b;
     final MemoryRegion memA;
     final MemoryRegion memB;
+    final Endpoint endpointA;
+    final Endpoint endpointB;
     final WorkCompletion wc = new WorkCompletion();
 
     Loopback(QueuePairType type, Set<Access> accessB, ConnectionOptions options) {
@@ -33,10 +35,10 @@ final class Loopback implements AutoCloseable {
             memA = pd.allocate(SIZE, ALL);
             memB = pd.allocate(SIZE, accessB);
             int gidIndex = TestDevices.gid(context).index();
-            Endpoint ea = a.localEndpoint(TestDevices.PORT, gidIndex);
-            Endpoint eb = b.localEndpoint(TestDevices.PORT, gidIndex);
-            a.connect(eb, options);
-            b.connect(ea, options);
+            endpointA = a.localEndpoint(TestDevices.PORT, gidIndex);
+            endpointB = b.localEndpoint(TestDevices.PORT, gidIndex);
+            a.connect(endpointB, options);
+            b.connect(endpointA, options);
         } catch (RuntimeException | Error e) {
             context.close();
             throw e;

@@ -54,28 +54,18 @@ class ServiceLevelDeviceTest {
      */
     @Test
     void aUdDatagramLeavesWithTheAddressHandlesTrafficClass() {
-        try (Context context = TestDevices.device().open()) {
-            ProtectionDomain pd = context.allocateProtectionDomain();
-            CompletionQueue cq = context.createCompletionQueue(16);
-            QueuePair a = pd.queuePair(QueuePairType.UD).completionQueue(cq).build();
-            QueuePair b = pd.queuePair(QueuePairType.UD).completionQueue(cq).build();
-            GidEntry gid = TestDevices.gid(context);
+        try (Loopback lo = new Loopback(QueuePairType.UD, Loopback.ALL, OPTIONS)) {
+            GidEntry gid = TestDevices.gid(lo.context);
             assertTrue(gid.ipv4().isPresent(), "needs an IPv4-mapped RoCE v2 GID: " + gid);
-            a.localEndpoint(TestDevices.PORT, gid.index());
-            Endpoint eb = b.localEndpoint(TestDevices.PORT, gid.index());
-            for (QueuePair qp : new QueuePair[] {a, b}) {
-                qp.toInit(TestDevices.PORT);
-                qp.toRtr();
-                qp.toRts();
-            }
-            MemoryRegion mr = pd.allocate(4096);
-            b.post(new ReceiveRequest().wrId(1).sge(mr, 1024, 40 + 256));
-            AddressHandle ah = pd.createAddressHandle(eb, TestDevices.PORT, gid.index(), OPTIONS);
-            a.post(new SendRequest().wrId(2).sge(mr, 0, 16).datagram(ah, eb.qpn(), OPTIONS.qkey()));
+            Endpoint eb = lo.endpointB;
+            MemoryRegion mr = lo.memA;
+            lo.b.post(new ReceiveRequest().wrId(1).sge(mr, 1024, 40 + 256));
+            AddressHandle ah = lo.pd.createAddressHandle(eb, TestDevices.PORT, gid.index(), OPTIONS);
+            lo.a.post(new SendRequest().wrId(2).sge(mr, 0, 16).datagram(ah, eb.qpn(), OPTIONS.qkey()));
             WorkCompletion wc = new WorkCompletion();
             boolean received = false;
             for (int i = 0; i < 2; i++) {
-                cq.take(wc, TestDevices.TIMEOUT).checkSuccess();
+                lo.cq.take(wc, TestDevices.TIMEOUT).checkSuccess();
                 received |= wc.wrId() == 1;
             }
             assertTrue(received);
