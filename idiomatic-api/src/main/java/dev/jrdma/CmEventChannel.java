@@ -20,6 +20,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
 
 /**
  * An rdma_cm event channel ({@code struct rdma_event_channel}): the root of connection
@@ -29,16 +30,13 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p>Thread safety: any number of threads may wait on one channel, each for the events of its
  * own id: one of them at a time reads the channel and queues what it reads for the id it is
- * for, waking the others. A {@link #close()} from another thread ends every wait within about
- * 50 ms with an {@link IllegalStateException} (waits run in slices and look at the closed mark
- * between them), and destroys the channel only after they have left.
+ * for, waking the others. A {@link #close()} of the channel or of an id from another thread
+ * wakes the waits, which throw {@link IllegalStateException} (a platform thread's within
+ * 50 ms: it waits in slices), and destroys the channel or id only after they have left.
  */
 public final class CmEventChannel extends NativeResource {
     /** An event, copied out of librdmacm before it was acknowledged. */
     record Event(CmEventType type, int status, byte[] privateData, CmId newId) {}
-
-    /** How long a wait runs before it looks at whether the channel or its id was closed. */
-    static final long WAIT_SLICE_MILLIS = 50;
 
     private final MemorySegment handle;
     private final int fd;
@@ -148,12 +146,12 @@ public final class CmEventChannel extends NativeResource {
                     if (left <= 0) {
                         throw new RdmaTimeoutException("no rdma_cm event (" + what + ")", id, timeout);
                     }
-                    long slice = Math.min(WAIT_SLICE_MILLIS, (left + 999_999) / 1_000_000L);
+                    long millis = (left + 999_999) / 1_000_000L;
                     if (!reading) {
-                        readSlice(slice);
+                        readSlice(millis, () -> isClosed() || id.isClosed());
                     } else {
                         try {
-                            arrived.await(slice, TimeUnit.MILLISECONDS);
+                            arrived.await(millis, TimeUnit.MILLISECONDS);
                         } catch (InterruptedException e) {
                             interrupted = true;
                         }
@@ -169,13 +167,16 @@ public final class CmEventChannel extends NativeResource {
         }
     }
 
-    /** Called and returns with the lock held; waits on the fd without it, then reads one event. */
-    private void readSlice(long sliceMillis) {
+    /**
+     * Called and returns with the lock held; waits on the fd without it (a platform thread for at
+     * most a slice, see {@link Readiness}), then reads one event if there is one.
+     */
+    private void readSlice(long millis, BooleanSupplier stop) {
         reading = true;
         boolean readable = false;
         lock.unlock();
         try {
-            readable = Readiness.await(fd, sliceMillis);
+            readable = Readiness.await(fd, millis, stop);
         } finally {
             lock.lock();
             reading = false;
@@ -235,6 +236,22 @@ public final class CmEventChannel extends NativeResource {
                 copy.newId().close();   // the listener is gone: nobody will accept
             }
         }
+    }
+
+    /** Wakes every wait on this channel, so that it looks at the closed marks of the channel and its id. */
+    void wakeWaiters() {
+        lock.lock();
+        try {
+            arrived.signalAll();
+        } finally {
+            lock.unlock();
+        }
+        Readiness.wake(fd);
+    }
+
+    @Override
+    void closing() {
+        wakeWaiters();
     }
 
     @Override
