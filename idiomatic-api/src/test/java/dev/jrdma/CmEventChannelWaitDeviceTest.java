@@ -123,7 +123,8 @@ class CmEventChannelWaitDeviceTest {
                 received.add(data);
                 start(i == 0, "listener-" + i, () -> {
                     try {
-                        ConnectionRequest request = listener.awaitConnectRequest(TIMEOUT);
+                        // Both clients connect within this, one after the other (each its own TIMEOUT).
+                        ConnectionRequest request = listener.awaitConnectRequest(TIMEOUT.multipliedBy(3));
                         data.complete(request.privateData());
                         request.id().reject(new byte[0]);
                     } catch (Throwable t) {
