@@ -17,6 +17,10 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
 
 /**
  * An rdma_cm event channel ({@code struct rdma_event_channel}): the root of connection
@@ -24,8 +28,11 @@ import java.util.Map;
  * events here; the id methods wait for the event they need, each wait bounded by a timeout.
  * Closing the channel closes its ids (and the queue pairs and contexts of those) first.
  *
- * <p>Thread safety: waits on one channel are serialised; use one channel per thread that
- * waits, as one would per process.
+ * <p>Thread safety: any number of threads may wait on one channel, each for the events of its
+ * own id: one of them at a time reads the channel and queues what it reads for the id it is
+ * for, waking the others. A {@link #close()} of the channel or of an id from another thread
+ * wakes the waits, which throw {@link IllegalStateException} (a platform thread's within
+ * 50 ms: it waits in slices), and destroys the channel or id only after they have left.
  */
 public final class CmEventChannel extends NativeResource {
     /** An event, copied out of librdmacm before it was acknowledged. */
@@ -33,9 +40,18 @@ public final class CmEventChannel extends NativeResource {
 
     private final MemorySegment handle;
     private final int fd;
-    /** Events that arrived for ids other than the one being waited for, by id address. */
+    /**
+     * Guards the maps and {@link #reading}. Not the object's monitor: close() takes that, and
+     * must not wait behind a thread that waits for an event.
+     */
+    private final ReentrantLock lock = new ReentrantLock();
+    /** Signalled when the reader has queued an event or given up its turn. */
+    private final Condition arrived = lock.newCondition();
+    /** Events read but not yet taken, by the address of the id they are for. */
     private final Map<Long, ArrayDeque<Event>> pending = new HashMap<>();
     private final Map<Long, CmId> ids = new HashMap<>();
+    /** True while a thread waits on the fd: only one may (a second one-shot epoll registration fails). */
+    private boolean reading;
 
     private CmEventChannel(MemorySegment handle) {
         this.handle = handle;
@@ -73,8 +89,10 @@ public final class CmEventChannel extends NativeResource {
 
     /** {@return a new connection id for reliable connections (port space TCP, RC queue pairs)} */
     public CmId createId() {
-        checkOpen();
-        return CmId.create(this);
+        // Held: a close() from another thread must not destroy the channel under rdma_create_id.
+        try (var _ = hold(this)) {
+            return CmId.create(this);
+        }
     }
 
     MemorySegment handle() {
@@ -82,32 +100,97 @@ public final class CmEventChannel extends NativeResource {
         return handle;
     }
 
-    synchronized void register(CmId id, long address) {
-        ids.put(address, id);
-    }
-
-    synchronized void unregister(long address) {
-        ids.remove(address);
-        pending.remove(address);
-    }
-
-    /** The next event for {@code id}; RdmaTimeoutException naming {@code what} after the timeout. */
-    synchronized Event await(CmId id, long idAddress, Duration timeout, String what) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (true) {
-            checkOpen();
-            ArrayDeque<Event> queued = pending.get(idAddress);
-            if (queued != null && !queued.isEmpty()) {
-                return queued.removeFirst();
-            }
-            long left = (deadline - System.nanoTime()) / 1_000_000L;
-            if (left <= 0 || !Readiness.await(fd, left)) {
-                throw new RdmaTimeoutException("no rdma_cm event (" + what + ")", id, timeout);
-            }
-            readOne();
+    void register(CmId id, long address) {
+        lock.lock();
+        try {
+            ids.put(address, id);
+        } finally {
+            lock.unlock();
         }
     }
 
+    void unregister(long address) {
+        lock.lock();
+        try {
+            ids.remove(address);
+            pending.remove(address);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * The next event for {@code id}; RdmaTimeoutException naming {@code what} after the timeout,
+     * IllegalStateException when the channel or the id is closed meanwhile.
+     */
+    Event await(CmId id, long idAddress, Duration timeout, String what) {
+        long deadline = System.nanoTime() + Math.max(0, timeout.toNanos());
+        boolean interrupted = false;
+        // Held for the whole wait: close() destroys neither the channel nor the id under it.
+        try (var _ = hold(this, id)) {
+            lock.lock();
+            try {
+                while (true) {
+                    // An interrupt does not end the wait (it is bounded), but a set flag would make
+                    // every park below return at once; it is cleared here and restored on return.
+                    interrupted |= Thread.interrupted();
+                    ArrayDeque<Event> queued = pending.get(idAddress);
+                    if (queued != null && !queued.isEmpty()) {
+                        return queued.removeFirst();
+                    }
+                    if (isClosed() || id.isClosed()) {
+                        throw new IllegalStateException((isClosed() ? this : id)
+                                + " was closed while a thread awaited an rdma_cm event (" + what + ")");
+                    }
+                    long left = deadline - System.nanoTime();
+                    if (left <= 0) {
+                        throw new RdmaTimeoutException("no rdma_cm event (" + what + ")", id, timeout);
+                    }
+                    long millis = (left + 999_999) / 1_000_000L;
+                    if (!reading) {
+                        readSlice(millis, () -> isClosed() || id.isClosed());
+                    } else {
+                        try {
+                            arrived.await(millis, TimeUnit.MILLISECONDS);
+                        } catch (InterruptedException e) {
+                            interrupted = true;
+                        }
+                    }
+                }
+            } finally {
+                lock.unlock();
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /**
+     * Called and returns with the lock held; waits on the fd without it (a platform thread for at
+     * most a slice, see {@link Readiness}), then reads one event if there is one.
+     */
+    private void readSlice(long millis, BooleanSupplier stop) {
+        reading = true;
+        boolean readable = false;
+        lock.unlock();
+        try {
+            readable = Readiness.await(fd, millis, stop);
+        } finally {
+            lock.lock();
+            reading = false;
+        }
+        try {
+            if (readable) {
+                readOne();
+            }
+        } finally {
+            arrived.signalAll();   // an event for another waiter, or the turn to read is free
+        }
+    }
+
+    /** Reads one event, if there is one, and queues it for its id; called with the lock held. */
     private void readOne() {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment errno = Errno.allocate(arena);
@@ -153,6 +236,22 @@ public final class CmEventChannel extends NativeResource {
                 copy.newId().close();   // the listener is gone: nobody will accept
             }
         }
+    }
+
+    /** Wakes every wait on this channel, so that it looks at the closed marks of the channel and its id. */
+    void wakeWaiters() {
+        lock.lock();
+        try {
+            arrived.signalAll();
+        } finally {
+            lock.unlock();
+        }
+        Readiness.wake(fd);
+    }
+
+    @Override
+    void closing() {
+        wakeWaiters();
     }
 
     @Override

@@ -36,10 +36,18 @@ public final class CmId extends NativeResource {
     private Context context;
 
     private CmId(CmEventChannel channel, MemorySegment handle) {
-        super(channel);
+        // The channel becomes the owner last: a close() of the channel from another thread would
+        // otherwise find this id among its dependents before its fields are set, and release it
+        // with a null handle.
         this.channel = channel;
         this.handle = handle.reinterpret(rdma_cm_id.layout().byteSize());
         channel.register(this, handle.address());
+        try {
+            dependOn(channel);
+        } catch (RuntimeException e) {
+            channel.unregister(handle.address());
+            throw e;
+        }
     }
 
     static CmId create(CmEventChannel channel) {
@@ -340,6 +348,11 @@ public final class CmId extends NativeResource {
             throw new IllegalArgumentException("the timeout must be positive: " + timeout);
         }
         return (int) Math.min(Integer.MAX_VALUE, millis);
+    }
+
+    @Override
+    void closing() {
+        channel.wakeWaiters();   // a thread waiting for this id's event leaves, and close() can go on
     }
 
     @Override

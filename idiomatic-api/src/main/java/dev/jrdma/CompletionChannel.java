@@ -28,8 +28,6 @@ public final class CompletionChannel extends NativeResource {
     private final Context context;
     private final MemorySegment handle;
     private final int fd;
-    /** How long a wait runs before it looks at whether the channel was closed. */
-    private static final long WAIT_SLICE_MILLIS = 50;
 
     private CompletionChannel(Context context, MemorySegment handle) {
         super(context);
@@ -78,11 +76,11 @@ public final class CompletionChannel extends NativeResource {
     public CompletionQueue await(Duration timeout) {
         long deadline = System.nanoTime() + Math.max(0, timeout.toNanos());
         try (var _ = hold(this)) {
-            // In slices, each ending with a look at the closed mark: a close() from another
-            // thread waits for this call to leave, and must not wait for the whole timeout.
+            // A close() from another thread waits for this call to leave, so it wakes the wait
+            // (closing()), which then sees the closed mark.
             while (true) {
                 long left = Math.max(0, (deadline - System.nanoTime() + 999_999) / 1_000_000L);
-                if (Readiness.await(fd, Math.min(WAIT_SLICE_MILLIS, left))) {
+                if (Readiness.await(fd, left, this::isClosed)) {
                     CompletionQueue cq = next();
                     if (cq != null) {
                         return cq;
@@ -124,6 +122,11 @@ public final class CompletionChannel extends NativeResource {
             // The CQ was closed after the event arrived: nothing is left to report.
             return null;
         }
+    }
+
+    @Override
+    void closing() {
+        Readiness.wake(fd);
     }
 
     @Override

@@ -98,6 +98,13 @@ abstract class NativeResource implements RdmaResource {
     /** Releases the native resource; called once, after all dependents are closed. */
     abstract void release();
 
+    /**
+     * Called once by close(), right after the resource is marked closed and before anything is
+     * released: wakes threads blocked on the resource, so that they see the mark and leave.
+     */
+    void closing() {
+    }
+
     /** Throws {@link IllegalStateException} naming this object if it is closed. */
     final void checkOpen() {
         if (closed) {
@@ -244,6 +251,7 @@ abstract class NativeResource implements RdmaResource {
             // posts of the PD's still-open queue pairs; see ProtectionDomain.awaitPostsQuiescent).
             toClose = new ArrayList<>(dependents);
         }
+        closing();
         RuntimeException failure = null;
         try {
             for (int i = toClose.size() - 1; i >= 0; i--) {

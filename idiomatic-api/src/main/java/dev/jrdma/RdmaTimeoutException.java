@@ -55,6 +55,23 @@ public final class RdmaTimeoutException extends RdmaException {
         this(what, object, timeout, hint, null);
     }
 
+    /**
+     * For a tool whose messages follow conventions of their own, e.g. a protocol step's name
+     * first: the message as given, which should say what was awaited and the timeout, in plain
+     * units ({@link #plain}).
+     *
+     * @param timeout the timeout that passed
+     * @param message the whole message
+     * @param cause   the underlying exception, or null
+     */
+    public RdmaTimeoutException(Duration timeout, String message, Throwable cause) {
+        super(Objects.requireNonNull(message, "message"), Verb.WAIT, "", 0);
+        this.timeout = Objects.requireNonNull(timeout, "timeout");
+        if (cause != null) {
+            initCause(cause);
+        }
+    }
+
     private RdmaTimeoutException(String what, Object object, Duration timeout, String hint, Throwable cause) {
         super(what + " on " + object + " within " + plain(Objects.requireNonNull(timeout, "timeout"))
                 + (hint == null || hint.isEmpty() ? "" : ": " + hint), Verb.WAIT, String.valueOf(object), 0);

@@ -19,6 +19,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 
 /**
  * Waits until a file descriptor (a completion channel's or an rdma_cm event channel's) is
@@ -31,8 +32,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * (one-shot) with an epoll set that a single platform thread waits on, and parks on a future
  * the poller completes; parking in Java code unmounts the virtual thread, so a carrier serves
  * any number of waiters. The channels make their fds non-blocking (an event can be withdrawn
- * between the readiness and the read when its CQ or rdma_cm id is destroyed) and wait in short
- * slices, so that a close from another thread is seen within one slice.
+ * between the readiness and the read when its CQ or rdma_cm id is destroyed). A close from
+ * another thread must end a wait promptly: a virtual thread's wait is ended by
+ * {@link #wake(int)}, so it parks for its whole timeout without waking up in between (200 idle
+ * waiters that each woke every 50 ms cost a fifth of a core on the host, and more than the
+ * Soft-RoCE VM had); a platform thread's {@code poll} cannot be ended that way, so platform
+ * threads wait in short slices ({@link #SLICE_MILLIS}) and look at the closed mark between them.
  */
 final class Readiness {
     private Readiness() {}
@@ -65,16 +70,34 @@ final class Readiness {
         return LINKER.downcallHandle(LINKER.defaultLookup().find(name).orElseThrow(), descriptor, ERRNO);
     }
 
+    /** The longest a platform thread waits before it looks at {@code stop} again. */
+    static final long SLICE_MILLIS = 50;
+    /** Poller.INSTANCE once it exists: wake() reads this, as touching Poller would start it. */
+    private static volatile Poller started;
+
     /**
-     * Waits until {@code fd} is readable or {@code timeoutMillis} passes.
+     * Waits until {@code fd} is readable, {@code timeoutMillis} passes, or {@code stop} holds
+     * (a close: the closer sets what {@code stop} reads, then calls {@link #wake(int)}).
      *
-     * @return true when readable, false when the time passed
+     * @return true when readable or woken (read non-blocking, and look at {@code stop}), false
+     *         when the time passed or {@code stop} held before the wait began
      */
-    static boolean await(int fd, long timeoutMillis) {
+    static boolean await(int fd, long timeoutMillis, BooleanSupplier stop) {
         if (!Thread.currentThread().isVirtual()) {
-            return Posix.awaitReadable(fd, timeoutMillis);
+            return !stop.getAsBoolean() && Posix.awaitReadable(fd, Math.min(SLICE_MILLIS, timeoutMillis));
         }
-        return Poller.INSTANCE.await(fd, timeoutMillis);
+        return Poller.INSTANCE.await(fd, timeoutMillis, stop);
+    }
+
+    /** Ends the wait of a virtual thread on {@code fd}, if there is one (see {@link #await}). */
+    static void wake(int fd) {
+        Poller poller = started;
+        if (poller != null) {
+            CompletableFuture<Void> waiter = poller.byFd.get(fd);
+            if (waiter != null) {
+                waiter.complete(null);
+            }
+        }
     }
 
     /** The epoll set and the platform thread that waits on it; started on first use. */
@@ -84,6 +107,8 @@ final class Readiness {
         private final int epfd;
         private final AtomicLong keys = new AtomicLong();
         private final Map<Long, CompletableFuture<Void>> waiters = new ConcurrentHashMap<>();
+        /** The same futures by fd, for wake(); one waiter per fd (the channels see to that). */
+        private final Map<Integer, CompletableFuture<Void>> byFd = new ConcurrentHashMap<>();
 
         private Poller() {
             try (Arena arena = Arena.ofConfined()) {
@@ -99,12 +124,20 @@ final class Readiness {
                 throw new AssertionError("epoll_create1 downcall failed", t);
             }
             Thread.ofPlatform().daemon().name("jrdma-fd-poller").start(this::run);
+            started = this;
         }
 
-        boolean await(int fd, long timeoutMillis) {
+        boolean await(int fd, long timeoutMillis, BooleanSupplier stop) {
             long key = keys.incrementAndGet();
             CompletableFuture<Void> ready = new CompletableFuture<>();
             waiters.put(key, ready);
+            byFd.put(fd, ready);
+            // After the put: a closer that set the mark before it is seen here, one after it finds the future.
+            if (stop.getAsBoolean()) {
+                byFd.remove(fd, ready);
+                waiters.remove(key);
+                return false;
+            }
             try (Arena arena = Arena.ofConfined()) {
                 MemorySegment errno = Errno.allocate(arena);
                 MemorySegment event = arena.allocate(EVENT_SIZE, 8);
@@ -137,6 +170,7 @@ final class Readiness {
                 }
             } finally {
                 waiters.remove(key);
+                byFd.remove(fd, ready);
             }
         }
 

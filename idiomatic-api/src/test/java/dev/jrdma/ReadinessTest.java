@@ -42,18 +42,46 @@ class ReadinessTest {
         try {
             for (boolean virtual : new boolean[] {true, false}) {
                 CompletableFuture<Boolean> quiet = new CompletableFuture<>();
-                start(virtual, () -> quiet.complete(Readiness.await(fd, 100)));
+                start(virtual, () -> quiet.complete(Readiness.await(fd, 100, () -> false)));
                 assertFalse(quiet.get(10, TimeUnit.SECONDS), "nothing written: a timeout");
             }
             CompletableFuture<Boolean> woken = new CompletableFuture<>();
-            start(true, () -> woken.complete(Readiness.await(fd, 10_000)));
+            start(true, () -> woken.complete(Readiness.await(fd, 10_000, () -> false)));
             Thread.sleep(100);
             signal(fd);
             assertTrue(woken.get(10, TimeUnit.SECONDS));
             // Still readable (nobody read the counter): a second wait on the same fd returns at once.
             CompletableFuture<Boolean> again = new CompletableFuture<>();
-            start(true, () -> again.complete(Readiness.await(fd, 10_000)));
+            start(true, () -> again.complete(Readiness.await(fd, 10_000, () -> false)));
             assertTrue(again.get(10, TimeUnit.SECONDS));
+        } finally {
+            int rc = (int) CLOSE.invokeExact(fd);
+            assertEquals(0, rc);
+        }
+    }
+
+    /** A close ends a virtual thread's wait through wake(), which the thread sees as its stop mark. */
+    @Test
+    void wakeEndsAVirtualThreadsWait() throws Throwable {
+        int fd = (int) EVENTFD.invokeExact(0, 0);
+        assertTrue(fd >= 0);
+        try {
+            java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
+            java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(1);
+            CompletableFuture<Boolean> woken = new CompletableFuture<>();
+            start(true, () -> {
+                started.countDown();
+                woken.complete(Readiness.await(fd, 60_000, closed::get) && closed.get());
+            });
+            assertTrue(started.await(10, TimeUnit.SECONDS));
+            Thread.sleep(200);
+            closed.set(true);
+            Readiness.wake(fd);
+            // Either woken in its wait (true), or it saw the mark before waiting (false, but at once).
+            woken.get(10, TimeUnit.SECONDS);
+            CompletableFuture<Boolean> late = new CompletableFuture<>();
+            start(true, () -> late.complete(Readiness.await(fd, 60_000, closed::get)));
+            assertFalse(late.get(10, TimeUnit.SECONDS), "a wait that begins after the close does not wait");
         } finally {
             int rc = (int) CLOSE.invokeExact(fd);
             assertEquals(0, rc);

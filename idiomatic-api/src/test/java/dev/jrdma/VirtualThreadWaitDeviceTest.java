@@ -3,11 +3,15 @@ package dev.jrdma;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.jrdma.bindings.shim.Posix;
 import dev.jrdma.testing.DeviceTest;
+import java.net.Inet4Address;
+import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,12 +23,13 @@ import jdk.jfr.consumer.RecordingStream;
 import org.junit.jupiter.api.Test;
 
 /**
- * Virtual threads waiting on completion channels park instead of holding their carriers. The
- * device-test JVM runs with {@code -Djdk.virtualThreadScheduler.parallelism=2} (scripts/device-tests):
- * each waiter counts down a latch just before it waits, and the completions that wake them are
- * only posted once all have counted down. Waits that held carriers would let two waiters start
- * and no more, and the latch would time out; {@link #aBlockingPollHoldsItsCarrier} shows that
- * happening with a plain blocking {@code poll(2)}.
+ * Virtual threads waiting on completion channels and on rdma_cm event channels park instead of
+ * holding their carriers. The device-test JVM runs with
+ * {@code -Djdk.virtualThreadScheduler.parallelism=2} (scripts/device-tests): each waiter counts
+ * down a latch just before it waits, and the events that wake them (completions, connect
+ * requests) only come once all have counted down. Waits that held carriers would let two
+ * waiters start and no more, and the latch would time out; {@link #aBlockingPollHoldsItsCarrier}
+ * shows that happening with a plain blocking {@code poll(2)}.
  */
 @DeviceTest
 class VirtualThreadWaitDeviceTest {
@@ -38,22 +43,36 @@ class VirtualThreadWaitDeviceTest {
         return n;
     }
 
+    /** Streams every {@code jdk.VirtualThreadPinned} event (threshold 0) of the threads named {@code prefix*}. */
+    private static RecordingStream recordPinning(String prefix, List<RecordedEvent> pinned) {
+        RecordingStream jfr = new RecordingStream();
+        jfr.enable("jdk.VirtualThreadPinned").withThreshold(Duration.ZERO).withStackTrace();
+        jfr.onEvent("jdk.VirtualThreadPinned", e -> {
+            if (e.getThread("eventThread") == null || !e.getThread("eventThread").getJavaName().startsWith(prefix)) {
+                return;   // not one of the waiters (the warm-up)
+            }
+            synchronized (pinned) {
+                pinned.add(e);
+            }
+        });
+        jfr.startAsync();
+        return jfr;
+    }
+
+    private static void assertNonePinned(List<RecordedEvent> pinned) {
+        synchronized (pinned) {
+            assertEquals(List.of(), pinned.stream().map(e -> e.getString("pinnedReason") + " at "
+                    + (e.getStackTrace() == null ? "?" : e.getStackTrace().getFrames().getFirst().getMethod().getName()))
+                    .toList(), "virtual threads pinned while waiting");
+        }
+    }
+
     @Test
     void twoHundredVirtualThreadsWaitOnTheirChannelsWithoutPinning() throws Exception {
         carriers();
         List<RecordedEvent> pinned = new ArrayList<>();
-        try (RecordingStream jfr = new RecordingStream();
+        try (RecordingStream jfr = recordPinning("waiter-", pinned);
              Context context = TestDevices.device().open()) {
-            jfr.enable("jdk.VirtualThreadPinned").withThreshold(Duration.ZERO).withStackTrace();
-            jfr.onEvent("jdk.VirtualThreadPinned", e -> {
-                if (e.getThread("eventThread") == null || !e.getThread("eventThread").getJavaName().startsWith("waiter-")) {
-                    return;   // not one of the waiters below (the warm-up)
-                }
-                synchronized (pinned) {
-                    pinned.add(e);
-                }
-            });
-            jfr.startAsync();
 
             ProtectionDomain pd = context.allocateProtectionDomain();
             CompletionQueue sink = context.createCompletionQueue(2 * WAITERS);
@@ -119,9 +138,96 @@ class VirtualThreadWaitDeviceTest {
             }
             jfr.stop();   // delivers what is still buffered
         }
-        assertEquals(List.of(), pinned.stream().map(e -> e.getString("pinnedReason") + " at "
-                + (e.getStackTrace() == null ? "?" : e.getStackTrace().getFrames().getFirst().getMethod().getName()))
-                .toList(), "virtual threads pinned while waiting");
+        assertNonePinned(pinned);
+    }
+
+    /**
+     * 200 virtual threads, each with its own rdma_cm event channel and listening id, wait for a
+     * connect request; the clients connect only once all are waiting, and each waiter rejects
+     * its request (the client sees REJECTED), which keeps a round cheap under emulation.
+     */
+    @Test
+    void twoHundredVirtualThreadsWaitForRdmaCmEventsWithoutPinning() throws Exception {
+        carriers();
+        Inet4Address address;
+        try (Context context = TestDevices.device().open()) {
+            address = TestDevices.gid(context).ipv4().orElseThrow(() -> new AssertionError("no IPv4 GID"));
+        }
+        List<RecordedEvent> pinned = new ArrayList<>();
+        CmEventChannel[] channels = new CmEventChannel[WAITERS];
+        try (RecordingStream jfr = recordPinning("cm-waiter-", pinned);
+             CmEventChannel clients = CmEventChannel.create()) {
+            CmId[] listeners = new CmId[WAITERS];
+            for (int i = 0; i < WAITERS; i++) {
+                channels[i] = CmEventChannel.create();
+                listeners[i] = channels[i].createId();
+                listeners[i].bind(new InetSocketAddress(address, 0));
+                listeners[i].listen(1);
+            }
+            // The warm-up, as above: one virtual thread takes the whole path alone first.
+            try (CmEventChannel warmChannel = CmEventChannel.create()) {
+                CmId warmListener = warmChannel.createId();
+                warmListener.bind(new InetSocketAddress(address, 0));
+                warmListener.listen(1);
+                Thread warm = Thread.ofVirtual().name("warm-up")
+                        .start(() -> warmListener.awaitConnectRequest(TestDevices.TIMEOUT).id().reject(new byte[0]));
+                connectRejected(clients, address, warmListener.localPort());
+                assertTrue(warm.join(TestDevices.TIMEOUT));
+            }
+
+            // The clients connect one after another, each a few rdma_cm round trips: under a loaded
+            // emulator 200 of them take longer than one TIMEOUT, so the waiters allow each its own.
+            Duration waitLimit = TestDevices.TIMEOUT.multipliedBy(WAITERS);
+            CountDownLatch waiting = new CountDownLatch(WAITERS);
+            AtomicReferenceArray<Object> woke = new AtomicReferenceArray<>(WAITERS);
+            List<Thread> threads = new ArrayList<>();
+            for (int i = 0; i < WAITERS; i++) {
+                CmId listener = listeners[i];
+                int n = i;
+                threads.add(Thread.ofVirtual().name("cm-waiter-" + i).start(() -> {
+                    waiting.countDown();
+                    try {
+                        ConnectionRequest request = listener.awaitConnectRequest(waitLimit);
+                        request.id().reject(new byte[0]);
+                        woke.set(n, request);
+                    } catch (RuntimeException e) {
+                        woke.set(n, e);
+                    }
+                }));
+            }
+            assertTrue(waiting.await(TestDevices.TIMEOUT.toSeconds(), TimeUnit.SECONDS),
+                    (WAITERS - waiting.getCount()) + " of " + WAITERS + " waiters started: the waits hold their carriers");
+            for (int i = WAITERS - 1; i >= 0; i--) {
+                connectRejected(clients, address, listeners[i].localPort());
+            }
+            for (Thread t : threads) {
+                assertTrue(t.join(TestDevices.TIMEOUT), t + " did not end after its client was rejected");
+            }
+            for (int i = 0; i < WAITERS; i++) {
+                assertInstanceOf(ConnectionRequest.class, woke.get(i), "waiter " + i);
+            }
+            jfr.stop();
+        } finally {
+            for (CmEventChannel c : channels) {
+                if (c != null) {
+                    c.close();
+                }
+            }
+        }
+        assertNonePinned(pinned);
+    }
+
+    /** A client with a queue pair connects to {@code port} and is rejected; the id is closed again. */
+    private static void connectRejected(CmEventChannel channel, Inet4Address address, int port) {
+        try (CmId client = channel.createId()) {
+            client.resolveAddress(new InetSocketAddress(address, port), TestDevices.TIMEOUT);
+            client.resolveRoute(TestDevices.TIMEOUT);
+            ProtectionDomain pd = client.context().allocateProtectionDomain();
+            CompletionQueue cq = client.context().createCompletionQueue(2);
+            client.createQueuePair(pd.queuePair(QueuePairType.RC).completionQueue(cq).maxWorkRequests(1, 1));
+            RdmaException e = assertThrows(RdmaException.class, () -> client.connect(new byte[0], TestDevices.TIMEOUT));
+            assertTrue(e.getMessage().contains("REJECTED"), e.getMessage());
+        }
     }
 
     /** The control: virtual threads in a blocking poll(2) hold their carriers, so a third never starts. */

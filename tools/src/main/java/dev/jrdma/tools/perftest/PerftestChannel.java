@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma.tools.perftest;
 
+import dev.jrdma.RdmaTimeoutException;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
@@ -17,7 +18,10 @@ import jdk.net.ExtendedSocketOptions;
 
 /**
  * perftest's out-of-band TCP channel (perftest 6.06, src/perftest_communication.c), with a
- * timeout on connect, accept and every read and write.
+ * timeout on connect, accept and every read and write. A wait that runs out of its timeout
+ * throws jrdma's {@link RdmaTimeoutException} (its message names the step and the timeout, and
+ * the CLI prints it as one line with exit code 1, as any failure); everything else the peer does
+ * wrong is a {@link PerftestProtocolException}.
  *
  * <p>Every exchange is lock-step and symmetric: the client ({@code servername} given) writes its
  * message and then reads the peer's; the server reads and then writes ({@code ctx_xchg_data},
@@ -90,7 +94,8 @@ public final class PerftestChannel implements AutoCloseable {
      * the timeout) or, for an iteration run of unknown length, by the connection itself. A
      * peer that exits or is killed closes the connection (its kernel sends FIN or RST), one
      * whose host vanishes stops answering TCP keepalives (within about the timeout); both
-     * end the read with a {@link PerftestProtocolException}. Over -R ({@link #overRdmaCm}) the
+     * end the read with a {@link PerftestProtocolException}, a run past {@code limit} with an
+     * {@link RdmaTimeoutException}. Over -R ({@link #overRdmaCm}) the
      * link bounds that receive ({@link RdmaCmLink#receiveAfterPeerRun}).
      *
      * @param limit the longest wait, or null for as long as the connection is alive
@@ -144,8 +149,8 @@ public final class PerftestChannel implements AutoCloseable {
                     while (!socket.finishConnect()) {
                         long left = deadline - System.nanoTime();
                         if (left <= 0) {
-                            throw new PerftestProtocolException("connect: no answer from " + host + ":" + port
-                                    + " within " + seconds(timeout) + " (is the server running?)");
+                            throw new RdmaTimeoutException(timeout, "connect: no answer from " + host + ":" + port
+                                    + " within " + seconds(timeout) + " (is the server running?)", null);
                         }
                         sel.select(Math.max(1, left / 1_000_000));
                         sel.selectedKeys().clear();
@@ -153,7 +158,7 @@ public final class PerftestChannel implements AutoCloseable {
                 }
             }
             return new PerftestChannel(socket, true, timeout);
-        } catch (PerftestProtocolException e) {
+        } catch (PerftestProtocolException | RdmaTimeoutException e) {
             socket.close();
             throw e;
         } catch (IOException e) {
@@ -192,7 +197,11 @@ public final class PerftestChannel implements AutoCloseable {
             return ((InetSocketAddress) server.getLocalAddress()).getPort();
         }
 
-        /** Waits for one client; the server reads first in every exchange. */
+        /**
+         * Waits for one client; the server reads first in every exchange.
+         *
+         * @throws RdmaTimeoutException when no client connects within {@code timeout}
+         */
         public PerftestChannel accept(Duration timeout) throws IOException {
             long deadline = System.nanoTime() + timeout.toNanos();
             try (Selector sel = Selector.open()) {
@@ -204,7 +213,8 @@ public final class PerftestChannel implements AutoCloseable {
                     }
                     long left = deadline - System.nanoTime();
                     if (left <= 0) {
-                        throw new PerftestProtocolException("accept: no client connected within " + seconds(timeout));
+                        throw new RdmaTimeoutException(timeout, "accept: no client connected within " + seconds(timeout),
+                                null);
                     }
                     sel.select(Math.max(1, left / 1_000_000));
                     sel.selectedKeys().clear();
@@ -397,7 +407,7 @@ public final class PerftestChannel implements AutoCloseable {
                 while (buf.hasRemaining()) {
                     if (socket.write(buf) == 0) {
                         await(step, "write timed out after " + seconds(timeout) + " (peer gone, or not in step: do both sides run the same test with the same -a, -b, -D and -q?)",
-                                deadline);
+                                timeout, deadline);
                     }
                 }
             } finally {
@@ -451,10 +461,12 @@ public final class PerftestChannel implements AutoCloseable {
                             selector.selectedKeys().clear();
                         } else if (running) {
                             await(step, "the peer did not finish its run within " + seconds(limit)
-                                    + " (peer stopped, or not in step: do both sides run the same test with the same -a, -b, -D and -q?)", deadline);
+                                    + " (peer stopped, or not in step: do both sides run the same test with the same -a, -b, -D and -q?)",
+                                    limit, deadline);
                         } else {
                             await(step, "read (" + buf.position() + " of " + length + " bytes received) timed out after "
-                                    + seconds(timeout) + " (peer gone, or not in step: do both sides run the same test with the same -a, -b, -D and -q?)", deadline);
+                                    + seconds(timeout) + " (peer gone, or not in step: do both sides run the same test with the same -a, -b, -D and -q?)",
+                                    timeout, deadline);
                         }
                     }
                 }
@@ -472,10 +484,10 @@ public final class PerftestChannel implements AutoCloseable {
     }
 
     /** Waits for the selector until the deadline; past it, fails with {@code step: message}. */
-    private void await(String step, String message, long deadline) throws IOException {
+    private void await(String step, String message, Duration timeout, long deadline) throws IOException {
         long left = deadline - System.nanoTime();
         if (left <= 0) {
-            throw new PerftestProtocolException(step + ": " + message);
+            throw new RdmaTimeoutException(timeout, step + ": " + message, null);
         }
         selector.select(Math.max(1, Math.min(1000, left / 1_000_000)));
         selector.selectedKeys().clear();

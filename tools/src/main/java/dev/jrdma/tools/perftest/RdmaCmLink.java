@@ -6,8 +6,9 @@ import java.time.Duration;
 
 /**
  * One rdma_cm control QP as a message link: a write is one SEND, a read one received message.
- * Implementations bound every wait by {@link #timeout()} and throw {@link PerftestProtocolException}
- * naming the step on timeout or a message of the wrong size.
+ * Implementations bound every wait by {@link #timeout()} and throw
+ * {@link dev.jrdma.RdmaTimeoutException} naming the step when it passes, and
+ * {@link PerftestProtocolException} for a message of the wrong size.
  */
 public interface RdmaCmLink extends AutoCloseable {
     /** The side that called rdma_connect (the one with a host argument). */

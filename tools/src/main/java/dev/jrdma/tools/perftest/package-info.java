@@ -11,7 +11,8 @@
  *     per-QP key message, {@link dev.jrdma.tools.perftest.PerftestVersion} the version message,
  *     {@link dev.jrdma.tools.perftest.BwReportData} the BW report. Malformed or truncated input
  *     from the peer is always a {@link dev.jrdma.tools.perftest.PerftestProtocolException} naming
- *     the step and field.</li>
+ *     the step and field; a wait past its timeout a {@link dev.jrdma.RdmaTimeoutException}
+ *     naming the step and the timeout.</li>
  * <li>{@link dev.jrdma.tools.perftest.PerftestSchedule} and
  *     {@link dev.jrdma.tools.perftest.PerftestSession}: the exact order of key exchanges, syncs and
  *     reports each perftest binary uses; the device part implements

@@ -81,8 +81,8 @@ final class RdmaCmControl implements RdmaCmLink {
      */
     static RdmaCmControl connect(CmEventChannel events, InetSocketAddress server, Duration timeout) throws IOException {
         return connectRetrying(events, server, timeout, id -> new RdmaCmControl(id, true, timeout),
-                "rdma_cm control connection to " + server + " failed within " + timeout.toSeconds()
-                        + " s (is the server running with -R?)");
+                "rdma_cm control connection to " + server + " failed within " + RdmaTimeoutException.plain(timeout)
+                        + " (is the server running with -R?)");
     }
 
     /** What a client makes on a resolved id before it connects: the QP and its resources. */
@@ -93,8 +93,8 @@ final class RdmaCmControl implements RdmaCmLink {
     /**
      * perftest's client retry loop: resolve the address and route, {@code onResolved}, connect;
      * a rejected or failed attempt closes the id (with what was made for it) and is tried again
-     * every 100 ms until {@code timeout} has passed, then fails with {@code failure} and the
-     * last error.
+     * every 100 ms until {@code timeout} has passed, then fails with an RdmaTimeoutException
+     * whose message is {@code failure} and the last error.
      */
     static <T> T connectRetrying(CmEventChannel events, InetSocketAddress server, Duration timeout,
                                  OnResolved<T> onResolved, String failure) throws IOException {
@@ -110,7 +110,7 @@ final class RdmaCmControl implements RdmaCmLink {
             } catch (RdmaException | IllegalStateException e) {
                 id.close();
                 if (System.nanoTime() - deadline > 0) {
-                    throw new PerftestProtocolException(failure + ": " + e.getMessage(), e);
+                    throw new RdmaTimeoutException(timeout, failure + ": " + e.getMessage(), e);
                 }
                 LockSupport.parkNanos(100_000_000L);
             }
@@ -123,8 +123,8 @@ final class RdmaCmControl implements RdmaCmLink {
         try {
             request = listener.awaitConnectRequest(timeout);
         } catch (RdmaTimeoutException e) {
-            throw new PerftestProtocolException("accept: no rdma_cm client connected within " + timeout.toSeconds()
-                    + " s", e);
+            throw new RdmaTimeoutException(timeout, "accept: no rdma_cm client connected within "
+                    + RdmaTimeoutException.plain(timeout), e);
         }
         CmId id = request.id();
         try {
@@ -133,7 +133,11 @@ final class RdmaCmControl implements RdmaCmLink {
             return control;
         } catch (RuntimeException e) {
             id.close();
-            throw new PerftestProtocolException("accept: the rdma_cm control connection failed: " + e.getMessage(), e);
+            String message = "accept: the rdma_cm control connection failed: " + e.getMessage();
+            if (e instanceof RdmaTimeoutException t) {
+                throw new RdmaTimeoutException(t.timeout(), message, e);
+            }
+            throw new PerftestProtocolException(message, e);
         }
     }
 
@@ -159,8 +163,8 @@ final class RdmaCmControl implements RdmaCmLink {
             throw new PerftestProtocolException(step + ": posting the control SEND failed: " + e.getMessage(), e);
         }
         if (!await(sendCq, System.nanoTime() + timeout.toNanos())) {
-            throw new PerftestProtocolException(step + ": the control SEND did not complete within "
-                    + timeout.toSeconds() + " s (peer gone?)");
+            throw new RdmaTimeoutException(timeout, step + ": the control SEND did not complete within "
+                    + RdmaTimeoutException.plain(timeout) + " (peer gone?)", null);
         }
         if (!wc.isSuccess()) {
             throw new PerftestProtocolException(step + ": the control SEND failed with " + wc.status()
@@ -171,8 +175,9 @@ final class RdmaCmControl implements RdmaCmLink {
     @Override
     public byte[] receive(String step, int length) throws IOException {
         if (!await(recvCq, System.nanoTime() + timeout.toNanos())) {
-            throw new PerftestProtocolException(step + ": no message from the peer within " + timeout.toSeconds()
-                    + " s (peer gone, or not in step: do both sides run the same test with the same -a, -b, -D and -q?)");
+            throw new RdmaTimeoutException(timeout, step + ": no message from the peer within "
+                    + RdmaTimeoutException.plain(timeout)
+                    + " (peer gone, or not in step: do both sides run the same test with the same -a, -b, -D and -q?)", null);
         }
         return take(step, length);
     }
@@ -186,8 +191,8 @@ final class RdmaCmControl implements RdmaCmLink {
     public byte[] receiveAfterPeerRun(String step, int length, Duration limit) throws IOException {
         if (limit != null) {
             if (!await(recvCq, System.nanoTime() + limit.toNanos())) {
-                throw new PerftestProtocolException(step + ": the peer did not finish its run within "
-                        + limit.toSeconds() + " s (peer stopped, or not in step)");
+                throw new RdmaTimeoutException(limit, step + ": the peer did not finish its run within "
+                        + RdmaTimeoutException.plain(limit) + " (peer stopped, or not in step)", null);
             }
             return take(step, length);
         }

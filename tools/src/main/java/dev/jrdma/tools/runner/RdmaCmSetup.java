@@ -86,15 +86,15 @@ final class RdmaCmSetup implements AutoCloseable {
                 requireDevice(side, id, server.getAddress().getHostAddress());
                 side.createResources(id.context(), id);
                 return id;
-            }, "rdma_cm connection of the test QP to " + server + " failed within " + timeout.toSeconds() + " s");
+            }, "rdma_cm connection of the test QP to " + server + " failed within " + RdmaTimeoutException.plain(timeout));
             return;
         }
         CmId id;
         try {
             id = listener.awaitConnectRequest(timeout).id();
         } catch (RdmaTimeoutException e) {
-            throw new PerftestProtocolException("rdma_cm: the client did not connect its test QP within "
-                    + timeout.toSeconds() + " s", e);
+            throw new RdmaTimeoutException(timeout, "rdma_cm: the client did not connect its test QP within "
+                    + RdmaTimeoutException.plain(timeout), e);
         }
         requireDevice(side, id, "the client's request");
         side.createResources(id.context(), id);

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.jrdma.RdmaTimeoutException;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -71,7 +72,8 @@ class RdmaCmSessionTest {
             try {
                 byte[] m = in.poll(timeout().toMillis(), TimeUnit.MILLISECONDS);
                 if (m == null) {
-                    throw new PerftestProtocolException(step + ": no message within " + timeout().toSeconds() + " s");
+                    throw new RdmaTimeoutException(timeout(), step + ": no message within "
+                            + RdmaTimeoutException.plain(timeout()), null);
                 }
                 return m;
             } catch (InterruptedException e) {
@@ -198,7 +200,7 @@ class RdmaCmSessionTest {
             }
         };
         PerftestChannel ch = PerftestChannel.overRdmaCm(link, 1);
-        PerftestProtocolException e = assertThrows(PerftestProtocolException.class,
+        RdmaTimeoutException e = assertThrows(RdmaTimeoutException.class,
                 () -> PerftestSession.preamble(ch, 4096, 64, 3));
         assertTrue(e.getMessage().startsWith("version"), e.getMessage());
     }
