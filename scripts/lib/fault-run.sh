@@ -130,6 +130,10 @@ want() {
 record() {
     printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$@" >>"$results"
     printf '%-28s %-4s %s (%s) [scenario %s s]\n' "$1" "$4" "$5" "$6" $(( $(date +%s) - scenario_start ))
+    # Both sides' whole logs stay in the project for a look from the host.
+    mkdir -p "$root/target/fault-suite/logs"
+    cp "$work/server.log" "$root/target/fault-suite/logs/${1//[^A-Za-z0-9]/_}.server.log" 2>/dev/null
+    cp "$work/client.log" "$root/target/fault-suite/logs/${1//[^A-Za-z0-9]/_}.client.log" 2>/dev/null
     if [ "$4" != yes ]; then
         echo "--- server (node 1)"; cat "$work/server.log" 2>/dev/null | tail -20
         echo "--- client (node 2)"; cat "$work/client.log" 2>/dev/null | tail -20

@@ -8,7 +8,11 @@
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
-export JRDMA_TWO_NODE_ONLY=${JRDMA_TWO_NODE_ONLY-'^SEND_LAT \[\] |^WRITE_BW \[-R\] |^SEND_BW \[-c UD\] JRDMA_JRDMA|^READ_BW \[-b\] JRDMA_JRDMA|^READ_LAT \[\] JRDMA_JRDMA|^ATOMIC_LAT \[\] JRDMA_JRDMA'}
+# Six cases, not ten: the fault subset below needs the time (the whole CI must stay within 30 min).
+export JRDMA_TWO_NODE_ONLY=${JRDMA_TWO_NODE_ONLY-'^SEND_LAT \[\] |^WRITE_BW \[-R\] JRDMA_JRDMA|^SEND_BW \[-c UD\] JRDMA_JRDMA|^READ_BW \[-b\] JRDMA_JRDMA'}
+# A quiet CI machine starts a JVM in the VM well within 40 s (the accept timeout of the
+# peer-death scenarios); a power-off is noticed within it.
+export JRDMA_FAULT_KILL_TIMEOUT=${JRDMA_FAULT_KILL_TIMEOUT:-40}
 rc=0
 start=$(date +%s)
 "$root/scripts/device-tests" --two-node || rc=1
