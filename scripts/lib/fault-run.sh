@@ -23,8 +23,33 @@ netem() {
 clear_faults() {
     tc qdisc del dev "$W" root 2>/dev/null
     ip link set "$W" up mtu 1500
+    await_node2
     n2 bash -c 'tc qdisc del dev "$JRDMA_WIRE_IF" root 2>/dev/null; ip link set "$JRDMA_WIRE_IF" up mtu 1500' || true
     sleep 1
+}
+
+# Waits (at most 300 s) until node 2 runs commands: after a power-off it boots again
+# (scripts/lib/softroce-nodes.sh), which under TCG on a loaded host takes a while.
+await_node2() {
+    local i
+    for i in $(seq 150); do
+        n2 true 2>/dev/null && return 0
+        sleep 2
+    done
+    echo "fault-run: node 2 did not come back" >&2
+    return 1
+}
+
+# Waits until the server's port on node 1 has an established TCP connection, max $2 s.
+await_established() {
+    local hex i
+    hex=$(printf ':%04X' "$1")
+    for i in $(seq $(($2 * 20))); do
+        awk -v p="$hex" '$2 ~ p"$" && $4 == "01" { found = 1 } END { exit !found }' /proc/net/tcp /proc/net/tcp6 \
+            && return 0
+        sleep 0.05
+    done
+    return 1
 }
 
 # Waits (at most 120 s) until node 1 listens on TCP port $1, without connecting.
@@ -97,13 +122,18 @@ last_line() {
 
 # want NAME: whether JRDMA_FAULT_ONLY (an extended regex, default: all) selects the scenario.
 want() {
+    scenario_start=$(date +%s)
     [[ -z "${JRDMA_FAULT_ONLY:-}" || "$1" =~ ${JRDMA_FAULT_ONLY} ]]
 }
 
 # record NAME FAULT EXPECTED PASS(yes/no) OUTCOME TIME VERIFIED THROUGHPUT
 record() {
     printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$@" >>"$results"
-    printf '%-28s %-4s %s (%s)\n' "$1" "$4" "$5" "$6"
+    printf '%-28s %-4s %s (%s) [scenario %s s]\n' "$1" "$4" "$5" "$6" $(( $(date +%s) - scenario_start ))
+    # Both sides' whole logs stay in the project for a look from the host.
+    mkdir -p "$root/target/fault-suite/logs"
+    cp "$work/server.log" "$root/target/fault-suite/logs/${1//[^A-Za-z0-9]/_}.server.log" 2>/dev/null
+    cp "$work/client.log" "$root/target/fault-suite/logs/${1//[^A-Za-z0-9]/_}.client.log" 2>/dev/null
     if [ "$4" != yes ]; then
         echo "--- server (node 1)"; cat "$work/server.log" 2>/dev/null | tail -20
         echo "--- client (node 2)"; cat "$work/client.log" 2>/dev/null | tail -20

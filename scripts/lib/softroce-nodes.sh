@@ -31,14 +31,29 @@ run_two_nodes() {
     local node2_pid links1 links2
     mapfile -t links1 < <(node_links 1)
     mapfile -t links2 < <(node_links 2)
-    qemu_node jrdma-node2 1 " jrdma_node=2" "${links2[@]}" >"$run/node2.log" &
+    # Node 2 boots again after a power-off (scripts/node 2 --poweroff) for as long as node 1
+    # runs, so that a suite can power it off in more than one scenario: like a machine that
+    # reboots. Its wire socket is removed first, qemu binds it anew.
+    (
+        while :; do
+            rm -f "$run/wire2.sock" "$run/ctl2.sock"
+            qemu_node jrdma-node2 1 " jrdma_node=2" "${links2[@]}" >>"$run/node2.log"
+            [ ! -e "$run/node1.done" ] || break
+            sleep 1
+            [ ! -e "$run/node1.done" ] || break
+            echo "=== node 2 boots again" >>"$run/node2.log"
+        done
+    ) &
     node2_pid=$!
     qemu_node jrdma-node1 1 " jrdma_node=1" "${links1[@]}" | command_output
     qemu_rc=${PIPESTATUS[0]}
-    # Node 2 runs until powered off; node 1 is done, so stop it (timeout passes the TERM on).
+    touch "$run/node1.done"
+    # Node 2 runs until powered off; node 1 is done, so stop it: the loop's child is timeout,
+    # which passes the TERM on to qemu.
     if kill -0 "$node2_pid" 2>/dev/null; then
         pkill -TERM -P "$node2_pid" 2>/dev/null
-        kill "$node2_pid" 2>/dev/null
+        sleep 0.2
+        pkill -TERM -P "$node2_pid" 2>/dev/null
     fi
     wait "$node2_pid" 2>/dev/null
     local up

@@ -1,20 +1,23 @@
 #!/usr/bin/env bash
 # What scripts/test runs on node 1 of the two-node testbed (one boot for both): the tests tagged
 # two-node, with the interop matrix narrowed to a representative subset (every pairing, -R over
-# the wire, UD and -b; JRDMA_TWO_NODE_ONLY="" runs all 66 cases), then, with
-# JRDMA_TWO_NODE_FAULTS=1, the fault suite's CI subset (scripts/fault-suite --ci, whose last
-# scenario powers node 2 off). The fault subset is not on by default yet: it has not passed a
-# whole run (docs/reliability.md). Fails if either failed.
+# the wire, UD and -b; JRDMA_TWO_NODE_ONLY="" runs all 66 cases), then the fault suite's CI
+# subset (scripts/fault-suite --ci: 1 % loss, the link down past the retry budget, a peer
+# killed, node 2 powered off; JRDMA_TWO_NODE_FAULTS=0 leaves it out). Fails if either failed.
 # SPDX-License-Identifier: Apache-2.0
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
-export JRDMA_TWO_NODE_ONLY=${JRDMA_TWO_NODE_ONLY-'^SEND_LAT \[\] |^WRITE_BW \[-R\] |^SEND_BW \[-c UD\] JRDMA_JRDMA|^READ_BW \[-b\] JRDMA_JRDMA|^READ_LAT \[\] JRDMA_JRDMA|^ATOMIC_LAT \[\] JRDMA_JRDMA'}
+# Six cases, not ten: the fault subset below needs the time (the whole CI must stay within 30 min).
+export JRDMA_TWO_NODE_ONLY=${JRDMA_TWO_NODE_ONLY-'^SEND_LAT \[\] |^WRITE_BW \[-R\] JRDMA_JRDMA|^SEND_BW \[-c UD\] JRDMA_JRDMA|^READ_BW \[-b\] JRDMA_JRDMA'}
+# A quiet CI machine starts a JVM in the VM well within 40 s (the accept timeout of the
+# peer-death scenarios); a power-off is noticed within it.
+export JRDMA_FAULT_KILL_TIMEOUT=${JRDMA_FAULT_KILL_TIMEOUT:-40}
 rc=0
 start=$(date +%s)
 "$root/scripts/device-tests" --two-node || rc=1
 echo "=== two-node tests: $(( $(date +%s) - start )) s"
-if [ "${JRDMA_TWO_NODE_FAULTS:-0}" = 1 ]; then
+if [ "${JRDMA_TWO_NODE_FAULTS:-1}" = 1 ]; then
     start=$(date +%s)
     mkdir -p "$root/target/fault-suite"
     "$here/fault-scenarios.sh" "$root/target/fault-suite/results-ci.tsv" --ci || rc=1

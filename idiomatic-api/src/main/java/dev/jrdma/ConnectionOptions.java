@@ -12,7 +12,10 @@ import java.util.Set;
  * @param minRnrTimer       how long a peer waits before retrying a SEND that found no receive
  *                          (IB-encoded, 12 = 0.64 ms)
  * @param timeout           local ACK timeout, 4.096 us * 2^timeout (14 = 67 ms)
- * @param retryCount        transport retries before RETRY_EXC_ERR (0-7)
+ * @param retryCount        transport retries before RETRY_EXC_ERR (0-7); Soft-RoCE (rxe, Linux
+ *                          6.1) takes 7 as "retry forever", as it does an RNR retry count of 7,
+ *                          so a peer that never answers fails a work request there only with 6
+ *                          or less
  * @param rnrRetry          RNR retries before RNR_RETRY_EXC_ERR (0-6, 7 = forever)
  * @param maxReadAtomic     RDMA READ/atomics this QP may have outstanding as initiator
  * @param maxDestReadAtomic RDMA READ/atomics this QP accepts at once as responder
@@ -79,7 +82,8 @@ public record ConnectionOptions(Set<Access> remoteAccess, int minRnrTimer, int t
      * {@return these options with another ACK timeout and retry count}
      *
      * @param timeout    0..31: the local ACK timeout is 4.096 us x 2^timeout (0 = infinite)
-     * @param retryCount 0..7 retransmissions before the send fails with RETRY_EXC_ERR
+     * @param retryCount 0..7 retransmissions before the send fails with RETRY_EXC_ERR (7 retries
+     *                   forever on Soft-RoCE: the budget (retryCount + 1) x timeout holds for 0..6)
      */
     public ConnectionOptions withTimeout(int timeout, int retryCount) {
         return new ConnectionOptions(remoteAccess, minRnrTimer, timeout, retryCount, rnrRetry, maxReadAtomic,

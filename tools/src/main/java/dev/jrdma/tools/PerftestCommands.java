@@ -96,6 +96,7 @@ final class PerftestCommands {
             range("--port", "-p", c.port, 1, 65535);
             range("--tx-depth", "-t", c.txDepth, 1, 1 << 24);
             range("--qp-timeout", "-u", c.qpTimeout, 0, 31);
+            range("--retry-count", "", c.retryCount, 0, 7);
             range("--sl", "-S", c.sl, 0, 15);
             range("--timeout", "", c.timeoutSeconds, 1, 86_400);
             range("--warm-up", "", c.warmUp, 0, 100_000_000);
@@ -206,7 +207,7 @@ final class PerftestCommands {
             AtomicType atomicType = atomic() != null ? atomic().atomicType : null;
             boolean events = events() != null && events().events;
             return new PerftestSettings(k, host, c.device, c.ibPort, c.gidIndex == null ? -1 : c.gidIndex, c.port, mtu,
-                    c.connection, c.rdmaCm, c.qpTimeout, c.sl, sizes,
+                    c.connection, c.rdmaCm, c.qpTimeout, c.retryCount, c.sl, sizes,
                     spec.commandLine().getParseResult().hasMatchedOption("--size"), iters, duration, txDepth, rxDepth, inlineSize, qps,
                     cqMod, bidirectional, noPeak, gbits, events, outReads, atomicType, c.output, c.json, c.csv,
                     c.histogram, c.plot, Duration.ofSeconds(c.timeoutSeconds), c.warmUp,

@@ -56,6 +56,13 @@ final class PerftestOptions {
         @Option(names = {"-u", "--qp-timeout"}, paramLabel = "N", description = "QP timeout exponent (default: ${DEFAULT-VALUE}).")
         int qpTimeout;
 
+        @Option(names = "--retry-count", paramLabel = "N",
+                description = "jrdma's own: transport retries of an RC QP before its work request fails with "
+                        + "RETRY_EXC_ERR, 0-7; the retry budget is (N + 1) x 4.096 us x 2^-u. 7 is perftest's value, "
+                        + "which Soft-RoCE (rxe) takes as 'retry forever', as it does an RNR retry count of 7: there a "
+                        + "dead peer is then noticed by --timeout only (default: ${DEFAULT-VALUE}).")
+        int retryCount;
+
         @Option(names = {"-S", "--sl"}, paramLabel = "SL",
                 description = "Service level of the QPs' address vector, 0-15 (default: ${DEFAULT-VALUE}).")
         int sl;
@@ -200,6 +207,7 @@ final class PerftestOptions {
                 case "--port" -> Integer.toString(PerftestChannel.DEFAULT_PORT);
                 case "--connection" -> "RC";
                 case "--qp-timeout" -> "14";
+                case "--retry-count" -> "7";
                 case "--sl" -> "0";
                 case "--size" -> Long.toString(kind.defaultSize());
                 case "--iters" -> Long.toString(kind.defaultIters());

@@ -19,6 +19,7 @@ import java.util.List;
  * @param connection    -c
  * @param rdmaCm        -R
  * @param qpTimeout     -u
+ * @param retryCount    --retry-count: transport retries before RETRY_EXC_ERR (jrdma's own; perftest uses 7)
  * @param sl            -S
  * @param sizes         one size, or the -a sweep (for UD see {@link #sizesForMtu})
  * @param sizeGiven     -s was on the command line (UD: a larger size than the MTU is then an error)
@@ -49,7 +50,7 @@ import java.util.List;
  *                      see {@link CpuAffinity})
  */
 public record PerftestSettings(TestKind kind, String host, String device, int ibPort, int gidIndex, int port,
-                               int mtu, TestKind.Connection connection, boolean rdmaCm, int qpTimeout, int sl,
+                               int mtu, TestKind.Connection connection, boolean rdmaCm, int qpTimeout, int retryCount, int sl,
                                List<Long> sizes, boolean sizeGiven, long iters, int durationSeconds, int txDepth, int rxDepth,
                                int inlineSize, int qps, int cqMod, boolean bidirectional, boolean noPeak,
                                boolean reportGbits, boolean events, int outReads, TestKind.AtomicType atomicType,
@@ -78,6 +79,7 @@ public record PerftestSettings(TestKind kind, String host, String device, int ib
         p.put("connection", connection.name());
         p.put("rdma_cm", rdmaCm);
         p.put("qp_timeout", qpTimeout);
+        p.put("retry_count", retryCount);
         p.put("sl", sl);
         p.put("all_sizes", sizes.size() > 1);
         p.put("size", sizes.size() == 1 ? sizes.get(0) : null);
@@ -124,7 +126,7 @@ public record PerftestSettings(TestKind kind, String host, String device, int ib
         int rx = (int) Math.min(rxDepth, iters);
         Duration wait = timeout.compareTo(WARM_UP_TIMEOUT) < 0 ? timeout : WARM_UP_TIMEOUT;
         return new PerftestSettings(kind, client ? "loopback" : null, device, ibPort, gidIndex, port, mtu, connection,
-                false, qpTimeout, sl, List.of(size), true, iters, 0, tx, rx, inlineSize, qps, Math.min(cqMod, tx),
+                false, qpTimeout, retryCount, sl, List.of(size), true, iters, 0, tx, rx, inlineSize, qps, Math.min(cqMod, tx),
                 bidirectional, noPeak, reportGbits, events, outReads, atomicType, null, false, false, null, null,
                 wait, 0, -1);
     }

@@ -5,6 +5,7 @@ import dev.jrdma.CompletionChannel;
 import dev.jrdma.CompletionQueue;
 import dev.jrdma.RdmaTimeoutException;
 import dev.jrdma.WorkCompletion;
+import dev.jrdma.WorkCompletionException;
 import dev.jrdma.WorkCompletions;
 import java.io.IOException;
 import java.time.Duration;
@@ -170,9 +171,14 @@ final class Completions {
         return new RdmaTimeoutException("no " + what + " completion", "the test's completion queues", timeout, STALLED);
     }
 
+    /** The API's WorkCompletionException as the cause: its message names the status, wr_id and queue pair. */
     static IOException failed(String what, WorkCompletion wc) {
-        return new IOException(what + " failed: " + wc.status() + " (wr_id " + wc.wrId() + ", vendor error 0x"
-                + Integer.toHexString(wc.vendorError()) + ")");
+        try {
+            wc.checkSuccess();
+            return new IOException(what + " failed: " + wc.status());
+        } catch (WorkCompletionException e) {
+            return new IOException(what + " failed: " + e.getMessage(), e);
+        }
     }
 
     /** {@code c} if it succeeded; the failure otherwise. */

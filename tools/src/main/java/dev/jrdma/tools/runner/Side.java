@@ -148,7 +148,7 @@ final class Side {
             Endpoint remoteEndpoint = new Endpoint(p.qpn(), p.psn(), p.lid(),
                     p.hasGid() ? Gid.of(p.gid()) : Gid.ZERO, agreedMtu);
             ConnectionOptions options = new ConnectionOptions(
-                    EnumSet.of(Access.REMOTE_WRITE, Access.REMOTE_READ, Access.REMOTE_ATOMIC), 12, s.qpTimeout(), 7, 7,
+                    EnumSet.of(Access.REMOTE_WRITE, Access.REMOTE_READ, Access.REMOTE_ATOMIC), 12, s.qpTimeout(), s.retryCount(), 7,
                     Math.max(1, Math.min(255, p.outReads())), Math.max(1, Math.min(255, outReads)), QKEY, 255,
                     s.sl(), 0);
             QueuePair qp = qps.get(i);
