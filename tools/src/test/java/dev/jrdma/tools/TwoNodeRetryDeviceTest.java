@@ -20,6 +20,8 @@ import dev.jrdma.SendRequest;
 import dev.jrdma.WorkCompletion;
 import dev.jrdma.WorkCompletionException;
 import dev.jrdma.WorkCompletionStatus;
+import dev.jrdma.testing.TwoNodeTest;
+import dev.jrdma.testing.TwoNodes;
 import java.io.DataInputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -28,7 +30,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Tag;
+
 import org.junit.jupiter.api.Test;
 
 /**
@@ -41,7 +43,7 @@ import org.junit.jupiter.api.Test;
  * {@link ConnectionOptions#withTimeout}), which is why a new user's QP towards a peer that never
  * reached RTR saw no RETRY_EXC_ERR in 100 s.
  */
-@Tag("two-node")
+@TwoNodeTest
 class TwoNodeRetryDeviceTest {
     /**
      * Timeout 16 (268 ms), not the defaults' 14 (67 ms): with a budget of 0.47 s the first SEND of
