@@ -5,6 +5,7 @@ import dev.jrdma.bindings.generated.ibv_cq;
 import dev.jrdma.bindings.generated.rdma_h;
 import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.ErrnoVerbs;
+import dev.jrdma.bindings.shim.BoundVerbs;
 import dev.jrdma.bindings.shim.InlineVerbs;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -30,6 +31,8 @@ public final class CompletionQueue extends NativeResource {
     private final String description;
     /** The provider's poll_cq and req_notify_cq, read from the ops table once. */
     private final MemorySegment pollFn;
+    /** Whether the provider's poll_cq is the one BoundVerbs calls as a constant. */
+    private final boolean pollBound;
     private final MemorySegment notifyFn;
 
     private CompletionQueue(Context context, CompletionChannel channel, MemorySegment handle) {
@@ -39,6 +42,7 @@ public final class CompletionQueue extends NativeResource {
         this.address = handle.address();
         this.capacity = ibv_cq.cqe(handle);
         this.pollFn = InlineVerbs.pollCqFunction(handle);
+        this.pollBound = BoundVerbs.bindPollCq(pollFn);
         this.notifyFn = InlineVerbs.reqNotifyCqFunction(handle);
         this.description = "completion queue handle " + ibv_cq.handle(handle) + " on " + context.name();
     }
@@ -120,7 +124,7 @@ public final class CompletionQueue extends NativeResource {
         enter();
         int n;
         try {
-            n = InlineVerbs.pollCq(pollFn, address, 1, into);
+            n = pollBound ? BoundVerbs.pollCq(address, 1, into) : InlineVerbs.pollCq(pollFn, address, 1, into);
         } finally {
             exit();
         }
@@ -145,7 +149,8 @@ public final class CompletionQueue extends NativeResource {
         enter();
         int n;
         try {
-            n = InlineVerbs.pollCq(pollFn, address, capacity, into);
+            n = pollBound ? BoundVerbs.pollCq(address, capacity, into)
+                    : InlineVerbs.pollCq(pollFn, address, capacity, into);
         } finally {
             exit();
         }

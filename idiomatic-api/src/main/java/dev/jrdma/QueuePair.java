@@ -14,6 +14,7 @@ import dev.jrdma.bindings.generated.rdma_cm_id;
 import dev.jrdma.bindings.generated.rdma_h;
 import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.ErrnoVerbs;
+import dev.jrdma.bindings.shim.BoundVerbs;
 import dev.jrdma.bindings.shim.InlineVerbs;
 import dev.jrdma.bindings.shim.RdmaCmVerbs;
 import java.lang.foreign.Arena;
@@ -59,6 +60,9 @@ public final class QueuePair extends NativeResource {
     /** The provider's post functions, read from the ops table once (it never changes for a context). */
     private final MemorySegment postSendFn;
     private final MemorySegment postRecvFn;
+    /** Whether the provider's functions are the ones BoundVerbs calls as constants (one provider per process). */
+    private final boolean sendBound;
+    private final boolean receiveBound;
     private final String description;
     /** Set by {@link #localEndpoint}: the port, source GID index and PSN the transitions use. */
     private int port;
@@ -70,6 +74,14 @@ public final class QueuePair extends NativeResource {
      * refused in those three states without a query.
      */
     private volatile QueuePairState lastState = QueuePairState.RESET;
+    /**
+     * What {@link #lastState} (and an SRQ) refuse, as one word a post tests instead of comparing
+     * the state enum several times: {@link #NO_SEND} in RESET, INIT, RTR and ERR, {@link #NO_RECEIVE}
+     * in RESET and ERR or with an SRQ. Written after {@code lastState} in the same transition.
+     */
+    private volatile int refused = NO_SEND | NO_RECEIVE;
+    private static final int NO_SEND = 1;
+    private static final int NO_RECEIVE = 2;
 
     private QueuePair(Builder b, CmId cmId, MemorySegment handle, QueuePairCapabilities capabilities) {
         super(b.pd, b.sendCq, b.receiveCq, b.srq, cmId);
@@ -90,6 +102,8 @@ public final class QueuePair extends NativeResource {
         this.badReceiveAddress = badReceive.address();
         this.postSendFn = InlineVerbs.postSendFunction(handle);
         this.postRecvFn = InlineVerbs.postRecvFunction(handle);
+        this.sendBound = BoundVerbs.bindPostSend(postSendFn);
+        this.receiveBound = BoundVerbs.bindPostRecv(postRecvFn);
         this.description = "queue pair 0x" + Integer.toHexString(qpn) + " (" + type + ") on " + pd.context().name();
     }
 
@@ -98,7 +112,7 @@ public final class QueuePair extends NativeResource {
     // would hand the fake to libibverbs.
     static QueuePair overStubProvider(Builder b, MemorySegment handle, QueuePairCapabilities capabilities) {
         QueuePair qp = new QueuePair(b, null, handle, capabilities);
-        qp.lastState = QueuePairState.RTS;
+        qp.setState(QueuePairState.RTS);
         return qp;
     }
 
@@ -509,7 +523,7 @@ public final class QueuePair extends NativeResource {
             throw RdmaException.of(Verb.IBV_MODIFY_QP, this, rc, detail);
         }
         QueuePairState from = lastState;
-        lastState = target;
+        setState(target);
         Events.stateChange(this, from, target);
     }
 
@@ -573,13 +587,12 @@ public final class QueuePair extends NativeResource {
     private int postSend(SendRequest request) {
         enter();
         try {
-            QueuePairState state = lastState;
-            if (state == QueuePairState.RESET || state == QueuePairState.INIT || state == QueuePairState.RTR
-                    || state == QueuePairState.ERR) {
-                throw PostRefusals.send(this, request, state);
+            if ((refused & NO_SEND) != 0) {
+                throw PostRefusals.send(this, request, lastState);
             }
             request.prepare(this);
-            return InlineVerbs.postSend(postSendFn, address, request.address(), badSendAddress);
+            return sendBound ? BoundVerbs.postSend(address, request.address(), badSendAddress)
+                    : InlineVerbs.postSend(postSendFn, address, request.address(), badSendAddress);
         } finally {
             exit();
             Reference.reachabilityFence(request);
@@ -622,12 +635,12 @@ public final class QueuePair extends NativeResource {
     private int postReceive(ReceiveRequest request) {
         enter();
         try {
-            QueuePairState state = lastState;
-            if (srq != null || state == QueuePairState.RESET || state == QueuePairState.ERR) {
-                throw PostRefusals.receive(this, srq, request, state);
+            if ((refused & NO_RECEIVE) != 0) {
+                throw PostRefusals.receive(this, srq, request, lastState);
             }
             request.prepare(pd);
-            return InlineVerbs.postRecv(postRecvFn, address, request.address(), badReceiveAddress);
+            return receiveBound ? BoundVerbs.postRecv(address, request.address(), badReceiveAddress)
+                    : InlineVerbs.postRecv(postRecvFn, address, request.address(), badReceiveAddress);
         } finally {
             exit();
             Reference.reachabilityFence(request);
@@ -683,7 +696,20 @@ public final class QueuePair extends NativeResource {
 
     /** Re-reads the state after rdma_cm moved the QP behind this object's back. */
     void refreshState() {
-        lastState = state();
+        setState(state());
+    }
+
+    private void setState(QueuePairState state) {
+        lastState = state;
+        int no = 0;
+        if (state == QueuePairState.RESET || state == QueuePairState.INIT || state == QueuePairState.RTR
+                || state == QueuePairState.ERR) {
+            no |= NO_SEND;
+        }
+        if (srq != null || state == QueuePairState.RESET || state == QueuePairState.ERR) {
+            no |= NO_RECEIVE;
+        }
+        refused = no;
     }
 
     @Override

@@ -10,6 +10,7 @@ import dev.jrdma.bindings.generated.ibv_srq_init_attr;
 import dev.jrdma.bindings.generated.rdma_h;
 import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.ErrnoVerbs;
+import dev.jrdma.bindings.shim.BoundVerbs;
 import dev.jrdma.bindings.shim.InlineVerbs;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -33,6 +34,8 @@ public final class SharedReceiveQueue extends NativeResource {
     private final String description;
     /** The provider's post_srq_recv, read from the ops table once. */
     private final MemorySegment postSrqRecvFn;
+    /** Whether the provider's function is the one BoundVerbs calls as a constant. */
+    private final boolean bound;
 
     private SharedReceiveQueue(ProtectionDomain pd, MemorySegment handle, int maxWorkRequests, int maxSges) {
         super(pd);
@@ -40,6 +43,7 @@ public final class SharedReceiveQueue extends NativeResource {
         this.handle = handle;
         this.address = handle.address();
         this.postSrqRecvFn = InlineVerbs.postSrqRecvFunction(handle);
+        this.bound = BoundVerbs.bindPostSrqRecv(postSrqRecvFn);
         this.maxWorkRequests = maxWorkRequests;
         this.maxSges = maxSges;
         this.description = "shared receive queue handle " + ibv_srq.handle(handle) + " on " + pd.context().name();
@@ -129,7 +133,8 @@ public final class SharedReceiveQueue extends NativeResource {
         enter();
         try {
             request.prepare(pd);
-            return InlineVerbs.postSrqRecv(postSrqRecvFn, address, request.address(), badReceiveAddress);
+            return bound ? BoundVerbs.postSrqRecv(address, request.address(), badReceiveAddress)
+                    : InlineVerbs.postSrqRecv(postSrqRecvFn, address, request.address(), badReceiveAddress);
         } finally {
             exit();
             Reference.reachabilityFence(request);

@@ -353,6 +353,8 @@ class JrdmaDeviceTest {
                 assertEquals(on, warmUpRounds(c.out()) >= 1, test + " client: " + c.out());
                 assertEquals(on && test.equals("send-lat"), warmUpRounds(sr.out()) >= 1, test + " server: " + sr.out());
                 assertTrue(warmUpRounds(c.out()) <= 10, c.out());
+                // An unsettled warm-up says so on stderr (asserted empty below) and in the report.
+                assertTrue(c.out().matches("(?s).*\"warm_up_settled\"\\s*:\\s*true.*"), c.out());
                 assertTrue(c.err().isEmpty() && sr.err().isEmpty(), c.err() + sr.err());
             }
         }

@@ -360,6 +360,7 @@ public final class PerftestRunner implements PerftestSession.Device {
         Map<String, Object> parameters = s.toParameters();
         parameters.put("warm_up_rounds", warmUp.rounds);
         parameters.put("warm_up_ms", warmUp.nanos / 1_000_000);
+        parameters.put("warm_up_settled", warmUp.settled);
         if (warmUp.cpus != null) {
             parameters.put("warm_up_cpus", warmUp.cpus);
         }

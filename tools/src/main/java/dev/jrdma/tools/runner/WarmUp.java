@@ -48,8 +48,13 @@ final class WarmUp {
     private static final int MIN_ROUNDS = 3;
     /** How long past the warm-up's time limit it may still wait for the JIT to finish. */
     private static final long JIT_WAIT_NANOS = 5_000_000_000L;
-    /** The warm-up's time limit, and at most half the --timeout (the peer may be waiting). */
-    private static final long MAX_NANOS = 20_000_000_000L;
+    /**
+     * The warm-up's time limit, and at most half the --timeout (the peer may be waiting). The
+     * system property jrdma.warmUp.maxSeconds raises it for a measurement under instrumentation:
+     * under scripts/perf-gate's TCG plugin one round took the whole 20 s and the loops of send_lat
+     * and write_bw were still interpreted when their measurement began.
+     */
+    private static final long MAX_NANOS = Long.getLong("jrdma.warmUp.maxSeconds", 20) * 1_000_000_000L;
     /**
      * After a warm-up, how long {@link #settle} may wait for the JIT to go idle again (at most a
      * quarter of the --timeout): the peer waits for the sync that follows.
@@ -63,6 +68,15 @@ final class WarmUp {
     /** The rounds it ran and how long it took (0 when it did not run). */
     int rounds;
     long nanos;
+    /**
+     * Whether the JIT had settled when the warm-up handed over: its last round added no compile
+     * time or was no faster than the best (the code the measurement runs is what ran), and
+     * HotSpot's compile queues were empty at the end. False when it stopped at its round or time
+     * limit with the JIT still at work, or found a busy JIT after connecting: the measurement may
+     * then begin in interpreted or half-compiled code, and the report says so (stderr, --json
+     * warm_up_settled) instead of passing it on silently. True when it did not run.
+     */
+    boolean settled = true;
     /** The CPUs the warm-up's threads could use (its report; null when it did not run). */
     volatile String cpus;
 
@@ -99,6 +113,7 @@ final class WarmUp {
                 } catch (IOException | RuntimeException e) {
                     console.error("warm-up on a loopback QP pair of " + side.context.name()
                             + " failed, measuring without the rest of it: " + e.getMessage());
+                    settled = false;
                     return;
                 }
                 rounds = round;
@@ -111,12 +126,20 @@ final class WarmUp {
                 // completion loop still interpreted, and compiled it during the measurement.
                 boolean quiet = timed && jit.getTotalCompilationTime() == compiled;
                 boolean steady = round >= MIN_ROUNDS && took * 100 > best * 97;
-                if ((quiet || steady) && jitIdleNow() || System.nanoTime() - end > 0) {
+                settled = (quiet || steady) && jitIdleNow();
+                if (settled || System.nanoTime() - end > 0) {
                     break;
                 }
                 best = Math.min(best, took);
             }
-            awaitJitIdle(end + JIT_WAIT_NANOS);
+            boolean idle = awaitJitIdle(end + JIT_WAIT_NANOS);
+            settled &= idle;
+            if (!settled) {
+                console.error("warm-up: stopped after " + rounds + " rounds (its limit is " + ROUNDS + " rounds, "
+                        + Math.min(MAX_NANOS, s.timeout().toNanos() / 2) / 1_000_000_000L + " s) with the JIT "
+                        + (idle ? "still compiling in its last round" : "still busy")
+                        + ": the measurement may begin in code that is not compiled yet");
+            }
         } finally {
             nanos = System.nanoTime() - begin;
         }
@@ -128,8 +151,10 @@ final class WarmUp {
      * work during the measurement takes a CPU from it; so wait for an idle JIT once more.
      */
     void settle() {
-        if (rounds > 0) {
-            awaitJitIdle(System.nanoTime() + Math.min(SETTLE_MAX_NANOS, side.s.timeout().toNanos() / 4));
+        if (rounds > 0 && !awaitJitIdle(System.nanoTime() + Math.min(SETTLE_MAX_NANOS, side.s.timeout().toNanos() / 4))) {
+            settled = false;
+            console.error("warm-up: the JIT was still busy after connecting: the measurement may begin in code "
+                    + "that is not compiled yet");
         }
     }
 
@@ -252,20 +277,23 @@ final class WarmUp {
      * at work during the measurement takes a CPU from the test, or from the device's own work
      * (Soft-RoCE runs in the kernel). On a JVM without that command, returns.
      */
-    private static void awaitJitIdle(long deadline) {
+    private static boolean awaitJitIdle(long deadline) {
         try {
             boolean first = true;
             while (first || System.nanoTime() - deadline < 0) {
                 first = false;
                 if (jitIdle(compilerQueue())) {
-                    return;
+                    return true;
                 }
                 Thread.sleep(50);
             }
+            return false;
         } catch (javax.management.JMException | RuntimeException e) {
             // not HotSpot, or no jdk.management: the rounds are all there is
+            return true;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+            return false;
         }
     }
 
