@@ -4,19 +4,13 @@ package dev.jrdma;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
-import dev.jrdma.bindings.generated.ibv_ah_attr;
-import dev.jrdma.bindings.generated.ibv_global_route;
 import dev.jrdma.bindings.generated.ibv_qp;
 import dev.jrdma.bindings.generated.ibv_qp_attr;
-import dev.jrdma.bindings.generated.ibv_qp_cap;
 import dev.jrdma.bindings.generated.ibv_qp_init_attr;
-import dev.jrdma.bindings.generated.rdma_cm_id;
 import dev.jrdma.bindings.generated.rdma_h;
 import dev.jrdma.bindings.shim.Errno;
-import dev.jrdma.bindings.shim.ErrnoVerbs;
 import dev.jrdma.bindings.shim.BoundVerbs;
 import dev.jrdma.bindings.shim.InlineVerbs;
-import dev.jrdma.bindings.shim.RdmaCmVerbs;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.ref.Reference;
@@ -83,7 +77,7 @@ public final class QueuePair extends NativeResource {
     private static final int NO_SEND = 1;
     private static final int NO_RECEIVE = 2;
 
-    private QueuePair(Builder b, CmId cmId, MemorySegment handle, QueuePairCapabilities capabilities) {
+    QueuePair(Builder b, CmId cmId, MemorySegment handle, QueuePairCapabilities capabilities) {
         super(b.pd, b.sendCq, b.receiveCq, b.srq, cmId);
         this.pd = b.pd;
         this.srq = b.srq;
@@ -118,17 +112,17 @@ public final class QueuePair extends NativeResource {
 
     /** Builds a queue pair; from {@link ProtectionDomain#queuePair(QueuePairType)}. */
     public static final class Builder {
-        private final ProtectionDomain pd;
-        private final QueuePairType type;
-        private CompletionQueue sendCq;
-        private CompletionQueue receiveCq;
-        private SharedReceiveQueue srq;
-        private int maxSendWr = 16;
-        private int maxReceiveWr = 16;
-        private int maxSendSge = 1;
-        private int maxReceiveSge = 1;
-        private int maxInlineData;
-        private boolean signalAll;
+        final ProtectionDomain pd;
+        final QueuePairType type;
+        CompletionQueue sendCq;
+        CompletionQueue receiveCq;
+        SharedReceiveQueue srq;
+        int maxSendWr = 16;
+        int maxReceiveWr = 16;
+        int maxSendSge = 1;
+        int maxReceiveSge = 1;
+        int maxInlineData;
+        boolean signalAll;
 
         Builder(ProtectionDomain pd, QueuePairType type) {
             this.pd = pd;
@@ -254,65 +248,7 @@ public final class QueuePair extends NativeResource {
 
         /** Creates the queue pair through {@code rdma_create_qp} on {@code cmId} when it is not null. */
         QueuePair build(CmId cmId) {
-            if (sendCq == null || receiveCq == null) {
-                throw new IllegalStateException("a queue pair needs a send and a receive completion queue");
-            }
-            if (sendCq.context() != pd.context() || receiveCq.context() != pd.context()) {
-                throw new IllegalArgumentException("the completion queues and the protection domain must belong to"
-                        + " the same context");
-            }
-            if (srq != null && srq.protectionDomain() != pd) {
-                throw new IllegalArgumentException(srq + " is not in " + pd);
-            }
-            try (Arena arena = Arena.ofConfined(); var _ = hold(pd, sendCq, receiveCq, srq, cmId)) {
-                MemorySegment init = arena.allocate(ibv_qp_init_attr.layout());
-                if (srq != null) {
-                    ibv_qp_init_attr.srq(init, srq.handle());
-                }
-                ibv_qp_init_attr.send_cq(init, sendCq.handle());
-                ibv_qp_init_attr.recv_cq(init, receiveCq.handle());
-                ibv_qp_init_attr.qp_type(init, type.value());
-                ibv_qp_init_attr.sq_sig_all(init, signalAll ? 1 : 0);
-                MemorySegment cap = ibv_qp_init_attr.cap(init);
-                ibv_qp_cap.max_send_wr(cap, maxSendWr);
-                ibv_qp_cap.max_recv_wr(cap, maxReceiveWr);
-                ibv_qp_cap.max_send_sge(cap, maxSendSge);
-                ibv_qp_cap.max_recv_sge(cap, maxReceiveSge);
-                ibv_qp_cap.max_inline_data(cap, maxInlineData);
-                MemorySegment errno = Errno.allocate(arena);
-                MemorySegment qp;
-                if (cmId == null) {
-                    qp = ErrnoVerbs.ibv_create_qp(errno, pd.handle(), init);
-                } else {
-                    qp = RdmaCmVerbs.rdma_create_qp(errno, cmId.handle(), pd.handle(), init) == 0
-                            ? rdma_cm_id.qp(cmId.handle().reinterpret(rdma_cm_id.layout().byteSize()))
-                            : MemorySegment.NULL;
-                }
-                if (qp.address() == 0) {
-                    throw RdmaException.of(cmId == null ? Verb.IBV_CREATE_QP : Verb.RDMA_CREATE_QP, pd + ", " + type + ", send/receive WRs " + maxSendWr + "/"
-                            + maxReceiveWr + ", SGEs " + maxSendSge + "/" + maxReceiveSge + ", inline " + maxInlineData,
-                            Errno.get(errno));
-                }
-                qp = qp.reinterpret(ibv_qp.layout().byteSize());
-                // The provider writes the capabilities it granted back into init_attr.cap.
-                QueuePairCapabilities granted = new QueuePairCapabilities(ibv_qp_cap.max_send_wr(cap),
-                        ibv_qp_cap.max_recv_wr(cap), ibv_qp_cap.max_send_sge(cap), ibv_qp_cap.max_recv_sge(cap),
-                        ibv_qp_cap.max_inline_data(cap));
-                try {
-                    QueuePair created = new QueuePair(this, cmId, qp, granted);
-                    if (cmId != null) {
-                        created.refreshState();   // rdma_create_qp already moved it to INIT
-                    }
-                    return created;
-                } catch (RuntimeException e) {
-                    if (cmId == null) {
-                        rdma_h.ibv_destroy_qp(qp);
-                    } else {
-                        rdma_h.rdma_destroy_qp(cmId.handle());
-                    }
-                    throw e;
-                }
-            }
+            return QpCreation.create(this, cmId);
         }
     }
 

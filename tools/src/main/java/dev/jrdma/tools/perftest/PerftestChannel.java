@@ -9,7 +9,6 @@ import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
-import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -58,7 +57,7 @@ public final class PerftestChannel implements AutoCloseable {
     /** The bound of that wait, or null while the peer's TCP stack keeps answering. */
     private Duration peerRunLimit;
 
-    private PerftestChannel(SocketChannel socket, boolean client, Duration timeout) throws IOException {
+    PerftestChannel(SocketChannel socket, boolean client, Duration timeout) throws IOException {
         this.socket = socket;
         this.link = null;
         this.gidIndex = -1;
@@ -171,61 +170,8 @@ public final class PerftestChannel implements AutoCloseable {
      * Opens the listening socket of a server. perftest binds the wildcard address with
      * SO_REUSEADDR and accepts exactly one client.
      */
-    public static Listener listen(SocketAddress bindTo) throws IOException {
-        ServerSocketChannel server = ServerSocketChannel.open();
-        try {
-            server.setOption(StandardSocketOptions.SO_REUSEADDR, true);
-            server.bind(bindTo, 1);
-            server.configureBlocking(false);
-            return new Listener(server);
-        } catch (IOException e) {
-            server.close();
-            throw new PerftestProtocolException("listen: cannot listen on " + bindTo + ": " + e.getMessage(), e);
-        }
-    }
-
-    /** A bound server socket that accepts one client; separate so tests can bind port 0. */
-    public static final class Listener implements AutoCloseable {
-        private final ServerSocketChannel server;
-
-        private Listener(ServerSocketChannel server) {
-            this.server = server;
-        }
-
-        /** The bound port. */
-        public int port() throws IOException {
-            return ((InetSocketAddress) server.getLocalAddress()).getPort();
-        }
-
-        /**
-         * Waits for one client; the server reads first in every exchange.
-         *
-         * @throws RdmaTimeoutException when no client connects within {@code timeout}
-         */
-        public PerftestChannel accept(Duration timeout) throws IOException {
-            long deadline = System.nanoTime() + timeout.toNanos();
-            try (Selector sel = Selector.open()) {
-                server.register(sel, SelectionKey.OP_ACCEPT);
-                while (true) {
-                    SocketChannel s = server.accept();
-                    if (s != null) {
-                        return new PerftestChannel(s, false, timeout);
-                    }
-                    long left = deadline - System.nanoTime();
-                    if (left <= 0) {
-                        throw new RdmaTimeoutException(timeout, "accept: no client connected within " + seconds(timeout),
-                                null);
-                    }
-                    sel.select(Math.max(1, left / 1_000_000));
-                    sel.selectedKeys().clear();
-                }
-            }
-        }
-
-        @Override
-        public void close() throws IOException {
-            server.close();
-        }
+    public static PerftestListener listen(SocketAddress bindTo) throws IOException {
+        return PerftestListener.open(bindTo);
     }
 
     /** True for the side that connected (perftest's client, the side with a host argument). */
@@ -493,7 +439,7 @@ public final class PerftestChannel implements AutoCloseable {
         selector.selectedKeys().clear();
     }
 
-    private static String seconds(Duration d) {
+    static String seconds(Duration d) {
         return d.toMillis() % 1000 == 0 ? d.toSeconds() + " s" : d.toMillis() + " ms";
     }
 

@@ -12,6 +12,7 @@ import dev.jrdma.RdmaDevice;
 import dev.jrdma.tools.perftest.BwReportData;
 import dev.jrdma.tools.perftest.CpuAffinity;
 import dev.jrdma.tools.perftest.PeerInfo;
+import dev.jrdma.tools.perftest.PerftestListener;
 import dev.jrdma.tools.perftest.PerftestChannel;
 import dev.jrdma.tools.perftest.PerftestSchedule;
 import dev.jrdma.tools.perftest.PerftestSession;
@@ -218,7 +219,7 @@ public final class PerftestRunner implements PerftestSession.Device {
             ch = PerftestChannel.connect(s.host(), s.port(), s.timeout());
         } else {
             output.waiting();
-            try (PerftestChannel.Listener l = PerftestChannel.listen(new InetSocketAddress(s.port()))) {
+            try (PerftestListener l = PerftestChannel.listen(new InetSocketAddress(s.port()))) {
                 ch = l.accept(s.timeout());
             }
         }

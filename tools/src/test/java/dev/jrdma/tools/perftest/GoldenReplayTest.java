@@ -98,7 +98,7 @@ class GoldenReplayTest {
         PeerInfo keys = PeerInfo.parse(Arrays.copyOfRange(ours, PREAMBLE, PREAMBLE + 108), true);
         PeerInfo peerKeys = PeerInfo.parse(Arrays.copyOfRange(theirs, PREAMBLE, PREAMBLE + 108), true);
 
-        try (PerftestChannel.Listener listener = jrdmaIsClient ? null
+        try (PerftestListener listener = jrdmaIsClient ? null
                 : PerftestChannel.listen(new InetSocketAddress("127.0.0.1", 0))) {
             int port = jrdmaIsClient ? 0 : listener.port();
             FakePerftest fake = new FakePerftest(!jrdmaIsClient, theirs, messages);

@@ -35,7 +35,7 @@ class PerftestChannelTest {
     void fullSessionBetweenTwoJrdmaSides() throws Exception {
         PeerInfo serverKeys = new PeerInfo(0, 16, 0x11, 0xcdfed9, 0x409, 0x55daec22b000L, GID, 0);
         PeerInfo clientKeys = new PeerInfo(0, 16, 0x12, 0x5a8577, 0x56f, 0x56475680b000L, GID, 0);
-        try (PerftestChannel.Listener listener = PerftestChannel.listen(new InetSocketAddress("127.0.0.1", 0))) {
+        try (PerftestListener listener = PerftestChannel.listen(new InetSocketAddress("127.0.0.1", 0))) {
             int port = listener.port();
             Future<Object[]> server = pool.submit(() -> {
                 try (PerftestChannel ch = listener.accept(T)) {
@@ -197,7 +197,7 @@ class PerftestChannelTest {
 
     @Test
     void acceptTimesOut() throws Exception {
-        try (PerftestChannel.Listener l = PerftestChannel.listen(new InetSocketAddress("127.0.0.1", 0))) {
+        try (PerftestListener l = PerftestChannel.listen(new InetSocketAddress("127.0.0.1", 0))) {
             RdmaTimeoutException e = assertThrows(RdmaTimeoutException.class, () -> l.accept(Duration.ofMillis(200)));
             assertTrue(e.getMessage().startsWith("accept: no client connected within"), e.getMessage());
         }

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.jrdma;
+
+import dev.jrdma.bindings.generated.ibv_qp;
+import dev.jrdma.bindings.generated.ibv_qp_cap;
+import dev.jrdma.bindings.generated.ibv_qp_init_attr;
+import dev.jrdma.bindings.generated.rdma_cm_id;
+import dev.jrdma.bindings.generated.rdma_h;
+import dev.jrdma.bindings.shim.Errno;
+import dev.jrdma.bindings.shim.ErrnoVerbs;
+import dev.jrdma.bindings.shim.RdmaCmVerbs;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * Creates the native queue pair a {@link QueuePair.Builder} describes, with {@code ibv_create_qp}
+ * or, on an rdma_cm id, {@code rdma_create_qp}; kept apart from QueuePair, which holds the
+ * queue pair's life after creation.
+ */
+final class QpCreation {
+    private QpCreation() {}
+
+    static QueuePair create(QueuePair.Builder b, CmId cmId) {
+        if (b.sendCq == null || b.receiveCq == null) {
+            throw new IllegalStateException("a queue pair needs a send and a receive completion queue");
+        }
+        if (b.sendCq.context() != b.pd.context() || b.receiveCq.context() != b.pd.context()) {
+            throw new IllegalArgumentException("the completion queues and the protection domain must belong to"
+                    + " the same context");
+        }
+        if (b.srq != null && b.srq.protectionDomain() != b.pd) {
+            throw new IllegalArgumentException(b.srq + " is not in " + b.pd);
+        }
+        try (Arena arena = Arena.ofConfined(); var _ = NativeResource.hold(b.pd, b.sendCq, b.receiveCq, b.srq, cmId)) {
+            MemorySegment init = arena.allocate(ibv_qp_init_attr.layout());
+            if (b.srq != null) {
+                ibv_qp_init_attr.srq(init, b.srq.handle());
+            }
+            ibv_qp_init_attr.send_cq(init, b.sendCq.handle());
+            ibv_qp_init_attr.recv_cq(init, b.receiveCq.handle());
+            ibv_qp_init_attr.qp_type(init, b.type.value());
+            ibv_qp_init_attr.sq_sig_all(init, b.signalAll ? 1 : 0);
+            MemorySegment cap = ibv_qp_init_attr.cap(init);
+            ibv_qp_cap.max_send_wr(cap, b.maxSendWr);
+            ibv_qp_cap.max_recv_wr(cap, b.maxReceiveWr);
+            ibv_qp_cap.max_send_sge(cap, b.maxSendSge);
+            ibv_qp_cap.max_recv_sge(cap, b.maxReceiveSge);
+            ibv_qp_cap.max_inline_data(cap, b.maxInlineData);
+            MemorySegment errno = Errno.allocate(arena);
+            MemorySegment qp;
+            if (cmId == null) {
+                qp = ErrnoVerbs.ibv_create_qp(errno, b.pd.handle(), init);
+            } else {
+                qp = RdmaCmVerbs.rdma_create_qp(errno, cmId.handle(), b.pd.handle(), init) == 0
+                        ? rdma_cm_id.qp(cmId.handle().reinterpret(rdma_cm_id.layout().byteSize()))
+                        : MemorySegment.NULL;
+            }
+            if (qp.address() == 0) {
+                throw RdmaException.of(cmId == null ? Verb.IBV_CREATE_QP : Verb.RDMA_CREATE_QP, b.pd + ", " + b.type + ", send/receive WRs " + b.maxSendWr + "/"
+                        + b.maxReceiveWr + ", SGEs " + b.maxSendSge + "/" + b.maxReceiveSge + ", inline " + b.maxInlineData,
+                        Errno.get(errno));
+            }
+            qp = qp.reinterpret(ibv_qp.layout().byteSize());
+            // The provider writes the capabilities it granted back into init_attr.cap.
+            QueuePairCapabilities granted = new QueuePairCapabilities(ibv_qp_cap.max_send_wr(cap),
+                    ibv_qp_cap.max_recv_wr(cap), ibv_qp_cap.max_send_sge(cap), ibv_qp_cap.max_recv_sge(cap),
+                    ibv_qp_cap.max_inline_data(cap));
+            try {
+                QueuePair created = new QueuePair(b, cmId, qp, granted);
+                if (cmId != null) {
+                    created.refreshState();   // rdma_create_qp already moved it to INIT
+                }
+                return created;
+            } catch (RuntimeException e) {
+                if (cmId == null) {
+                    rdma_h.ibv_destroy_qp(qp);
+                } else {
+                    rdma_h.rdma_destroy_qp(cmId.handle());
+                }
+                throw e;
+            }
+        }
+    }
+}
