@@ -60,8 +60,11 @@ class WorkRequestTest {
         ReceiveRequest recv = new ReceiveRequest();
         WorkCompletion wc = new WorkCompletion();
         long sum = 0;
-        long bytes = 0;
-        for (int pass = 0; pass < 4; pass++) {
+        long bytes = -1;
+        int passes = 0;
+        // Until a pass allocates nothing, at most 12: on a loaded host C2 may still be compiling
+        // (or deoptimising) in pass 4; an allocation per request shows in every pass.
+        for (; passes < 12 && bytes != 0; passes++) {
             long before = Allocations.allocatedBytes();
             for (int i = 0; i < 20_000; i++) {
                 send.wrId(i).opcode((i & 1) == 0 ? SendOpcode.RDMA_WRITE : SendOpcode.SEND_WITH_IMM)
@@ -74,7 +77,7 @@ class WorkRequestTest {
             bytes = Allocations.since(before);
         }
         assertEquals(0, bytes, "bytes allocated re-building 20000 requests and reading completions");
-        assertEquals(20_000L * 4, sum, "each zeroed completion reads as SUCCESS (ordinal 0) + isSuccess");
+        assertEquals(20_000L * passes, sum, "each zeroed completion reads as SUCCESS (ordinal 0) + isSuccess");
     }
 
     @Test
