@@ -430,8 +430,10 @@ class JrdmaDeviceTest {
             p.destroyForcibly().waitFor();
             int code = client.get(90, TimeUnit.SECONDS);
             assertEquals(1, code, out + "\n" + err);
-            assertTrue(err.toString().startsWith("jrdma send-lat: "), err.toString());
-            assertEquals(1, err.toString().strip().lines().count(), err.toString());
+            // The error is one line; a warm-up that handed over an unsettled JIT adds its note before it.
+            String error = withoutWarmUpNotes(err.toString());
+            assertTrue(error.startsWith("jrdma send-lat: "), err.toString());
+            assertEquals(1, error.strip().lines().count(), err.toString());
         } finally {
             p.destroyForcibly();
         }
@@ -651,5 +653,11 @@ class JrdmaDeviceTest {
             Thread.sleep(100);
         }
         fail("nothing listens on port " + port);
+    }
+
+    /** stderr without the warm-up's "JIT still busy" notes, which a loaded host may add to any run. */
+    static String withoutWarmUpNotes(String err) {
+        return err.lines().filter(l -> !l.matches("jrdma [a-z-]+: warm-up: (stopped after|the JIT was still busy).*"))
+                .collect(java.util.stream.Collectors.joining("\n"));
     }
 }
