@@ -3,6 +3,7 @@ package dev.jrdma.examples;
 
 import static org.junit.jupiter.api.Assertions.fail;
 
+import dev.jrdma.testing.Jvm;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -30,13 +31,7 @@ final class ExampleProcess implements AutoCloseable {
     }
 
     static ExampleProcess start(String mainClass, List<String> args) throws IOException {
-        List<String> command = new ArrayList<>();
-        command.add(ProcessHandle.current().info().command().orElse("java"));
-        command.add("--enable-native-access=ALL-UNNAMED");
-        command.add("-XX:TieredStopAtLevel=1");   // C1 only: C2 costs more than it saves in a short run
-        command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
-        command.add("dev.jrdma.examples." + mainClass);
+        List<String> command = new ArrayList<>(Jvm.command("dev.jrdma.examples." + mainClass));
         command.addAll(args);
         String name = mainClass + " " + String.join(" ", args);
         System.out.println("starting " + name);

@@ -59,9 +59,7 @@ public final class TwoNodes {
 
     /** The java launcher and class path of this JVM, which node 2 sees at the same paths. */
     public static List<String> java(String mainClass, String... args) {
-        List<String> c = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--enable-native-access=ALL-UNNAMED", "-XX:TieredStopAtLevel=1",
-                "-cp", System.getProperty("java.class.path"), mainClass));
+        List<String> c = new ArrayList<>(Jvm.command(mainClass));
         c.addAll(List.of(args));
         return c;
     }
