@@ -49,13 +49,7 @@ public final class AddressHandle extends NativeResource {
                 throw RdmaException.of(Verb.IBV_CREATE_AH, pd + ", port " + port + ", GID index " + gidIndex + " to "
                         + remote.gid(), Errno.get(errno));
             }
-            ah = ah.reinterpret(ibv_ah.layout().byteSize());
-            try {
-                return new AddressHandle(pd, ah, remote);
-            } catch (RuntimeException e) {
-                rdma_h.ibv_destroy_ah(ah);
-                throw e;
-            }
+            return wrapCreated(ah, ibv_ah.layout(), h -> new AddressHandle(pd, h, remote), rdma_h::ibv_destroy_ah);
         }
     }
 

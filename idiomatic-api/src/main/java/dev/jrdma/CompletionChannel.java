@@ -40,17 +40,10 @@ public final class CompletionChannel extends NativeResource {
     static CompletionChannel create(Context context) {
         try (Arena arena = Arena.ofConfined(); var _ = hold(context)) {
             MemorySegment errno = Errno.allocate(arena);
-            MemorySegment channel = ErrnoVerbs.ibv_create_comp_channel(errno, context.handle());
-            if (channel.address() == 0) {
-                throw RdmaException.of(Verb.IBV_CREATE_COMP_CHANNEL, context, Errno.get(errno));
-            }
-            channel = channel.reinterpret(ibv_comp_channel.layout().byteSize());
-            try {
-                return new CompletionChannel(context, channel);
-            } catch (RuntimeException e) {
-                rdma_h.ibv_destroy_comp_channel(channel);
-                throw e;
-            }
+            MemorySegment channel = RdmaException.checkCreated(Verb.IBV_CREATE_COMP_CHANNEL, context, errno,
+                    ErrnoVerbs.ibv_create_comp_channel(errno, context.handle()));
+            return wrapCreated(channel, ibv_comp_channel.layout(), h -> new CompletionChannel(context, h),
+                    rdma_h::ibv_destroy_comp_channel);
         }
     }
 

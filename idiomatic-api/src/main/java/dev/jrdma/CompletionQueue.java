@@ -68,13 +68,8 @@ public final class CompletionQueue extends NativeResource {
             if (cq.address() == 0) {
                 throw RdmaException.of(Verb.IBV_CREATE_CQ, context + ", depth " + depth, Errno.get(errno));
             }
-            cq = cq.reinterpret(ibv_cq.layout().byteSize());
-            try {
-                return new CompletionQueue(context, channel, cq);
-            } catch (RuntimeException e) {
-                rdma_h.ibv_destroy_cq(cq);
-                throw e;
-            }
+            return wrapCreated(cq, ibv_cq.layout(), h -> new CompletionQueue(context, channel, h),
+                    rdma_h::ibv_destroy_cq);
         }
     }
 

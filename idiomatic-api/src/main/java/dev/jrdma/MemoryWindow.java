@@ -38,17 +38,9 @@ public final class MemoryWindow extends NativeResource {
     static MemoryWindow allocate(ProtectionDomain pd) {
         try (Arena arena = Arena.ofConfined(); var _ = hold(pd)) {
             MemorySegment errno = Errno.allocate(arena);
-            MemorySegment mw = InlineVerbs.ibv_alloc_mw(errno, pd.handle(), TYPE_1);
-            if (mw.address() == 0) {
-                throw RdmaException.of(Verb.IBV_ALLOC_MW, pd, Errno.get(errno));
-            }
-            mw = mw.reinterpret(ibv_mw.layout().byteSize());
-            try {
-                return new MemoryWindow(pd, mw);
-            } catch (RuntimeException e) {
-                InlineVerbs.ibv_dealloc_mw(mw);
-                throw e;
-            }
+            MemorySegment mw = RdmaException.checkCreated(Verb.IBV_ALLOC_MW, pd, errno,
+                    InlineVerbs.ibv_alloc_mw(errno, pd.handle(), TYPE_1));
+            return wrapCreated(mw, ibv_mw.layout(), h -> new MemoryWindow(pd, h), InlineVerbs::ibv_dealloc_mw);
         }
     }
 

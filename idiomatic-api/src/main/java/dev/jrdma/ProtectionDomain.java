@@ -43,13 +43,7 @@ public final class ProtectionDomain extends NativeResource {
                 throw RdmaException.of(Verb.IBV_ALLOC_PD, context, Errno.get(errno));
             }
             // @end
-            pd = pd.reinterpret(ibv_pd.layout().byteSize());
-            try {
-                return new ProtectionDomain(context, pd);
-            } catch (RuntimeException e) {
-                rdma_h.ibv_dealloc_pd(pd);
-                throw e;
-            }
+            return wrapCreated(pd, ibv_pd.layout(), h -> new ProtectionDomain(context, h), rdma_h::ibv_dealloc_pd);
         }
     }
 

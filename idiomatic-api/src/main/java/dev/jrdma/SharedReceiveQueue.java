@@ -65,14 +65,10 @@ public final class SharedReceiveQueue extends NativeResource {
                 throw RdmaException.of(Verb.IBV_CREATE_SRQ, pd + ", " + maxWorkRequests + " work requests, " + maxSges
                         + " SGEs", Errno.get(errno));
             }
-            srq = srq.reinterpret(ibv_srq.layout().byteSize());
             // As for QPs, the provider writes back what it granted.
-            try {
-                return new SharedReceiveQueue(pd, srq, ibv_srq_attr.max_wr(attr), ibv_srq_attr.max_sge(attr));
-            } catch (RuntimeException e) {
-                rdma_h.ibv_destroy_srq(srq);
-                throw e;
-            }
+            return wrapCreated(srq, ibv_srq.layout(),
+                    h -> new SharedReceiveQueue(pd, h, ibv_srq_attr.max_wr(attr), ibv_srq_attr.max_sge(attr)),
+                    rdma_h::ibv_destroy_srq);
         }
     }
 
