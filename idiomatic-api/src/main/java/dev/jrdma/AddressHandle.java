@@ -3,7 +3,6 @@ package dev.jrdma;
 
 import dev.jrdma.bindings.generated.ibv_ah;
 import dev.jrdma.bindings.generated.ibv_ah_attr;
-import dev.jrdma.bindings.generated.ibv_global_route;
 import dev.jrdma.bindings.generated.rdma_h;
 import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.ErrnoVerbs;
@@ -31,18 +30,7 @@ public final class AddressHandle extends NativeResource {
     static AddressHandle create(ProtectionDomain pd, Endpoint remote, int port, int gidIndex, ConnectionOptions options) {
         try (Arena arena = Arena.ofConfined(); var _ = hold(pd)) {
             MemorySegment attr = arena.allocate(ibv_ah_attr.layout());
-            ibv_ah_attr.port_num(attr, (byte) port);
-            ibv_ah_attr.dlid(attr, (short) remote.lid());
-            ibv_ah_attr.sl(attr, (byte) options.serviceLevel());
-            if (!remote.gid().equals(Gid.ZERO)) {
-                // RoCE routes by GRH only, so an address handle there is always global.
-                ibv_ah_attr.is_global(attr, (byte) 1);
-                MemorySegment grh = ibv_ah_attr.grh(attr);
-                remote.gid().write(ibv_global_route.dgid(grh));
-                ibv_global_route.sgid_index(grh, (byte) gidIndex);
-                ibv_global_route.hop_limit(grh, (byte) options.hopLimit());
-                ibv_global_route.traffic_class(grh, (byte) options.trafficClass());
-            }
+            QpAttributes.addressVector(attr, remote, port, gidIndex, options);
             MemorySegment errno = Errno.allocate(arena);
             MemorySegment ah = ErrnoVerbs.ibv_create_ah(errno, pd.handle(), attr);
             if (ah.address() == 0) {
