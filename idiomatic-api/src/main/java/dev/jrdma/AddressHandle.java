@@ -13,18 +13,16 @@ import java.lang.foreign.MemorySegment;
  * An address handle ({@code struct ibv_ah}): the route to a remote port that UD sends carry
  * ({@link SendRequest#datagram}). From {@link ProtectionDomain#createAddressHandle}; usable only
  * with queue pairs of the same protection domain. Thread-safe (immutable once created).
+ *
+ * <p>{@link #toString()}: {@code address handle <n> to <gid> on <device>}.
  */
-public final class AddressHandle extends NativeResource {
+public final class AddressHandle extends NativeObject {
     private final ProtectionDomain pd;
-    private final MemorySegment handle;
-    private final String description;
 
     private AddressHandle(ProtectionDomain pd, MemorySegment handle, Endpoint remote) {
-        super(pd);
+        super(handle, "address handle " + ibv_ah.handle(handle) + " to " + remote.gid() + " on " + pd.context().name(),
+                pd);
         this.pd = pd;
-        this.handle = handle;
-        this.description = "address handle " + ibv_ah.handle(handle) + " to " + remote.gid() + " on "
-                + pd.context().name();
     }
 
     static AddressHandle create(ProtectionDomain pd, Endpoint remote, int port, int gidIndex, ConnectionOptions options) {
@@ -46,21 +44,10 @@ public final class AddressHandle extends NativeResource {
         return pd;
     }
 
-    MemorySegment handle() {
-        checkOpen();
-        return handle;
-    }
-
     @Override
     void release() {
         // A UD send already past its check of this handle may still be reading it in the provider.
         pd.awaitPostsQuiescent();
         RdmaException.check(Verb.IBV_DESTROY_AH, this, rdma_h.ibv_destroy_ah(handle));
-    }
-
-    /** {@code address handle <n> to <gid> on <device>}. */
-    @Override
-    public String toString() {
-        return description;
     }
 }
