@@ -55,9 +55,6 @@ public enum AsyncEventType {
 
     /** {@return libibverbs' text for the event ({@code ibv_event_type_str}), e.g. "port error"} */
     public String description() {
-        if (this == UNKNOWN) {
-            return "unknown";
-        }
-        return CValues.text(rdma_h.ibv_event_type_str(ordinal()), name());
+        return this == UNKNOWN ? "unknown" : CValues.text(rdma_h.ibv_event_type_str(ordinal()), name());
     }
 }

@@ -46,9 +46,6 @@ public enum CmEventType {
 
     /** {@return librdmacm's name for the event ({@code rdma_event_str})} */
     public String description() {
-        if (this == UNKNOWN) {
-            return "unknown";
-        }
-        return CValues.text(rdma_h.rdma_event_str(ordinal()), name());
+        return this == UNKNOWN ? "unknown" : CValues.text(rdma_h.rdma_event_str(ordinal()), name());
     }
 }

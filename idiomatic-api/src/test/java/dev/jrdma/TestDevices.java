@@ -47,4 +47,11 @@ final class TestDevices {
         client.resolveRoute(TIMEOUT);
         return client;
     }
+
+    /** An RC queue pair, in RESET, on a new protection domain and an 8-entry completion queue of {@code context}. */
+    static QueuePair rcQueuePair(Context context) {
+        ProtectionDomain pd = context.allocateProtectionDomain();
+        CompletionQueue cq = context.createCompletionQueue(8);
+        return pd.queuePair(QueuePairType.RC).completionQueue(cq).build();
+    }
 }
