@@ -4,6 +4,7 @@ package dev.jrdma.bindings;
 import static dev.jrdma.bindings.generated.rdma_h.*;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.jrdma.bindings.generated.ibv_ah_attr;
 import dev.jrdma.bindings.generated.ibv_comp_channel;
@@ -272,6 +273,13 @@ final class RawRcLoopback implements AutoCloseable {
             }
             Thread.onSpinWait();
         }
+    }
+
+    /** Polls one completion, as {@link #pollOne}, and asserts that it succeeded (naming the status if not). */
+    MemorySegment pollSuccess() {
+        MemorySegment wc = pollOne();
+        assertEquals(IBV_WC_SUCCESS(), ibv_wc.status(wc), statusText(ibv_wc.status(wc)));
+        return wc;
     }
 
     static String statusText(int status) {

@@ -134,6 +134,16 @@ public final class WireIntegrity {
         return Rdma.device(name).orElseThrow(() -> new IllegalStateException("no RDMA device " + name)).open();
     }
 
+    /** Port 1's endpoint and INIT for {@code qp}, then WINDOW receives posted, receive i into slot i of {@code into}. */
+    private static void initWithReceives(QueuePair qp, Context context, ConnectionOptions options, MemoryRegion into,
+                                         int slot) {
+        qp.localEndpoint(1, gidIndex(context));
+        qp.toInit(1, options);
+        for (int i = 0; i < WINDOW; i++) {
+            qp.post(new ReceiveRequest().wrId(i).sge(into, (long) i * slot, slot));
+        }
+    }
+
     private static int gidIndex(Context context) {
         return context.gidTable(1).stream().filter(e -> e.type() == GidType.ROCE_V2 && e.ipv4().isPresent())
                 .mapToInt(GidEntry::index).findFirst().orElse(0);
@@ -152,11 +162,7 @@ public final class WireIntegrity {
             MemoryRegion inbox = pd.allocate((long) WINDOW * MAX, EnumSet.of(Access.LOCAL_WRITE));
             MemoryRegion target = pd.allocate((long) WINDOW * MAX, EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE));
             MemoryRegion acks = pd.allocate((long) WINDOW * 8, EnumSet.of(Access.LOCAL_WRITE));
-            qp.localEndpoint(1, gidIndex(context));
-            qp.toInit(1, options);
-            for (int i = 0; i < WINDOW; i++) {
-                qp.post(new ReceiveRequest().wrId(i).sge(inbox, (long) i * MAX, MAX));
-            }
+            initWithReceives(qp, context, options, inbox, MAX);
             try (Socket s = accept(listener)) {
                 EndpointExchange.connect(s, qp, options, STEP);
                 new DataOutputStream(s.getOutputStream()).write(target.remote().toBytes());
@@ -247,11 +253,7 @@ public final class WireIntegrity {
                     .build();
             MemoryRegion source = pd.allocate((long) WINDOW * MAX, EnumSet.of(Access.LOCAL_WRITE));
             MemoryRegion acks = pd.allocate((long) WINDOW * 8, EnumSet.of(Access.LOCAL_WRITE));
-            qp.localEndpoint(1, gidIndex(context));
-            qp.toInit(1, options);
-            for (int i = 0; i < WINDOW; i++) {
-                qp.post(new ReceiveRequest().wrId(i).sge(acks, i * 8L, 8));
-            }
+            initWithReceives(qp, context, options, acks, 8);
             EndpointExchange.connect(s, qp, options, STEP);
             RemoteMemory target = RemoteMemory.fromBytes(new DataInputStream(s.getInputStream())
                     .readNBytes(RemoteMemory.BYTES));
