@@ -4,25 +4,19 @@ package dev.jrdma;
 /** A path MTU ({@code enum ibv_mtu}): the largest payload of one packet. */
 public enum Mtu {
     /** 256 bytes. */
-    MTU_256(256),
+    MTU_256,
     /** 512 bytes. */
-    MTU_512(512),
+    MTU_512,
     /** 1024 bytes (the largest that fits a 1500-byte Ethernet frame with RoCE v2 headers). */
-    MTU_1024(1024),
+    MTU_1024,
     /** 2048 bytes. */
-    MTU_2048(2048),
+    MTU_2048,
     /** 4096 bytes. */
-    MTU_4096(4096);
-
-    private final int bytes;
-
-    Mtu(int bytes) {
-        this.bytes = bytes;
-    }
+    MTU_4096;
 
     /** {@return the MTU in bytes} */
     public int bytes() {
-        return bytes;
+        return 128 << value();   // IBV_MTU_256 is 1: each step doubles
     }
 
     /**

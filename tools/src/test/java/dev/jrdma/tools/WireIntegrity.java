@@ -134,6 +134,25 @@ public final class WireIntegrity {
         return Rdma.device(name).orElseThrow(() -> new IllegalStateException("no RDMA device " + name)).open();
     }
 
+    /** What both sides count for their summary, from the moment the tally begins. */
+    private static final class Tally {
+        private final long start = System.nanoTime();
+        private long bytes;
+        private long sends;
+
+        /** One message of {@code size} bytes, a SEND or (not {@code send}) an RDMA WRITE. */
+        void add(int size, boolean send) {
+            bytes += size;
+            if (send) {
+                sends++;
+            }
+        }
+
+        Summary summary(String role, long messages) {
+            return new Summary(role, messages, sends, messages - sends, bytes, System.nanoTime() - start);
+        }
+    }
+
     /** Port 1's endpoint and INIT for {@code qp}, then WINDOW receives posted, receive i into slot i of {@code into}. */
     private static void initWithReceives(QueuePair qp, Context context, ConnectionOptions options, MemoryRegion into,
                                          int slot) {
@@ -168,9 +187,7 @@ public final class WireIntegrity {
                 new DataOutputStream(s.getOutputStream()).write(target.remote().toBytes());
                 SplittableRandom r = new SplittableRandom(seed);
                 WorkCompletion wc = new WorkCompletion();
-                long start = System.nanoTime();
-                long bytes = 0;
-                long sends = 0;
+                Tally tally = new Tally();
                 int acksInFlight = 0;
                 for (long seq = 0; seq < n; ) {
                     cq.take(wc, STEP).checkSuccess();
@@ -190,10 +207,9 @@ public final class WireIntegrity {
                         check(!write, seq, "arrived as a SEND, sent as an RDMA WRITE");
                         check(wc.byteLength() == size, seq, "length " + wc.byteLength() + ", sent " + size);
                         message = inbox.segment().asSlice((long) slot * MAX, MAX);
-                        sends++;
                     }
                     verify(message, seed, seq, size);
-                    bytes += size;
+                    tally.add(size, !write);
                     qp.post(new ReceiveRequest().wrId(slot).sge(inbox, (long) slot * MAX, MAX));
                     int ackSlot = (int) (seq % WINDOW);
                     acks.segment().set(JAVA_LONG_UNALIGNED, ackSlot * 8L, seq);
@@ -209,7 +225,7 @@ public final class WireIntegrity {
                 // this side's QP is not destroyed under the last acknowledgements.
                 s.setSoTimeout((int) STEP.toMillis());
                 s.getInputStream().read();
-                return new Summary("verified", n, sends, n - sends, bytes, System.nanoTime() - start);
+                return tally.summary("verified", n);
             }
         }
     }
@@ -259,9 +275,7 @@ public final class WireIntegrity {
                     .readNBytes(RemoteMemory.BYTES));
             SplittableRandom r = new SplittableRandom(seed);
             WorkCompletion wc = new WorkCompletion();
-            long start = System.nanoTime();
-            long bytes = 0;
-            long sends = 0;
+            Tally tally = new Tally();
             long acked = 0;
             long posted = 0;
             long sendsDone = 0;
@@ -275,11 +289,9 @@ public final class WireIntegrity {
                     if (write) {
                         wr.opcode(SendOpcode.RDMA_WRITE_WITH_IMM).immediateData((int) posted)
                                 .remote(target.slice((posted % WINDOW) * MAX, size));
-                    } else {
-                        sends++;
                     }
                     qp.post(wr);
-                    bytes += size;
+                    tally.add(size, !write);
                     posted++;
                 }
                 cq.take(wc, STEP).checkSuccess();
@@ -294,7 +306,7 @@ public final class WireIntegrity {
                     sendsDone++;
                 }
             }
-            return new Summary("sent and acknowledged", n, sends, n - sends, bytes, System.nanoTime() - start);
+            return tally.summary("sent and acknowledged", n);
         }
     }
 }
