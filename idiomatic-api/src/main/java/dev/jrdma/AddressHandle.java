@@ -3,7 +3,6 @@ package dev.jrdma;
 
 import dev.jrdma.bindings.generated.ibv_ah;
 import dev.jrdma.bindings.generated.ibv_ah_attr;
-import dev.jrdma.bindings.generated.ibv_global_route;
 import dev.jrdma.bindings.generated.rdma_h;
 import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.ErrnoVerbs;
@@ -14,48 +13,29 @@ import java.lang.foreign.MemorySegment;
  * An address handle ({@code struct ibv_ah}): the route to a remote port that UD sends carry
  * ({@link SendRequest#datagram}). From {@link ProtectionDomain#createAddressHandle}; usable only
  * with queue pairs of the same protection domain. Thread-safe (immutable once created).
+ *
+ * <p>{@link #toString()}: {@code address handle <n> to <gid> on <device>}.
  */
-public final class AddressHandle extends NativeResource {
+public final class AddressHandle extends NativeObject {
     private final ProtectionDomain pd;
-    private final MemorySegment handle;
-    private final String description;
 
     private AddressHandle(ProtectionDomain pd, MemorySegment handle, Endpoint remote) {
-        super(pd);
+        super(handle, "address handle " + ibv_ah.handle(handle) + " to " + remote.gid() + " on " + pd.context().name(),
+                pd);
         this.pd = pd;
-        this.handle = handle;
-        this.description = "address handle " + ibv_ah.handle(handle) + " to " + remote.gid() + " on "
-                + pd.context().name();
     }
 
     static AddressHandle create(ProtectionDomain pd, Endpoint remote, int port, int gidIndex, ConnectionOptions options) {
         try (Arena arena = Arena.ofConfined(); var _ = hold(pd)) {
             MemorySegment attr = arena.allocate(ibv_ah_attr.layout());
-            ibv_ah_attr.port_num(attr, (byte) port);
-            ibv_ah_attr.dlid(attr, (short) remote.lid());
-            ibv_ah_attr.sl(attr, (byte) options.serviceLevel());
-            if (!remote.gid().equals(Gid.ZERO)) {
-                // RoCE routes by GRH only, so an address handle there is always global.
-                ibv_ah_attr.is_global(attr, (byte) 1);
-                MemorySegment grh = ibv_ah_attr.grh(attr);
-                remote.gid().write(ibv_global_route.dgid(grh));
-                ibv_global_route.sgid_index(grh, (byte) gidIndex);
-                ibv_global_route.hop_limit(grh, (byte) options.hopLimit());
-                ibv_global_route.traffic_class(grh, (byte) options.trafficClass());
-            }
+            QpAttributes.addressVector(attr, remote, port, gidIndex, options);
             MemorySegment errno = Errno.allocate(arena);
             MemorySegment ah = ErrnoVerbs.ibv_create_ah(errno, pd.handle(), attr);
             if (ah.address() == 0) {
                 throw RdmaException.of(Verb.IBV_CREATE_AH, pd + ", port " + port + ", GID index " + gidIndex + " to "
                         + remote.gid(), Errno.get(errno));
             }
-            ah = ah.reinterpret(ibv_ah.layout().byteSize());
-            try {
-                return new AddressHandle(pd, ah, remote);
-            } catch (RuntimeException e) {
-                rdma_h.ibv_destroy_ah(ah);
-                throw e;
-            }
+            return wrapCreated(ah, ibv_ah.layout(), h -> new AddressHandle(pd, h, remote), rdma_h::ibv_destroy_ah);
         }
     }
 
@@ -64,21 +44,10 @@ public final class AddressHandle extends NativeResource {
         return pd;
     }
 
-    MemorySegment handle() {
-        checkOpen();
-        return handle;
-    }
-
     @Override
     void release() {
         // A UD send already past its check of this handle may still be reading it in the provider.
         pd.awaitPostsQuiescent();
         RdmaException.check(Verb.IBV_DESTROY_AH, this, rdma_h.ibv_destroy_ah(handle));
-    }
-
-    /** {@code address handle <n> to <gid> on <device>}. */
-    @Override
-    public String toString() {
-        return description;
     }
 }

@@ -2,7 +2,6 @@
 package dev.jrdma;
 
 import dev.jrdma.bindings.generated.rdma_h;
-import java.lang.foreign.MemorySegment;
 
 /** The kind of an asynchronous event ({@code enum ibv_event_type}). */
 public enum AsyncEventType {
@@ -51,16 +50,11 @@ public enum AsyncEventType {
 
     /** The constant for a C value (the enum is dense from 0). */
     static AsyncEventType of(int value) {
-        AsyncEventType[] all = values();
-        return value >= 0 && value < all.length - 1 ? all[value] : UNKNOWN;
+        return CValues.dense(AsyncEventType.class, value, 0, UNKNOWN);
     }
 
     /** {@return libibverbs' text for the event ({@code ibv_event_type_str}), e.g. "port error"} */
     public String description() {
-        if (this == UNKNOWN) {
-            return "unknown";
-        }
-        MemorySegment text = rdma_h.ibv_event_type_str(ordinal());
-        return text.address() == 0 ? name() : text.reinterpret(256).getString(0);
+        return this == UNKNOWN ? "unknown" : CValues.text(rdma_h.ibv_event_type_str(ordinal()), name());
     }
 }

@@ -4,17 +4,11 @@ package dev.jrdma;
 /** How far a device guarantees atomicity of atomic operations ({@code enum ibv_atomic_cap}). */
 public enum AtomicCapability {
     /** No atomic operations. */
-    NONE(0),
+    NONE,
     /** Atomic with respect to other atomics of this device only. */
-    HCA(1),
+    HCA,
     /** Atomic with respect to the CPU and other devices too. */
-    GLOB(2);
-
-    private final int value;
-
-    AtomicCapability(int value) {
-        this.value = value;
-    }
+    GLOB;
 
     /**
      * The value of the C {@code enum ibv_atomic_cap} constant ({@code IBV_ATOMIC_NONE} 0,
@@ -23,15 +17,10 @@ public enum AtomicCapability {
      * @return 0..2
      */
     public int value() {
-        return value;
+        return ordinal();   // dense from IBV_ATOMIC_NONE
     }
 
     static AtomicCapability of(int value) {
-        for (AtomicCapability c : values()) {
-            if (c.value == value) {
-                return c;
-            }
-        }
-        return NONE;   // a capability this version does not know: promise nothing
+        return CValues.dense(AtomicCapability.class, value, 0, NONE);   // unknown: promise nothing
     }
 }

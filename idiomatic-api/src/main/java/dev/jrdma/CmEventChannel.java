@@ -73,18 +73,11 @@ public final class CmEventChannel extends NativeResource {
         MemorySegment channel;
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment errno = Errno.allocate(arena);
-            channel = RdmaCmVerbs.rdma_create_event_channel(errno);
-            if (channel.address() == 0) {
-                throw RdmaException.of(Verb.RDMA_CREATE_EVENT_CHANNEL, "rdma_cm", Errno.get(errno));
-            }
+            channel = RdmaException.checkCreated(Verb.RDMA_CREATE_EVENT_CHANNEL, "rdma_cm", errno,
+                    RdmaCmVerbs.rdma_create_event_channel(errno));
         }
-        channel = channel.reinterpret(rdma_event_channel.layout().byteSize());
-        try {
-            return new CmEventChannel(channel);
-        } catch (RuntimeException e) {
-            rdma_h.rdma_destroy_event_channel(channel);
-            throw e;
-        }
+        return wrapCreated(channel, rdma_event_channel.layout(), CmEventChannel::new,
+                rdma_h::rdma_destroy_event_channel);
     }
 
     /** {@return a new connection id for reliable connections (port space TCP, RC queue pairs)} */

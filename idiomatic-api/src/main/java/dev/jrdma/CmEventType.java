@@ -2,7 +2,6 @@
 package dev.jrdma;
 
 import dev.jrdma.bindings.generated.rdma_h;
-import java.lang.foreign.MemorySegment;
 
 /** The kind of an rdma_cm event ({@code enum rdma_cm_event_type}). */
 public enum CmEventType {
@@ -42,16 +41,11 @@ public enum CmEventType {
     UNKNOWN;
 
     static CmEventType of(int value) {
-        CmEventType[] all = values();
-        return value >= 0 && value < all.length - 1 ? all[value] : UNKNOWN;
+        return CValues.dense(CmEventType.class, value, 0, UNKNOWN);
     }
 
     /** {@return librdmacm's name for the event ({@code rdma_event_str})} */
     public String description() {
-        if (this == UNKNOWN) {
-            return "unknown";
-        }
-        MemorySegment text = rdma_h.rdma_event_str(ordinal());
-        return text.address() == 0 ? name() : text.reinterpret(256).getString(0);
+        return this == UNKNOWN ? "unknown" : CValues.text(rdma_h.rdma_event_str(ordinal()), name());
     }
 }

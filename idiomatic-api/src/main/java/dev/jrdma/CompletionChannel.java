@@ -23,16 +23,17 @@ import java.time.Duration;
  * acknowledged as {@code await} returns them: {@code ibv_destroy_cq} waits forever for
  * unacknowledged events, and acknowledging at once rules that out. Thread safety: one thread
  * awaits at a time.
+ *
+ * <p>{@link #toString()}: {@code completion channel fd <n> on <device>}.
  */
-public final class CompletionChannel extends NativeResource {
+public final class CompletionChannel extends NativeObject {
     private final Context context;
-    private final MemorySegment handle;
     private final int fd;
 
     private CompletionChannel(Context context, MemorySegment handle) {
-        super(context);
+        super(handle, "completion channel fd " + ibv_comp_channel.fd(handle) + " on " + context.name(),
+                context);
         this.context = context;
-        this.handle = handle;
         this.fd = ibv_comp_channel.fd(handle);
         Posix.setNonBlocking(fd);
     }
@@ -40,23 +41,11 @@ public final class CompletionChannel extends NativeResource {
     static CompletionChannel create(Context context) {
         try (Arena arena = Arena.ofConfined(); var _ = hold(context)) {
             MemorySegment errno = Errno.allocate(arena);
-            MemorySegment channel = ErrnoVerbs.ibv_create_comp_channel(errno, context.handle());
-            if (channel.address() == 0) {
-                throw RdmaException.of(Verb.IBV_CREATE_COMP_CHANNEL, context, Errno.get(errno));
-            }
-            channel = channel.reinterpret(ibv_comp_channel.layout().byteSize());
-            try {
-                return new CompletionChannel(context, channel);
-            } catch (RuntimeException e) {
-                rdma_h.ibv_destroy_comp_channel(channel);
-                throw e;
-            }
+            MemorySegment channel = RdmaException.checkCreated(Verb.IBV_CREATE_COMP_CHANNEL, context, errno,
+                    ErrnoVerbs.ibv_create_comp_channel(errno, context.handle()));
+            return wrapCreated(channel, ibv_comp_channel.layout(), h -> new CompletionChannel(context, h),
+                    rdma_h::ibv_destroy_comp_channel);
         }
-    }
-
-    MemorySegment handle() {
-        checkOpen();
-        return handle;
     }
 
     /** {@return the context the channel belongs to} */
@@ -132,11 +121,5 @@ public final class CompletionChannel extends NativeResource {
     @Override
     void release() {
         RdmaException.check(Verb.IBV_DESTROY_COMP_CHANNEL, this, rdma_h.ibv_destroy_comp_channel(handle));
-    }
-
-    /** {@code completion channel fd <n> on <device>}. */
-    @Override
-    public String toString() {
-        return "completion channel fd " + fd + " on " + context.name();
     }
 }

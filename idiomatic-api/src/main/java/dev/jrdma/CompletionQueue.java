@@ -21,14 +21,14 @@ import java.time.Duration;
  * {@link WorkCompletions} the caller creates once and reuses. Thread safety: polling one CQ
  * from several threads is safe as far as libibverbs goes, but a {@code WorkCompletion} must
  * not be shared between threads.
+ *
+ * <p>{@link #toString()}: {@code completion queue handle <n> on <device>}.
  */
-public final class CompletionQueue extends NativeResource {
+public final class CompletionQueue extends NativeObject {
     private final Context context;
-    private final MemorySegment handle;
     /** The handle as an address: libibverbs owns the struct until ibv_destroy_cq, no arena involved. */
     private final long address;
     private final int capacity;
-    private final String description;
     /** The provider's poll_cq and req_notify_cq, read from the ops table once. */
     private final MemorySegment pollFn;
     /** Whether the provider's poll_cq is the one BoundVerbs calls as a constant. */
@@ -36,15 +36,14 @@ public final class CompletionQueue extends NativeResource {
     private final MemorySegment notifyFn;
 
     private CompletionQueue(Context context, CompletionChannel channel, MemorySegment handle) {
-        super(context, channel);
+        super(handle, "completion queue handle " + ibv_cq.handle(handle) + " on " + context.name(),
+                context, channel);
         this.context = context;
-        this.handle = handle;
         this.address = handle.address();
         this.capacity = ibv_cq.cqe(handle);
         this.pollFn = InlineVerbs.pollCqFunction(handle);
         this.pollBound = BoundVerbs.bindPollCq(pollFn);
         this.notifyFn = InlineVerbs.reqNotifyCqFunction(handle);
-        this.description = "completion queue handle " + ibv_cq.handle(handle) + " on " + context.name();
     }
 
     // Stub-provider seam, for tests and benchmarks in this package only: wraps a fake native object
@@ -68,13 +67,8 @@ public final class CompletionQueue extends NativeResource {
             if (cq.address() == 0) {
                 throw RdmaException.of(Verb.IBV_CREATE_CQ, context + ", depth " + depth, Errno.get(errno));
             }
-            cq = cq.reinterpret(ibv_cq.layout().byteSize());
-            try {
-                return new CompletionQueue(context, channel, cq);
-            } catch (RuntimeException e) {
-                rdma_h.ibv_destroy_cq(cq);
-                throw e;
-            }
+            return wrapCreated(cq, ibv_cq.layout(), h -> new CompletionQueue(context, channel, h),
+                    rdma_h::ibv_destroy_cq);
         }
     }
 
@@ -86,11 +80,6 @@ public final class CompletionQueue extends NativeResource {
     /** {@return the number of completions the queue can hold (the provider may round the requested depth up)} */
     public int capacity() {
         return capacity;
-    }
-
-    MemorySegment handle() {
-        checkOpen();
-        return handle;
     }
 
     /**
@@ -208,18 +197,7 @@ public final class CompletionQueue extends NativeResource {
     }
 
     @Override
-    long nativeAddress() {
-        return handle.address();
-    }
-
-    @Override
     void release() {
         RdmaException.check(Verb.IBV_DESTROY_CQ, this, rdma_h.ibv_destroy_cq(handle));
-    }
-
-    /** {@code completion queue handle <n> on <device>}. */
-    @Override
-    public String toString() {
-        return description;
     }
 }

@@ -122,15 +122,11 @@ public final class MemoryRegion extends NativeResource {
                 throw RdmaException.of(Verb.IBV_REG_MR, pd + ", " + segment.byteSize() + " bytes at 0x"
                         + Long.toHexString(segment.address()) + ", " + rights, e, hint);
             }
-            mr = mr.reinterpret(ibv_mr.layout().byteSize());
-            try {
-                MemoryRegion region = new MemoryRegion(pd, mr, segment, ownArena, Collections.unmodifiableSet(rights));
+            return wrapCreated(mr, ibv_mr.layout(), h -> {
+                MemoryRegion region = new MemoryRegion(pd, h, segment, ownArena, Collections.unmodifiableSet(rights));
                 Events.registered(timing, region, segment.byteSize(), rights);
                 return region;
-            } catch (RuntimeException e) {
-                rdma_h.ibv_dereg_mr(mr);
-                throw e;
-            }
+            }, rdma_h::ibv_dereg_mr);
         }
     }
 

@@ -17,38 +17,31 @@ import java.util.Set;
  * {@link ProtectionDomain#allocateMemoryWindow()}; providers without memory windows throw
  * {@link OperationNotSupportedException}. A window depends on the regions it was bound to:
  * closing such a region closes the window first. Not thread-safe.
+ *
+ * <p>{@link #toString()}: {@code memory window handle <n> on <device>}.
  */
-public final class MemoryWindow extends NativeResource {
+public final class MemoryWindow extends NativeObject {
     /** {@code IBV_MW_TYPE_1}: bound with ibv_bind_mw rather than a work request. */
     private static final int TYPE_1 = 1;
 
     private final ProtectionDomain pd;
-    private final MemorySegment handle;
     private long address;
     private long length;
     /** The region of the last bind; unbinding re-binds to it with length 0. */
     private MemoryRegion boundRegion;
 
     private MemoryWindow(ProtectionDomain pd, MemorySegment handle) {
-        super(pd);
+        super(handle, "memory window handle " + ibv_mw.handle(handle) + " on " + pd.context().name(),
+                pd);
         this.pd = pd;
-        this.handle = handle;
     }
 
     static MemoryWindow allocate(ProtectionDomain pd) {
         try (Arena arena = Arena.ofConfined(); var _ = hold(pd)) {
             MemorySegment errno = Errno.allocate(arena);
-            MemorySegment mw = InlineVerbs.ibv_alloc_mw(errno, pd.handle(), TYPE_1);
-            if (mw.address() == 0) {
-                throw RdmaException.of(Verb.IBV_ALLOC_MW, pd, Errno.get(errno));
-            }
-            mw = mw.reinterpret(ibv_mw.layout().byteSize());
-            try {
-                return new MemoryWindow(pd, mw);
-            } catch (RuntimeException e) {
-                InlineVerbs.ibv_dealloc_mw(mw);
-                throw e;
-            }
+            MemorySegment mw = RdmaException.checkCreated(Verb.IBV_ALLOC_MW, pd, errno,
+                    InlineVerbs.ibv_alloc_mw(errno, pd.handle(), TYPE_1));
+            return wrapCreated(mw, ibv_mw.layout(), h -> new MemoryWindow(pd, h), InlineVerbs::ibv_dealloc_mw);
         }
     }
 
@@ -121,11 +114,5 @@ public final class MemoryWindow extends NativeResource {
     @Override
     void release() {
         RdmaException.check(Verb.IBV_DEALLOC_MW, this, InlineVerbs.ibv_dealloc_mw(handle));
-    }
-
-    /** {@code memory window handle <n> on <device>}. */
-    @Override
-    public String toString() {
-        return "memory window handle " + ibv_mw.handle(handle) + " on " + pd.context().name();
     }
 }

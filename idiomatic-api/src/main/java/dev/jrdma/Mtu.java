@@ -4,27 +4,19 @@ package dev.jrdma;
 /** A path MTU ({@code enum ibv_mtu}): the largest payload of one packet. */
 public enum Mtu {
     /** 256 bytes. */
-    MTU_256(1, 256),
+    MTU_256,
     /** 512 bytes. */
-    MTU_512(2, 512),
+    MTU_512,
     /** 1024 bytes (the largest that fits a 1500-byte Ethernet frame with RoCE v2 headers). */
-    MTU_1024(3, 1024),
+    MTU_1024,
     /** 2048 bytes. */
-    MTU_2048(4, 2048),
+    MTU_2048,
     /** 4096 bytes. */
-    MTU_4096(5, 4096);
-
-    private final int value;
-    private final int bytes;
-
-    Mtu(int value, int bytes) {
-        this.value = value;
-        this.bytes = bytes;
-    }
+    MTU_4096;
 
     /** {@return the MTU in bytes} */
     public int bytes() {
-        return bytes;
+        return 128 << value();   // IBV_MTU_256 is 1: each step doubles
     }
 
     /**
@@ -34,7 +26,7 @@ public enum Mtu {
      * @return 1..5
      */
     public int value() {
-        return value;
+        return ordinal() + 1;   // dense from IBV_MTU_256
     }
 
     /**
@@ -54,11 +46,6 @@ public enum Mtu {
      * @throws IllegalArgumentException for a value outside 1..5
      */
     public static Mtu of(int value) {
-        for (Mtu m : values()) {
-            if (m.value == value) {
-                return m;
-            }
-        }
-        throw new IllegalArgumentException("unknown ibv_mtu value " + value);
+        return CValues.dense(Mtu.class, value, 1, null);
     }
 }

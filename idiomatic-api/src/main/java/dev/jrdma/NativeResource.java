@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma;
 
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
@@ -9,6 +11,8 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
+import java.util.function.Function;
 
 /**
  * Base of every object that owns a native verbs resource, and the ownership graph between them.
@@ -157,6 +161,25 @@ abstract class NativeResource implements RdmaResource {
             throw e;
         }
         return hold;
+    }
+
+    /**
+     * Wraps the object a create verb returned, {@code created} (not NULL), destroying it again if
+     * wrapping fails (an owner closed meanwhile, say), so that a failed create leaks nothing.
+     *
+     * @param layout  the C struct behind the pointer, whose size the handle takes
+     * @param wrap    the constructor of the Java object, given the sized handle
+     * @param destroy the verb that destroys the native object
+     */
+    static <R> R wrapCreated(MemorySegment created, MemoryLayout layout, Function<MemorySegment, R> wrap,
+            Consumer<MemorySegment> destroy) {
+        MemorySegment handle = created.reinterpret(layout.byteSize());
+        try {
+            return wrap.apply(handle);
+        } catch (RuntimeException e) {
+            destroy.accept(handle);
+            throw e;
+        }
     }
 
     /** The calls begun by {@link #hold}; closing it ends them. */

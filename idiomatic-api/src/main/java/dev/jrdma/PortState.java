@@ -4,25 +4,17 @@ package dev.jrdma;
 /** The logical state of a port ({@code enum ibv_port_state}). */
 public enum PortState {
     /** Reserved. */
-    NOP(0),
+    NOP,
     /** Link down. */
-    DOWN(1),
+    DOWN,
     /** Link up, not yet configured by the subnet manager. */
-    INIT(2),
+    INIT,
     /** Configured, waiting to become active. */
-    ARMED(3),
+    ARMED,
     /** Ready for traffic. */
-    ACTIVE(4),
+    ACTIVE,
     /** Active, but deferring some traffic. */
-    ACTIVE_DEFER(5);
-
-    private static final CValues<PortState> BY_VALUE = new CValues<>(values(), c -> c.value, null, "PortState");
-
-    private final int value;
-
-    PortState(int value) {
-        this.value = value;
-    }
+    ACTIVE_DEFER;
 
     /**
      * The value of the C {@code enum ibv_port_state} constant (0 NOP ... 5 ACTIVE_DEFER), as
@@ -31,11 +23,11 @@ public enum PortState {
      * @return 0..5
      */
     public int value() {
-        return value;
+        return ordinal();   // dense from IBV_PORT_NOP
     }
 
     /** The constant for a C value; IllegalArgumentException for values this version does not know. */
     static PortState of(int value) {
-        return BY_VALUE.of(value);
+        return CValues.dense(PortState.class, value, 0, null);
     }
 }

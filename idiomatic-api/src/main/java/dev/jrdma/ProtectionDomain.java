@@ -14,17 +14,16 @@ import java.util.Set;
  * only within one PD. Closing it first closes its memory regions and queue pairs.
  *
  * <p>Thread safety: registration and QP creation are safe from several threads.
+ *
+ * <p>{@link #toString()}: {@code protection domain handle <n> on <device>}.
  */
-public final class ProtectionDomain extends NativeResource {
+public final class ProtectionDomain extends NativeObject {
     private final Context context;
-    private final MemorySegment handle;
-    private final String description;
 
     private ProtectionDomain(Context context, MemorySegment handle) {
-        super(context);
+        super(handle, "protection domain handle " + ibv_pd.handle(handle) + " on " + context.name(),
+                context);
         this.context = context;
-        this.handle = handle;
-        this.description = "protection domain handle " + ibv_pd.handle(handle) + " on " + context.name();
     }
 
     // Stub-provider seam, for tests and benchmarks in this package only: wraps a fake native object
@@ -43,24 +42,13 @@ public final class ProtectionDomain extends NativeResource {
                 throw RdmaException.of(Verb.IBV_ALLOC_PD, context, Errno.get(errno));
             }
             // @end
-            pd = pd.reinterpret(ibv_pd.layout().byteSize());
-            try {
-                return new ProtectionDomain(context, pd);
-            } catch (RuntimeException e) {
-                rdma_h.ibv_dealloc_pd(pd);
-                throw e;
-            }
+            return wrapCreated(pd, ibv_pd.layout(), h -> new ProtectionDomain(context, h), rdma_h::ibv_dealloc_pd);
         }
     }
 
     /** {@return the context this PD belongs to} */
     public Context context() {
         return context;
-    }
-
-    MemorySegment handle() {
-        checkOpen();
-        return handle;
     }
 
     /**
@@ -211,11 +199,5 @@ public final class ProtectionDomain extends NativeResource {
     @Override
     void release() {
         RdmaException.check(Verb.IBV_DEALLOC_PD, this, rdma_h.ibv_dealloc_pd(handle));
-    }
-
-    /** {@code protection domain handle <n> on <device>}. */
-    @Override
-    public String toString() {
-        return description;
     }
 }

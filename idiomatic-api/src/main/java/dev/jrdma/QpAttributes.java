@@ -38,6 +38,25 @@ final class QpAttributes {
     }
 
     /**
+     * Fills an address vector ({@code struct ibv_ah_attr}) towards {@code remote}, as a connected
+     * QP's path and a UD address handle both take it.
+     */
+    static void addressVector(MemorySegment ah, Endpoint remote, int port, int gidIndex, ConnectionOptions options) {
+        ibv_ah_attr.port_num(ah, (byte) port);
+        ibv_ah_attr.dlid(ah, (short) remote.lid());
+        ibv_ah_attr.sl(ah, (byte) options.serviceLevel());
+        if (!remote.gid().equals(Gid.ZERO)) {
+            // RoCE has no LIDs: packets are routed by the GRH only, so the route must be global.
+            ibv_ah_attr.is_global(ah, (byte) 1);
+            MemorySegment grh = ibv_ah_attr.grh(ah);
+            remote.gid().write(ibv_global_route.dgid(grh));
+            ibv_global_route.sgid_index(grh, (byte) gidIndex);
+            ibv_global_route.hop_limit(grh, (byte) options.hopLimit());
+            ibv_global_route.traffic_class(grh, (byte) options.trafficClass());
+        }
+    }
+
+    /**
      * INIT -> RTR; for RC/UC towards {@code remote} from {@code local} (the source GID entry
      * {@code gidIndex} of {@code port}), for UD the state alone.
      */
@@ -49,19 +68,7 @@ final class QpAttributes {
             ibv_qp_attr.path_mtu(attr, local.mtu().min(remote.mtu()).value());
             ibv_qp_attr.dest_qp_num(attr, remote.qpn());
             ibv_qp_attr.rq_psn(attr, remote.psn());
-            MemorySegment ah = ibv_qp_attr.ah_attr(attr);
-            ibv_ah_attr.port_num(ah, (byte) port);
-            ibv_ah_attr.dlid(ah, (short) remote.lid());
-            ibv_ah_attr.sl(ah, (byte) options.serviceLevel());
-            if (!remote.gid().equals(Gid.ZERO)) {
-                // RoCE has no LIDs: packets are routed by the GRH, so the route must be global.
-                ibv_ah_attr.is_global(ah, (byte) 1);
-                MemorySegment grh = ibv_ah_attr.grh(ah);
-                remote.gid().write(ibv_global_route.dgid(grh));
-                ibv_global_route.sgid_index(grh, (byte) gidIndex);
-                ibv_global_route.hop_limit(grh, (byte) options.hopLimit());
-                ibv_global_route.traffic_class(grh, (byte) options.trafficClass());
-            }
+            addressVector(ibv_qp_attr.ah_attr(attr), remote, port, gidIndex, options);
             mask |= QpAttribute.mask(QpAttribute.AV, QpAttribute.PATH_MTU, QpAttribute.DEST_QPN,
                     QpAttribute.RQ_PSN);
             if (type == QueuePairType.RC) {

@@ -30,8 +30,10 @@ import java.util.Set;
  * thread while a post runs is safe: the post completes or throws {@link IllegalStateException}.
  * The failure path of a post allocates; the success path, and {@code tryPost} on a full queue,
  * do not.
+ *
+ * <p>{@link #toString()}: {@code queue pair 0x<qpn> (<type>) on <device>}.
  */
-public final class QueuePair extends NativeResource {
+public final class QueuePair extends NativeObject {
     private static final SecureRandom PSN_SOURCE = new SecureRandom();
 
     private final ProtectionDomain pd;
@@ -41,7 +43,6 @@ public final class QueuePair extends NativeResource {
     /** The rdma_cm id that created this QP, or null; rdma_cm then owns the QP's transitions. */
     private final CmId cmId;
     private final QueuePairType type;
-    private final MemorySegment handle;
     private final int qpn;
     private final QueuePairCapabilities capabilities;
     private final MemorySegment badSend;
@@ -57,7 +58,6 @@ public final class QueuePair extends NativeResource {
     /** Whether the provider's functions are the ones BoundVerbs calls as constants (one provider per process). */
     private final boolean sendBound;
     private final boolean receiveBound;
-    private final String description;
     /** Set by {@link #localEndpoint}: the port, source GID index and PSN the transitions use. */
     private int port;
     private int gidIndex = -1;
@@ -78,14 +78,14 @@ public final class QueuePair extends NativeResource {
     private static final int NO_RECEIVE = 2;
 
     QueuePair(Builder b, CmId cmId, MemorySegment handle, QueuePairCapabilities capabilities) {
-        super(b.pd, b.sendCq, b.receiveCq, b.srq, cmId);
+        super(handle, "queue pair 0x" + Integer.toHexString(ibv_qp.qp_num(handle)) + " (" + b.type + ") on " + b.pd.context().name(),
+                b.pd, b.sendCq, b.receiveCq, b.srq, cmId);
         this.pd = b.pd;
         this.srq = b.srq;
         this.cmId = cmId;
         this.sendCq = b.sendCq;
         this.receiveCq = b.receiveCq;
         this.type = b.type;
-        this.handle = handle;
         this.qpn = ibv_qp.qp_num(handle);
         this.capabilities = capabilities;
         Arena arena = Arena.ofAuto();
@@ -98,7 +98,6 @@ public final class QueuePair extends NativeResource {
         this.postRecvFn = InlineVerbs.postRecvFunction(handle);
         this.sendBound = BoundVerbs.bindPostSend(postSendFn);
         this.receiveBound = BoundVerbs.bindPostRecv(postRecvFn);
-        this.description = "queue pair 0x" + Integer.toHexString(qpn) + " (" + type + ") on " + pd.context().name();
     }
 
     // Stub-provider seam, for tests and benchmarks in this package only: wraps a fake native object
@@ -625,11 +624,6 @@ public final class QueuePair extends NativeResource {
         }
     }
 
-    @Override
-    long nativeAddress() {
-        return handle.address();
-    }
-
     /** Re-reads the state after rdma_cm moved the QP behind this object's back. */
     void refreshState() {
         setState(state());
@@ -656,11 +650,5 @@ public final class QueuePair extends NativeResource {
             return;
         }
         RdmaException.check(Verb.IBV_DESTROY_QP, this, rdma_h.ibv_destroy_qp(handle));
-    }
-
-    /** {@code queue pair 0x<qpn> (<type>) on <device>}. */
-    @Override
-    public String toString() {
-        return description;
     }
 }

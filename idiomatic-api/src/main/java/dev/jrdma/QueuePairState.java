@@ -4,38 +4,29 @@ package dev.jrdma;
 /** The state of a queue pair ({@code enum ibv_qp_state}). */
 public enum QueuePairState {
     /** Just created or reset: nothing can be posted. */
-    RESET(0),
+    RESET,
     /** Receives can be posted; nothing is processed yet. */
-    INIT(1),
+    INIT,
     /** Ready to receive. */
-    RTR(2),
+    RTR,
     /** Ready to send: fully operational. */
-    RTS(3),
+    RTS,
     /** Send queue drained. */
-    SQD(4),
+    SQD,
     /** Send queue error (UD/UC). */
-    SQE(5),
+    SQE,
     /** Error: outstanding work requests complete with WR_FLUSH_ERR. */
-    ERR(6),
+    ERR,
     /** A value this version of jrdma does not know. */
-    UNKNOWN(7);
-
-    private static final CValues<QueuePairState> BY_VALUE =
-            new CValues<>(values(), c -> c.value, UNKNOWN, "QueuePairState");
-
-    private final int value;
-
-    QueuePairState(int value) {
-        this.value = value;
-    }
+    UNKNOWN;
 
     /** The value of the C enum constant. */
     int value() {
-        return value;
+        return ordinal();   // dense from IBV_QPS_RESET
     }
 
     /** The constant for a C value; {@link #UNKNOWN} for values this version does not know. */
     static QueuePairState of(int value) {
-        return BY_VALUE.of(value);
+        return CValues.dense(QueuePairState.class, value, 0, UNKNOWN);
     }
 }

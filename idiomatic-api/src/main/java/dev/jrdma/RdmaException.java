@@ -2,6 +2,7 @@
 package dev.jrdma;
 
 import dev.jrdma.bindings.shim.Errno;
+import java.lang.foreign.MemorySegment;
 
 /**
  * A verb failed. The message names the verb, the object it was called on, the errno and its
@@ -52,6 +53,17 @@ public class RdmaException extends RuntimeException {
         if (rc != 0) {
             throw of(verb, object, rc);
         }
+    }
+
+    /**
+     * Throws the exception for a create verb on {@code object} that returned NULL, with the errno
+     * it left in {@code errno}; returns what it created otherwise.
+     */
+    static MemorySegment checkCreated(Verb verb, Object object, MemorySegment errno, MemorySegment created) {
+        if (created.address() == 0) {
+            throw of(verb, object, Errno.get(errno));
+        }
+        return created;
     }
 
     private static String message(Verb verb, String object, int errno, String detail) {

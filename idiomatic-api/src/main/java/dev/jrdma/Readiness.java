@@ -1,17 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma;
 
-import static java.lang.foreign.ValueLayout.ADDRESS;
-import static java.lang.foreign.ValueLayout.JAVA_INT;
-import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
+import static dev.jrdma.bindings.shim.Epoll.EPOLLIN;
+import static dev.jrdma.bindings.shim.Epoll.EPOLLONESHOT;
+import static dev.jrdma.bindings.shim.Epoll.EPOLL_CLOEXEC;
+import static dev.jrdma.bindings.shim.Epoll.EPOLL_CTL_ADD;
+import static dev.jrdma.bindings.shim.Epoll.EPOLL_CTL_DEL;
 
+import dev.jrdma.bindings.shim.Epoll;
 import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.Posix;
 import java.lang.foreign.Arena;
-import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
-import java.lang.invoke.MethodHandle;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -42,33 +42,8 @@ import java.util.function.BooleanSupplier;
 final class Readiness {
     private Readiness() {}
 
-    private static final int EPOLLIN = 0x001;
-    private static final int EPOLLONESHOT = 1 << 30;
-    private static final int EPOLL_CTL_ADD = 1;
-    private static final int EPOLL_CTL_DEL = 2;
-    private static final int EPOLL_CLOEXEC = 0x80000;
-    private static final int EINTR = 4;
-    private static final int ENOENT = 2;
-    /** {@code struct epoll_event} is packed on x86-64 (12 bytes) and naturally aligned elsewhere (16). */
-    private static final boolean PACKED = "amd64".equals(System.getProperty("os.arch"))
-            || "x86_64".equals(System.getProperty("os.arch"));
-    private static final long EVENT_SIZE = PACKED ? 12 : 16;
-    private static final long DATA_OFFSET = PACKED ? 4 : 8;
+    /** The most events the poller takes from one epoll_wait. */
     private static final int BATCH = 64;
-
-    private static final Linker LINKER = Linker.nativeLinker();
-    private static final Linker.Option ERRNO = Linker.Option.captureCallState("errno");
-    private static final MethodHandle EPOLL_CREATE1 = downcall("epoll_create1",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT));
-    private static final MethodHandle EPOLL_CTL = downcall("epoll_ctl",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS));
-    private static final MethodHandle EPOLL_WAIT = downcall("epoll_wait",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT));
-
-    /** The handle takes the errno capture segment as an extra first argument. */
-    private static MethodHandle downcall(String name, FunctionDescriptor descriptor) {
-        return LINKER.downcallHandle(LINKER.defaultLookup().find(name).orElseThrow(), descriptor, ERRNO);
-    }
 
     /** The longest a platform thread waits before it looks at {@code stop} again. */
     static final long SLICE_MILLIS = 50;
@@ -113,15 +88,11 @@ final class Readiness {
         private Poller() {
             try (Arena arena = Arena.ofConfined()) {
                 MemorySegment errno = Errno.allocate(arena);
-                int fd = (int) EPOLL_CREATE1.invokeExact(errno, EPOLL_CLOEXEC);
+                int fd = Epoll.create1(errno, EPOLL_CLOEXEC);
                 if (fd < 0) {
                     throw RdmaException.of(Verb.EPOLL_CREATE1, "the virtual-thread poller", Errno.get(errno));
                 }
                 this.epfd = fd;
-            } catch (RuntimeException | Error e) {
-                throw e;
-            } catch (Throwable t) {
-                throw new AssertionError("epoll_create1 downcall failed", t);
             }
             Thread.ofPlatform().daemon().name("jrdma-fd-poller").start(this::run);
             started = this;
@@ -140,10 +111,9 @@ final class Readiness {
             }
             try (Arena arena = Arena.ofConfined()) {
                 MemorySegment errno = Errno.allocate(arena);
-                MemorySegment event = arena.allocate(EVENT_SIZE, 8);
-                event.set(JAVA_INT, 0, EPOLLIN | EPOLLONESHOT);
-                event.set(JAVA_LONG_UNALIGNED, DATA_OFFSET, key);
-                if (ctl(errno, EPOLL_CTL_ADD, fd, event) != 0) {
+                MemorySegment event = Epoll.allocateEvents(arena, 1);
+                Epoll.setEvent(event, 0, EPOLLIN | EPOLLONESHOT, key);
+                if (Epoll.ctl(errno, epfd, EPOLL_CTL_ADD, fd, event) != 0) {
                     throw RdmaException.of(Verb.EPOLL_CTL_ADD, "fd " + fd, Errno.get(errno),
                             "is another thread waiting on the same channel?");
                 }
@@ -164,7 +134,8 @@ final class Readiness {
                 } finally {
                     // One-shot registrations stay in the set, disabled, until deleted; ENOENT
                     // only if the fd was closed meanwhile (close removes it from every set).
-                    if (ctl(errno, EPOLL_CTL_DEL, fd, MemorySegment.NULL) != 0 && Errno.get(errno) != ENOENT) {
+                    if (Epoll.ctl(errno, epfd, EPOLL_CTL_DEL, fd, MemorySegment.NULL) != 0
+                            && Errno.get(errno) != Errno.ENOENT) {
                         throw RdmaException.of(Verb.EPOLL_CTL_DEL, "fd " + fd, Errno.get(errno));
                     }
                 }
@@ -174,34 +145,21 @@ final class Readiness {
             }
         }
 
-        private int ctl(MemorySegment errno, int op, int fd, MemorySegment event) {
-            try {
-                return (int) EPOLL_CTL.invokeExact(errno, epfd, op, fd, event);
-            } catch (Throwable t) {
-                throw new AssertionError("epoll_ctl downcall failed", t);
-            }
-        }
-
         /** Completes the future of every fd that became readable; never returns. */
         private void run() {
             Arena arena = Arena.ofConfined();
             MemorySegment errno = Errno.allocate(arena);
-            MemorySegment events = arena.allocate(EVENT_SIZE * BATCH, 8);
+            MemorySegment events = Epoll.allocateEvents(arena, BATCH);
             while (true) {
-                int n;
-                try {
-                    n = (int) EPOLL_WAIT.invokeExact(errno, epfd, events, BATCH, -1);
-                } catch (Throwable t) {
-                    throw new AssertionError("epoll_wait downcall failed", t);
-                }
+                int n = Epoll.wait(errno, epfd, events, BATCH, -1);
                 if (n < 0) {
-                    if (Errno.get(errno) == EINTR) {
+                    if (Errno.get(errno) == Errno.EINTR) {
                         continue;
                     }
                     throw RdmaException.of(Verb.EPOLL_WAIT, "the virtual-thread poller", Errno.get(errno));
                 }
                 for (int i = 0; i < n; i++) {
-                    long key = events.get(JAVA_LONG_UNALIGNED, i * EVENT_SIZE + DATA_OFFSET);
+                    long key = Epoll.eventData(events, i);
                     CompletableFuture<Void> waiter = waiters.get(key);
                     if (waiter != null) {   // null: the waiter timed out just before
                         waiter.complete(null);

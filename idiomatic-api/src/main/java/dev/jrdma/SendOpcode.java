@@ -4,35 +4,23 @@ package dev.jrdma;
 /** The operation of a send work request ({@code enum ibv_wr_opcode}). */
 public enum SendOpcode {
     /** Write local memory into the peer's memory (one-sided). */
-    RDMA_WRITE(0),
+    RDMA_WRITE,
     /** RDMA WRITE that also consumes a receive at the peer and delivers immediate data. */
-    RDMA_WRITE_WITH_IMM(1),
+    RDMA_WRITE_WITH_IMM,
     /** Send a message into a receive the peer posted. */
-    SEND(2),
+    SEND,
     /** SEND with 32 bits of immediate data. */
-    SEND_WITH_IMM(3),
+    SEND_WITH_IMM,
     /** Read the peer's memory into local memory (one-sided). */
-    RDMA_READ(4),
+    RDMA_READ,
     /** Compare-and-swap on 8 aligned bytes of the peer's memory; the old value lands locally. */
-    ATOMIC_CMP_AND_SWP(5),
+    ATOMIC_CMP_AND_SWP,
     /** Fetch-and-add on 8 aligned bytes of the peer's memory; the old value lands locally. */
-    ATOMIC_FETCH_AND_ADD(6);
-
-    private static final CValues<SendOpcode> BY_VALUE = new CValues<>(values(), c -> c.value, null, "SendOpcode");
-
-    private final int value;
-
-    SendOpcode(int value) {
-        this.value = value;
-    }
+    ATOMIC_FETCH_AND_ADD;
 
     /** The value of the C enum constant. */
     int value() {
-        return value;
+        return ordinal();   // dense from IBV_WR_RDMA_WRITE
     }
 
-    /** The constant for a C value; IllegalArgumentException for values this version does not know. */
-    static SendOpcode of(int value) {
-        return BY_VALUE.of(value);
-    }
 }

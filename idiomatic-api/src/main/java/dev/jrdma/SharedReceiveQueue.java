@@ -21,32 +21,31 @@ import java.lang.ref.Reference;
  * pairs ({@link QueuePair.Builder#sharedReceiveQueue}). From
  * {@link ProtectionDomain#createSharedReceiveQueue}. Closing it first closes the queue pairs
  * that use it. Posting is not thread-safe: post from one thread at a time.
+ *
+ * <p>{@link #toString()}: {@code shared receive queue handle <n> on <device>}.
  */
-public final class SharedReceiveQueue extends NativeResource {
+public final class SharedReceiveQueue extends NativeObject {
     private final ProtectionDomain pd;
-    private final MemorySegment handle;
     private final int maxWorkRequests;
     private final int maxSges;
     // The bad_wr slot lives as long as this object (an automatic arena; posts fence this).
     private final MemorySegment badReceive = Arena.ofAuto().allocate(ADDRESS);
     private final long badReceiveAddress = badReceive.address();
     private final long address;
-    private final String description;
     /** The provider's post_srq_recv, read from the ops table once. */
     private final MemorySegment postSrqRecvFn;
     /** Whether the provider's function is the one BoundVerbs calls as a constant. */
     private final boolean bound;
 
     private SharedReceiveQueue(ProtectionDomain pd, MemorySegment handle, int maxWorkRequests, int maxSges) {
-        super(pd);
+        super(handle, "shared receive queue handle " + ibv_srq.handle(handle) + " on " + pd.context().name(),
+                pd);
         this.pd = pd;
-        this.handle = handle;
         this.address = handle.address();
         this.postSrqRecvFn = InlineVerbs.postSrqRecvFunction(handle);
         this.bound = BoundVerbs.bindPostSrqRecv(postSrqRecvFn);
         this.maxWorkRequests = maxWorkRequests;
         this.maxSges = maxSges;
-        this.description = "shared receive queue handle " + ibv_srq.handle(handle) + " on " + pd.context().name();
     }
 
     static SharedReceiveQueue create(ProtectionDomain pd, int maxWorkRequests, int maxSges) {
@@ -65,20 +64,11 @@ public final class SharedReceiveQueue extends NativeResource {
                 throw RdmaException.of(Verb.IBV_CREATE_SRQ, pd + ", " + maxWorkRequests + " work requests, " + maxSges
                         + " SGEs", Errno.get(errno));
             }
-            srq = srq.reinterpret(ibv_srq.layout().byteSize());
             // As for QPs, the provider writes back what it granted.
-            try {
-                return new SharedReceiveQueue(pd, srq, ibv_srq_attr.max_wr(attr), ibv_srq_attr.max_sge(attr));
-            } catch (RuntimeException e) {
-                rdma_h.ibv_destroy_srq(srq);
-                throw e;
-            }
+            return wrapCreated(srq, ibv_srq.layout(),
+                    h -> new SharedReceiveQueue(pd, h, ibv_srq_attr.max_wr(attr), ibv_srq_attr.max_sge(attr)),
+                    rdma_h::ibv_destroy_srq);
         }
-    }
-
-    MemorySegment handle() {
-        checkOpen();
-        return handle;
     }
 
     /** {@return the protection domain} */
@@ -142,18 +132,7 @@ public final class SharedReceiveQueue extends NativeResource {
     }
 
     @Override
-    long nativeAddress() {
-        return handle.address();
-    }
-
-    @Override
     void release() {
         RdmaException.check(Verb.IBV_DESTROY_SRQ, this, rdma_h.ibv_destroy_srq(handle));
-    }
-
-    /** {@code shared receive queue handle <n> on <device>}. */
-    @Override
-    public String toString() {
-        return description;
     }
 }

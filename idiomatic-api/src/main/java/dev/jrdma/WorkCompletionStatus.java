@@ -2,7 +2,6 @@
 package dev.jrdma;
 
 import dev.jrdma.bindings.generated.rdma_h;
-import java.lang.foreign.MemorySegment;
 
 /** The outcome of a work request ({@code enum ibv_wc_status}). */
 public enum WorkCompletionStatus {
@@ -79,8 +78,7 @@ public enum WorkCompletionStatus {
     public String description() {
         String d = description;
         if (d == null) {
-            MemorySegment text = rdma_h.ibv_wc_status_str(value);
-            d = text.address() == 0 ? name() : text.reinterpret(256).getString(0);
+            d = CValues.text(rdma_h.ibv_wc_status_str(value), name());
             description = d;
         }
         return d;

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.jrdma.testing.DeviceTest;
-import java.io.IOException;
+import dev.jrdma.testing.IpCommand;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import jdk.jfr.consumer.RecordedEvent;
@@ -35,13 +35,13 @@ class AsyncEventDeviceTest {
                 throw new IllegalStateException("a failing listener must not stop delivery");
             });
             try {
-                ip("link", "set", "v1", "down");
+                IpCommand.run("link", "set", "v1", "down");
                 AsyncEvent down = next(events, AsyncEventType.PORT_ERR);
                 assertEquals(1, down.port().orElseThrow());
                 assertTrue(down.queuePair().isEmpty());
                 assertEquals("PORT_ERR (port error) on port 1", down.toString());
             } finally {
-                ip("link", "set", "v1", "up");
+                IpCommand.run("link", "set", "v1", "up");
             }
             assertEquals(1, next(events, AsyncEventType.PORT_ACTIVE).port().orElseThrow());
             assertEquals(PortState.ACTIVE, context.queryPort(1).state());
@@ -75,14 +75,5 @@ class AsyncEventDeviceTest {
                 return e;
             }
         }
-    }
-
-    private static void ip(String... args) throws IOException, InterruptedException {
-        String[] command = new String[args.length + 1];
-        command[0] = "ip";
-        System.arraycopy(args, 0, command, 1, args.length);
-        Process p = new ProcessBuilder(command).inheritIO().start();
-        assertTrue(p.waitFor(10, TimeUnit.SECONDS), "ip did not finish");
-        assertEquals(0, p.exitValue(), String.join(" ", command));
     }
 }

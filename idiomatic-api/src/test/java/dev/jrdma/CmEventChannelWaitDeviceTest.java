@@ -36,36 +36,38 @@ class CmEventChannelWaitDeviceTest {
     private static final Duration PROMPT = Duration.ofSeconds(5);
     private static final int ROUNDS = 40;
 
-    private static Inet4Address deviceAddress() {
-        try (Context context = TestDevices.device().open()) {
-            return TestDevices.gid(context).ipv4().orElseThrow(() -> new AssertionError("no IPv4 GID"));
-        }
-    }
-
     private static Thread start(boolean virtual, String name, Runnable body) {
         return virtual ? Thread.ofVirtual().name(name).start(body) : Thread.ofPlatform().name(name).start(body);
     }
 
+    /**
+     * Starts a thread that waits on {@code listener} for a connect request and completes
+     * {@code ended} with how the wait ended (null: a request came); returns once it is about to wait.
+     */
+    private static Thread awaitRequestInThread(boolean virtual, CmId listener, CompletableFuture<Throwable> ended)
+            throws InterruptedException {
+        CountDownLatch waiting = new CountDownLatch(1);
+        Thread waiter = start(virtual, "waiter", () -> {
+            waiting.countDown();
+            try {
+                listener.awaitConnectRequest(TIMEOUT);
+                ended.complete(null);
+            } catch (Throwable t) {
+                ended.complete(t);
+            }
+        });
+        assertTrue(waiting.await(PROMPT.toSeconds(), TimeUnit.SECONDS));
+        return waiter;
+    }
+
     @Test
     void closingTheChannelEndsAWaitAtOnce() throws Exception {
-        Inet4Address address = deviceAddress();
+        Inet4Address address = TestDevices.ipv4Address();
         for (boolean virtual : new boolean[] {false, true}) {
             CmEventChannel channel = CmEventChannel.create();
-            CmId listener = channel.createId();
-            listener.bind(new InetSocketAddress(address, 0));
-            listener.listen(1);
+            CmId listener = TestDevices.listen(channel, address, 1);
             CompletableFuture<Throwable> ended = new CompletableFuture<>();
-            CountDownLatch waiting = new CountDownLatch(1);
-            Thread waiter = start(virtual, "waiter", () -> {
-                waiting.countDown();
-                try {
-                    listener.awaitConnectRequest(TIMEOUT);
-                    ended.complete(null);
-                } catch (Throwable t) {
-                    ended.complete(t);
-                }
-            });
-            assertTrue(waiting.await(PROMPT.toSeconds(), TimeUnit.SECONDS));
+            Thread waiter = awaitRequestInThread(virtual, listener, ended);
             Thread.sleep(300);   // well inside the wait
             long start = System.nanoTime();
             channel.close();
@@ -82,21 +84,9 @@ class CmEventChannelWaitDeviceTest {
     @Test
     void closingTheIdEndsAWaitOnIt() throws Exception {
         try (CmEventChannel channel = CmEventChannel.create()) {
-            CmId listener = channel.createId();
-            listener.bind(new InetSocketAddress(deviceAddress(), 0));
-            listener.listen(1);
+            CmId listener = TestDevices.listen(channel, TestDevices.ipv4Address(), 1);
             CompletableFuture<Throwable> ended = new CompletableFuture<>();
-            CountDownLatch waiting = new CountDownLatch(1);
-            Thread.ofVirtual().start(() -> {
-                waiting.countDown();
-                try {
-                    listener.awaitConnectRequest(TIMEOUT);
-                    ended.complete(null);
-                } catch (Throwable t) {
-                    ended.complete(t);
-                }
-            });
-            assertTrue(waiting.await(PROMPT.toSeconds(), TimeUnit.SECONDS));
+            awaitRequestInThread(true, listener, ended);
             Thread.sleep(300);   // inside the wait, unless the machine is very slow (then "is closed")
             listener.close();
             IllegalStateException e = assertInstanceOf(IllegalStateException.class,
@@ -110,15 +100,13 @@ class CmEventChannelWaitDeviceTest {
     /** Two threads wait on one channel for their own listeners; each gets the request sent to it. */
     @Test
     void waitersOnOneChannelEachGetTheirOwnEvents() throws Exception {
-        Inet4Address address = deviceAddress();
+        Inet4Address address = TestDevices.ipv4Address();
         try (CmEventChannel serverChannel = CmEventChannel.create();
              CmEventChannel clientChannel = CmEventChannel.create()) {
             List<CmId> listeners = new ArrayList<>();
             List<CompletableFuture<byte[]>> received = new ArrayList<>();
             for (int i = 0; i < 2; i++) {
-                CmId listener = serverChannel.createId();
-                listener.bind(new InetSocketAddress(address, 0));
-                listener.listen(1);
+                CmId listener = TestDevices.listen(serverChannel, address, 1);
                 listeners.add(listener);
                 CompletableFuture<byte[]> data = new CompletableFuture<>();
                 received.add(data);
@@ -135,9 +123,7 @@ class CmEventChannelWaitDeviceTest {
             }
             // The second listener's request first: the thread that reads it is then likely the first one's.
             for (int i = 1; i >= 0; i--) {
-                CmId client = clientChannel.createId();
-                client.resolveAddress(new InetSocketAddress(address, listeners.get(i).localPort()), TIMEOUT);
-                client.resolveRoute(TIMEOUT);
+                CmId client = TestDevices.resolvedClient(clientChannel, address, listeners.get(i).localPort());
                 ProtectionDomain pd = client.context().allocateProtectionDomain();
                 CompletionQueue cq = client.context().createCompletionQueue(4);
                 client.createQueuePair(pd.queuePair(QueuePairType.RC).completionQueue(cq));
@@ -159,7 +145,7 @@ class CmEventChannelWaitDeviceTest {
      */
     @Test
     void closingAtRandomMomentsEndsEveryWaitAndNeverCrashes() throws Exception {
-        Inet4Address address = deviceAddress();
+        Inet4Address address = TestDevices.ipv4Address();
         Random random = new Random(26);
         ConcurrentLinkedQueue<Throwable> unexpected = new ConcurrentLinkedQueue<>();
         for (int round = 0; round < ROUNDS; round++) {
@@ -168,9 +154,7 @@ class CmEventChannelWaitDeviceTest {
             List<Thread> threads = new ArrayList<>();
             List<CmId> listeners = new ArrayList<>();
             for (int i = 0; i < 3; i++) {
-                CmId listener = channel.createId();
-                listener.bind(new InetSocketAddress(address, 0));
-                listener.listen(1);
+                CmId listener = TestDevices.listen(channel, address, 1);
                 listeners.add(listener);
                 threads.add(start(i != 0, "waiter-" + i, () -> {
                     while (!stop.get()) {

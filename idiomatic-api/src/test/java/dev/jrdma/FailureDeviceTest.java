@@ -109,9 +109,7 @@ class FailureDeviceTest {
     @Test
     void anIllegalTransitionIsExplained() {
         try (Context context = TestDevices.device().open()) {
-            ProtectionDomain pd = context.allocateProtectionDomain();
-            CompletionQueue cq = context.createCompletionQueue(8);
-            QueuePair qp = pd.queuePair(QueuePairType.RC).completionQueue(cq).build();
+            QueuePair qp = TestDevices.rcQueuePair(context);
             RdmaException e = assertThrows(RdmaException.class, qp::toRts);
             assertEquals(Verb.IBV_MODIFY_QP, e.verb());
             assertEquals(22, e.errno());

@@ -13,7 +13,7 @@ import org.junit.jupiter.api.function.Executable;
 
 /** Use after close, double close and closing parents with live children, for every type. */
 @DeviceTest
-class LifetimeDeviceTest {
+class LifetimeDeviceTest extends DeviceFixture {
     private static void assertClosed(Object object, Executable use) {
         IllegalStateException e = assertThrows(IllegalStateException.class, use);
         assertEquals(object + " is closed", e.getMessage());
@@ -21,8 +21,6 @@ class LifetimeDeviceTest {
 
     @Test
     void everyTypeRefusesUseAfterCloseAndClosesTwice() {
-        Context context = TestDevices.device().open();
-        ProtectionDomain pd = context.allocateProtectionDomain();
         CompletionQueue cq = context.createCompletionQueue(8);
         MemoryRegion mr = pd.allocate(4096, Loopback.ALL);
         QueuePair qp = pd.queuePair(QueuePairType.RC).completionQueue(cq).build();
@@ -71,41 +69,33 @@ class LifetimeDeviceTest {
 
     @Test
     void closingAProtectionDomainClosesItsRegionsAndQueuePairsFirst() {
-        try (Context context = TestDevices.device().open()) {
-            ProtectionDomain pd = context.allocateProtectionDomain();
-            CompletionQueue cq = context.createCompletionQueue(8);
-            MemoryRegion mr1 = pd.allocate(4096);
-            QueuePair qp = pd.queuePair(QueuePairType.RC).completionQueue(cq).build();
-            MemoryRegion mr2 = pd.allocate(4096);
-            assertEquals(List.of(mr1, qp, mr2), pd.dependents());
-            assertEquals(List.of(qp), cq.dependents());
-            // ibv_dealloc_pd with live MRs/QPs would fail with EBUSY: closing must not.
-            pd.close();
-            assertTrue(mr1.isClosed() && qp.isClosed() && mr2.isClosed());
-            assertTrue(cq.dependents().isEmpty());
-            assertFalse(cq.isClosed());
-            assertEquals(List.of(cq), context.dependents());
-        }
+        CompletionQueue cq = context.createCompletionQueue(8);
+        MemoryRegion mr1 = pd.allocate(4096);
+        QueuePair qp = pd.queuePair(QueuePairType.RC).completionQueue(cq).build();
+        MemoryRegion mr2 = pd.allocate(4096);
+        assertEquals(List.of(mr1, qp, mr2), pd.dependents());
+        assertEquals(List.of(qp), cq.dependents());
+        // ibv_dealloc_pd with live MRs/QPs would fail with EBUSY: closing must not.
+        pd.close();
+        assertTrue(mr1.isClosed() && qp.isClosed() && mr2.isClosed());
+        assertTrue(cq.dependents().isEmpty());
+        assertFalse(cq.isClosed());
+        assertEquals(List.of(cq), context.dependents());
     }
 
     @Test
     void closingACompletionQueueClosesItsQueuePairs() {
-        try (Context context = TestDevices.device().open()) {
-            ProtectionDomain pd = context.allocateProtectionDomain();
-            CompletionQueue send = context.createCompletionQueue(8);
-            CompletionQueue receive = context.createCompletionQueue(8);
-            QueuePair qp = pd.queuePair(QueuePairType.RC).sendCompletionQueue(send).receiveCompletionQueue(receive)
-                    .build();
-            receive.close();
-            assertTrue(qp.isClosed());
-            assertTrue(pd.dependents().isEmpty() && send.dependents().isEmpty());
-        }
+        CompletionQueue send = context.createCompletionQueue(8);
+        CompletionQueue receive = context.createCompletionQueue(8);
+        QueuePair qp = pd.queuePair(QueuePairType.RC).sendCompletionQueue(send).receiveCompletionQueue(receive)
+                .build();
+        receive.close();
+        assertTrue(qp.isClosed());
+        assertTrue(pd.dependents().isEmpty() && send.dependents().isEmpty());
     }
 
     @Test
     void closingTheContextClosesEverything() {
-        Context context = TestDevices.device().open();
-        ProtectionDomain pd = context.allocateProtectionDomain();
         CompletionQueue cq = context.createCompletionQueue(8);
         MemoryRegion mr = pd.allocate(4096);
         QueuePair qp = pd.queuePair(QueuePairType.UD).completionQueue(cq).build();
@@ -118,5 +108,4 @@ class LifetimeDeviceTest {
             assertTrue(r.isClosed(), r.toString());
         }
     }
-
 }

@@ -13,26 +13,10 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.EnumSet;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 @DeviceTest
-class MemoryRegionDeviceTest {
-    private Context context;
-    private ProtectionDomain pd;
-
-    @BeforeEach
-    void open() {
-        context = TestDevices.device().open();
-        pd = context.allocateProtectionDomain();
-    }
-
-    @AfterEach
-    void close() {
-        context.close();
-    }
-
+class MemoryRegionDeviceTest extends DeviceFixture {
     @Test
     void allocatesPageAlignedZeroedMemoryWithLeastPrivilegeByDefault() {
         try (MemoryRegion mr = pd.allocate(10_000)) {

@@ -10,23 +10,33 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.jrdma.testing.DeviceTest;
 import java.lang.foreign.MemorySegment;
 import java.net.Inet4Address;
-import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** A client and a server connected through rdma_cm on the test device's IPv4 address. */
 @DeviceTest
 class RdmaCmDeviceTest {
     private static final Duration TIMEOUT = TestDevices.TIMEOUT;
+    private CmEventChannel serverChannel;
+    private CmEventChannel clientChannel;
 
-    private static Inet4Address deviceAddress() {
-        try (Context context = TestDevices.device().open()) {
-            return TestDevices.gid(context).ipv4().orElseThrow(() -> new AssertionError("no IPv4 GID"));
-        }
+    @BeforeEach
+    void openChannels() {
+        serverChannel = CmEventChannel.create();
+        clientChannel = CmEventChannel.create();
+    }
+
+    /** Closing a channel closes every id on it, with its QP and context view. */
+    @AfterEach
+    void closeChannels() {
+        clientChannel.close();
+        serverChannel.close();
     }
 
     private static byte[] bytes(String s) {
@@ -57,71 +67,55 @@ class RdmaCmDeviceTest {
 
     @Test
     void connectSendAndDisconnect() throws Exception {
-        Inet4Address address = deviceAddress();
-        try (CmEventChannel serverChannel = CmEventChannel.create();
-             CmEventChannel clientChannel = CmEventChannel.create()) {
-            CmId listener = serverChannel.createId();
-            listener.bind(new InetSocketAddress(address, 0));
-            listener.listen(4);
-            int port = listener.localPort();
-            assertTrue(port > 0);
-            CompletableFuture<String> server = CompletableFuture.supplyAsync(() -> serve(listener));
+        Inet4Address address = TestDevices.ipv4Address();
+        CmId listener = TestDevices.listen(serverChannel, address, 4);
+        int port = listener.localPort();
+        assertTrue(port > 0);
+        CompletableFuture<String> server = CompletableFuture.supplyAsync(() -> serve(listener));
 
-            CmId client = clientChannel.createId();
-            client.resolveAddress(new InetSocketAddress(address, port), TIMEOUT);
-            client.resolveRoute(TIMEOUT);
-            Context context = client.context();
-            assertEquals(TestDevices.device().name(), context.name());
-            ProtectionDomain pd = context.allocateProtectionDomain();
-            CompletionQueue cq = context.createCompletionQueue(8);
-            QueuePair qp = client.createQueuePair(pd.queuePair(QueuePairType.RC).completionQueue(cq));
-            assertEquals(QueuePairState.INIT, qp.state());
-            byte[] reply = client.connect(bytes("client hello"), TIMEOUT);
-            assertArrayEquals(bytes("server ok"), Arrays.copyOf(reply, 9));
-            assertEquals(QueuePairState.RTS, qp.state());
+        CmId client = TestDevices.resolvedClient(clientChannel, address, port);
+        Context context = client.context();
+        assertEquals(TestDevices.device().name(), context.name());
+        ProtectionDomain pd = context.allocateProtectionDomain();
+        CompletionQueue cq = context.createCompletionQueue(8);
+        QueuePair qp = client.createQueuePair(pd.queuePair(QueuePairType.RC).completionQueue(cq));
+        assertEquals(QueuePairState.INIT, qp.state());
+        byte[] reply = client.connect(bytes("client hello"), TIMEOUT);
+        assertArrayEquals(bytes("server ok"), Arrays.copyOf(reply, 9));
+        assertEquals(QueuePairState.RTS, qp.state());
 
-            MemoryRegion buffer = pd.allocate(4096);
-            byte[] hello = bytes("Hello over rdma_cm!");
-            buffer.segment().copyFrom(MemorySegment.ofArray(hello));
-            qp.post(new SendRequest().wrId(7).sge(buffer, 0, hello.length));
-            assertEquals(7, cq.take(new WorkCompletion(), TIMEOUT).checkSuccess().wrId());
-            client.disconnect(TIMEOUT);
-            assertEquals("Hello over rdma_cm!", server.get(TIMEOUT.toSeconds() * 2, TimeUnit.SECONDS));
-            client.close();
-            assertTrue(qp.isClosed() && context.isClosed());
-            assertThrows(IllegalStateException.class, client::context);
-        }
+        MemoryRegion buffer = pd.allocate(4096);
+        byte[] hello = bytes("Hello over rdma_cm!");
+        buffer.segment().copyFrom(MemorySegment.ofArray(hello));
+        qp.post(new SendRequest().wrId(7).sge(buffer, 0, hello.length));
+        assertEquals(7, cq.take(new WorkCompletion(), TIMEOUT).checkSuccess().wrId());
+        client.disconnect(TIMEOUT);
+        assertEquals("Hello over rdma_cm!", server.get(TIMEOUT.toSeconds() * 2, TimeUnit.SECONDS));
+        client.close();
+        assertTrue(qp.isClosed() && context.isClosed());
+        assertThrows(IllegalStateException.class, client::context);
     }
 
     @Test
     void aRejectedConnectNamesTheEvent() throws Exception {
-        Inet4Address address = deviceAddress();
-        try (CmEventChannel serverChannel = CmEventChannel.create();
-             CmEventChannel clientChannel = CmEventChannel.create()) {
-            CmId listener = serverChannel.createId();
-            listener.bind(new InetSocketAddress(address, 0));
-            listener.listen(1);
-            CompletableFuture<Void> server = CompletableFuture.runAsync(
-                    () -> listener.awaitConnectRequest(TIMEOUT).id().reject(bytes("no")));
-            CmId client = clientChannel.createId();
-            client.resolveAddress(new InetSocketAddress(address, listener.localPort()), TIMEOUT);
-            client.resolveRoute(TIMEOUT);
-            ProtectionDomain pd = client.context().allocateProtectionDomain();
-            CompletionQueue cq = client.context().createCompletionQueue(4);
-            client.createQueuePair(pd.queuePair(QueuePairType.RC).completionQueue(cq));
-            RdmaException e = assertThrows(RdmaException.class, () -> client.connect(new byte[0], TIMEOUT));
-            assertTrue(e.getMessage().contains("REJECTED"), e.getMessage());
-            server.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
-        }
-        // Closing the channels closed every id, QP and context view.
+        Inet4Address address = TestDevices.ipv4Address();
+        CmId listener = TestDevices.listen(serverChannel, address, 1);
+        CompletableFuture<Void> server = CompletableFuture.runAsync(
+                () -> listener.awaitConnectRequest(TIMEOUT).id().reject(bytes("no")));
+        CmId client = TestDevices.resolvedClient(clientChannel, address, listener.localPort());
+        ProtectionDomain pd = client.context().allocateProtectionDomain();
+        CompletionQueue cq = client.context().createCompletionQueue(4);
+        client.createQueuePair(pd.queuePair(QueuePairType.RC).completionQueue(cq));
+        RdmaException e = assertThrows(RdmaException.class, () -> client.connect(new byte[0], TIMEOUT));
+        assertTrue(e.getMessage().contains("REJECTED"), e.getMessage());
+        server.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+        // closeChannels() closes every id, QP and context view.
     }
 
     @Test
     void anUnusedChannelTimesOutAndClosesItsIds() {
         CmEventChannel channel = CmEventChannel.create();
-        CmId id = channel.createId();
-        id.bind(new InetSocketAddress(deviceAddress(), 0));
-        id.listen(1);
+        CmId id = TestDevices.listen(channel, TestDevices.ipv4Address(), 1);
         RdmaTimeoutException e = assertThrows(RdmaTimeoutException.class,
                 () -> id.awaitConnectRequest(Duration.ofMillis(200)));
         assertEquals("no rdma_cm event (awaiting a connect request) on " + id + " within 200 ms", e.getMessage());

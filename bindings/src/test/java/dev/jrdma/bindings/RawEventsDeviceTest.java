@@ -16,10 +16,9 @@ import dev.jrdma.bindings.shim.ErrnoVerbs;
 import dev.jrdma.bindings.shim.InlineVerbs;
 import dev.jrdma.bindings.shim.Posix;
 import dev.jrdma.testing.DeviceTest;
-import java.io.IOException;
+import dev.jrdma.testing.IpCommand;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
@@ -64,10 +63,10 @@ class RawEventsDeviceTest {
             int fd = ibv_context.async_fd(context);
             MemorySegment event = arena.allocate(ibv_async_event.layout());
             try {
-                ip("link", "set", "v1", "down");
+                IpCommand.run("link", "set", "v1", "down");
                 assertEquals(IBV_EVENT_PORT_ERR(), nextPortEvent(rc, errno, fd, event));
             } finally {
-                ip("link", "set", "v1", "up");
+                IpCommand.run("link", "set", "v1", "up");
             }
             assertEquals(IBV_EVENT_PORT_ACTIVE(), nextPortEvent(rc, errno, fd, event));
         }
@@ -84,14 +83,5 @@ class RawEventsDeviceTest {
         ibv_ack_async_event(event);
         assertEquals(RawRcLoopback.PORT, port, "event " + ibv_event_type_str(type).getString(0));
         return type;
-    }
-
-    private static void ip(String... args) throws IOException, InterruptedException {
-        String[] command = new String[args.length + 1];
-        command[0] = "ip";
-        System.arraycopy(args, 0, command, 1, args.length);
-        Process p = new ProcessBuilder(command).inheritIO().start();
-        assertTrue(p.waitFor(10, TimeUnit.SECONDS), "ip did not finish");
-        assertEquals(0, p.exitValue(), String.join(" ", command));
     }
 }

@@ -4,11 +4,13 @@ package dev.jrdma.bindings;
 import static dev.jrdma.bindings.generated.rdma_h.*;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.jrdma.bindings.generated.ibv_ah_attr;
 import dev.jrdma.bindings.generated.ibv_comp_channel;
 import dev.jrdma.bindings.generated.ibv_gid_entry;
 import dev.jrdma.bindings.generated.ibv_global_route;
+import dev.jrdma.bindings.generated.ibv_mr;
 import dev.jrdma.bindings.generated.ibv_port_attr;
 import dev.jrdma.bindings.generated.ibv_qp;
 import dev.jrdma.bindings.generated.ibv_qp_attr;
@@ -18,7 +20,7 @@ import dev.jrdma.bindings.generated.ibv_recv_wr;
 import dev.jrdma.bindings.generated.ibv_send_wr;
 import dev.jrdma.bindings.generated.ibv_sge;
 import dev.jrdma.bindings.generated.ibv_wc;
-import dev.jrdma.bindings.generated.ibv_mr;
+import dev.jrdma.bindings.generated.rdma_h;
 import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.ErrnoVerbs;
 import dev.jrdma.bindings.shim.InlineVerbs;
@@ -273,6 +275,13 @@ final class RawRcLoopback implements AutoCloseable {
         }
     }
 
+    /** Polls one completion, as {@link #pollOne}, and asserts that it succeeded (naming the status if not). */
+    MemorySegment pollSuccess() {
+        MemorySegment wc = pollOne();
+        assertEquals(IBV_WC_SUCCESS(), ibv_wc.status(wc), statusText(ibv_wc.status(wc)));
+        return wc;
+    }
+
     static String statusText(int status) {
         return ibv_wc_status_str(status).getString(0);
     }
@@ -289,33 +298,26 @@ final class RawRcLoopback implements AutoCloseable {
         }
     }
 
+    /** Destroys a native object with {@code destroy}, unless it is NULL (never created). */
+    static void destroyCreated(MemorySegment object, Consumer<MemorySegment> destroy) {
+        if (object.address() != 0) {
+            destroy.accept(object);
+        }
+    }
+
     @Override
     public void close() {
         // Children before parents, as the verbs require (destroying a PD with live MRs/QPs is EBUSY).
         for (int i = 0; i < 2; i++) {
-            if (qps[i].address() != 0) {
-                ibv_destroy_qp(qps[i]);
-                qps[i] = MemorySegment.NULL;
-            }
+            destroyCreated(qps[i], rdma_h::ibv_destroy_qp);
+            qps[i] = MemorySegment.NULL;
         }
-        if (cq.address() != 0) {
-            ibv_destroy_cq(cq);
-        }
-        if (channel.address() != 0) {
-            ibv_destroy_comp_channel(channel);
-        }
-        if (mr.address() != 0) {
-            ibv_dereg_mr(mr);
-        }
-        if (pd.address() != 0) {
-            ibv_dealloc_pd(pd);
-        }
-        if (context.address() != 0) {
-            ibv_close_device(context);
-        }
-        if (deviceList.address() != 0) {
-            ibv_free_device_list(deviceList);
-        }
+        destroyCreated(cq, rdma_h::ibv_destroy_cq);
+        destroyCreated(channel, rdma_h::ibv_destroy_comp_channel);
+        destroyCreated(mr, rdma_h::ibv_dereg_mr);
+        destroyCreated(pd, rdma_h::ibv_dealloc_pd);
+        destroyCreated(context, rdma_h::ibv_close_device);
+        destroyCreated(deviceList, rdma_h::ibv_free_device_list);
         cq = channel = mr = pd = context = deviceList = MemorySegment.NULL;
         arena.close();
     }

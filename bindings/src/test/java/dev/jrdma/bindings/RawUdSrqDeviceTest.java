@@ -21,6 +21,7 @@ import dev.jrdma.bindings.generated.ibv_sge;
 import dev.jrdma.bindings.generated.ibv_srq_attr;
 import dev.jrdma.bindings.generated.ibv_srq_init_attr;
 import dev.jrdma.bindings.generated.ibv_wc;
+import dev.jrdma.bindings.generated.rdma_h;
 import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.ErrnoVerbs;
 import dev.jrdma.bindings.shim.InlineVerbs;
@@ -60,16 +61,10 @@ class RawUdSrqDeviceTest {
     @AfterEach
     void close() {
         for (MemorySegment qp : ud) {
-            if (qp.address() != 0) {
-                ibv_destroy_qp(qp);
-            }
+            RawRcLoopback.destroyCreated(qp, rdma_h::ibv_destroy_qp);
         }
-        if (ah.address() != 0) {
-            ibv_destroy_ah(ah);
-        }
-        if (srq.address() != 0) {
-            ibv_destroy_srq(srq);
-        }
+        RawRcLoopback.destroyCreated(ah, rdma_h::ibv_destroy_ah);
+        RawRcLoopback.destroyCreated(srq, rdma_h::ibv_destroy_srq);
         rc.close();
         arena.close();
     }
@@ -127,8 +122,7 @@ class RawUdSrqDeviceTest {
 
         boolean received = false;
         for (int i = 0; i < 2; i++) {
-            MemorySegment wc = rc.pollOne();
-            assertEquals(IBV_WC_SUCCESS(), ibv_wc.status(wc), RawRcLoopback.statusText(ibv_wc.status(wc)));
+            MemorySegment wc = rc.pollSuccess();
             if (ibv_wc.wr_id(wc) == 31) {
                 assertEquals(IBV_WC_RECV(), ibv_wc.opcode(wc));
                 assertEquals(GRH_BYTES + datagram.length, ibv_wc.byte_len(wc), "byte_len counts the GRH");

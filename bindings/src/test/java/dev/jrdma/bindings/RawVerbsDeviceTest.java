@@ -129,8 +129,7 @@ class RawVerbsDeviceTest {
         boolean sendDone = false;
         boolean recvDone = false;
         for (int i = 0; i < 2; i++) {
-            MemorySegment wc = rc.pollOne();
-            assertEquals(IBV_WC_SUCCESS(), ibv_wc.status(wc), RawRcLoopback.statusText(ibv_wc.status(wc)));
+            MemorySegment wc = rc.pollSuccess();
             if (ibv_wc.wr_id(wc) == 22) {
                 assertEquals(IBV_WC_SEND(), ibv_wc.opcode(wc));
                 assertEquals(rc.qpn(0), ibv_wc.qp_num(wc));
@@ -156,8 +155,7 @@ class RawVerbsDeviceTest {
         }
         target.fill((byte) 0);
         rc.postSend(0, 1, IBV_WR_RDMA_WRITE(), source, rc.lkey(), target.address(), rc.rkey());
-        MemorySegment wc = rc.pollOne();
-        assertEquals(IBV_WC_SUCCESS(), ibv_wc.status(wc), RawRcLoopback.statusText(ibv_wc.status(wc)));
+        MemorySegment wc = rc.pollSuccess();
         assertEquals(IBV_WC_RDMA_WRITE(), ibv_wc.opcode(wc));
         assertArrayEquals(source.toArray(JAVA_BYTE), target.toArray(JAVA_BYTE));
     }
@@ -171,8 +169,7 @@ class RawVerbsDeviceTest {
         }
         local.fill((byte) 0);
         rc.postSend(0, 2, IBV_WR_RDMA_READ(), local, rc.lkey(), remote.address(), rc.rkey());
-        MemorySegment wc = rc.pollOne();
-        assertEquals(IBV_WC_SUCCESS(), ibv_wc.status(wc), RawRcLoopback.statusText(ibv_wc.status(wc)));
+        MemorySegment wc = rc.pollSuccess();
         assertEquals(IBV_WC_RDMA_READ(), ibv_wc.opcode(wc));
         assertEquals(128, ibv_wc.byte_len(wc));
         assertArrayEquals(remote.toArray(JAVA_BYTE), local.toArray(JAVA_BYTE));
@@ -234,8 +231,7 @@ class RawVerbsDeviceTest {
                 source.fill((byte) 0x3c);
                 window.fill((byte) 0);
                 rc.postSend(0, 78, IBV_WR_RDMA_WRITE(), source, rc.lkey(), window.address() + 64, windowRkey);
-                wc = rc.pollOne();
-                assertEquals(IBV_WC_SUCCESS(), ibv_wc.status(wc), RawRcLoopback.statusText(ibv_wc.status(wc)));
+                wc = rc.pollSuccess();
                 assertArrayEquals(source.toArray(JAVA_BYTE), window.asSlice(64, 64).toArray(JAVA_BYTE));
             } finally {
                 RawRcLoopback.check(InlineVerbs.ibv_dealloc_mw(mw), "ibv_dealloc_mw");
@@ -250,22 +246,19 @@ class RawVerbsDeviceTest {
         MemorySegment result = rc.half(0).asSlice(2048, 8);
         word.set(JAVA_LONG, 0, 40);
         rc.postAtomic(0, 41, IBV_WR_ATOMIC_FETCH_AND_ADD(), result, word.address(), 2, 0);
-        MemorySegment wc = rc.pollOne();
-        assertEquals(IBV_WC_SUCCESS(), ibv_wc.status(wc), RawRcLoopback.statusText(ibv_wc.status(wc)));
+        MemorySegment wc = rc.pollSuccess();
         assertEquals(IBV_WC_FETCH_ADD(), ibv_wc.opcode(wc));
         assertEquals(40, result.get(JAVA_LONG, 0), "fetch-and-add returns the old value");
         assertEquals(42, word.get(JAVA_LONG, 0));
 
         rc.postAtomic(0, 42, IBV_WR_ATOMIC_CMP_AND_SWP(), result, word.address(), 42, 7);
-        wc = rc.pollOne();
-        assertEquals(IBV_WC_SUCCESS(), ibv_wc.status(wc), RawRcLoopback.statusText(ibv_wc.status(wc)));
+        wc = rc.pollSuccess();
         assertEquals(IBV_WC_COMP_SWAP(), ibv_wc.opcode(wc));
         assertEquals(42, result.get(JAVA_LONG, 0));
         assertEquals(7, word.get(JAVA_LONG, 0), "compare matched, so the swap happened");
 
         rc.postAtomic(0, 43, IBV_WR_ATOMIC_CMP_AND_SWP(), result, word.address(), 42, 99);
-        wc = rc.pollOne();
-        assertEquals(IBV_WC_SUCCESS(), ibv_wc.status(wc), RawRcLoopback.statusText(ibv_wc.status(wc)));
+        wc = rc.pollSuccess();
         assertEquals(7, result.get(JAVA_LONG, 0));
         assertEquals(7, word.get(JAVA_LONG, 0), "compare failed, so the word is unchanged");
     }

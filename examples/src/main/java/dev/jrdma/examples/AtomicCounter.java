@@ -14,12 +14,10 @@ import dev.jrdma.MemoryRegion;
 import dev.jrdma.ProtectionDomain;
 import dev.jrdma.QueuePair;
 import dev.jrdma.QueuePairType;
-import dev.jrdma.Rdma;
 import dev.jrdma.RemoteMemory;
 import dev.jrdma.SendOpcode;
 import dev.jrdma.SendRequest;
 import dev.jrdma.WorkCompletion;
-import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -54,7 +52,7 @@ public final class AtomicCounter {
 
     private static void server(Cli.Options options) throws Exception {
         int clients = options.number("--clients");
-        try (Context context = options.device().map(Rdma::open).orElseGet(Rdma::openDefault);
+        try (Context context = options.openDevice();
              ServerSocket listener = new ServerSocket(options.port())) {
             GidEntry gid = context.defaultGid();   // the port and the GID to send from
             if (context.queryDevice().atomicCapability() == AtomicCapability.NONE) {
@@ -107,9 +105,8 @@ public final class AtomicCounter {
 
     private static void client(Cli.Options options) throws Exception {
         int increments = options.number("--increments");
-        try (Context context = options.device().map(Rdma::open).orElseGet(Rdma::openDefault);
-             ControlConnection control = ControlConnection.connect(
-                     new InetSocketAddress(options.host().orElseThrow(), options.port()), options.timeout())) {
+        try (Context context = options.openDevice();
+             ControlConnection control = options.connectToServer()) {
             GidEntry gid = context.defaultGid();   // the port and the GID to send from
             ProtectionDomain pd = context.allocateProtectionDomain();
             CompletionQueue cq = context.createCompletionQueue(8);

@@ -1,7 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma.examples;
 
+import dev.jrdma.Context;
+import dev.jrdma.ControlConnection;
+import dev.jrdma.Rdma;
+import java.io.IOException;
 import java.io.PrintStream;
+import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -41,6 +46,16 @@ final class Cli {
                    Map<String, Integer> numbers) {
         boolean isServer() {
             return host.isEmpty();
+        }
+
+        /** The device --device names, or the default one (HelloServer spells this out). */
+        Context openDevice() {
+            return device.map(Rdma::open).orElseGet(Rdma::openDefault);
+        }
+
+        /** The control connection to the server at HOST and --port, within --timeout. */
+        ControlConnection connectToServer() throws IOException {
+            return ControlConnection.connect(new InetSocketAddress(host.orElseThrow(), port), timeout);
         }
 
         int number(String option) {

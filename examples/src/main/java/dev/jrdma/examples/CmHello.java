@@ -13,7 +13,6 @@ import dev.jrdma.MemoryRegion;
 import dev.jrdma.ProtectionDomain;
 import dev.jrdma.QueuePair;
 import dev.jrdma.QueuePairType;
-import dev.jrdma.Rdma;
 import dev.jrdma.ReceiveRequest;
 import dev.jrdma.SendRequest;
 import dev.jrdma.WorkCompletion;
@@ -55,7 +54,7 @@ public final class CmHello {
     private static void server(Cli.Options options) throws Exception {
         InetAddress address = InetAddress.getByName("0.0.0.0");   // every RDMA device's address
         if (options.device().isPresent()) {
-            try (Context context = options.device().map(Rdma::open).orElseGet(Rdma::openDefault)) {
+            try (Context context = options.openDevice()) {
                 address = context.defaultGid().ipv4().orElseThrow(() -> new IllegalStateException(
                         context.name() + " has no IPv4 address in its GID table"));
             }

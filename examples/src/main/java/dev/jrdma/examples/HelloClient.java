@@ -13,7 +13,6 @@ import dev.jrdma.MemoryRegion;
 import dev.jrdma.ProtectionDomain;
 import dev.jrdma.QueuePair;
 import dev.jrdma.QueuePairType;
-import dev.jrdma.Rdma;
 import dev.jrdma.ReceiveRequest;
 import dev.jrdma.SendRequest;
 import dev.jrdma.WorkCompletion;
@@ -46,7 +45,7 @@ public final class HelloClient {
     }
 
     private static void hello(Cli.Options options) throws Exception {
-        try (Context context = options.device().map(Rdma::open).orElseGet(Rdma::openDefault)) {
+        try (Context context = options.openDevice()) {
             GidEntry gid = context.defaultGid();   // the port and the GID to send from
             ProtectionDomain pd = context.allocateProtectionDomain();
             CompletionQueue cq = context.createCompletionQueue(8);

@@ -13,13 +13,11 @@ import dev.jrdma.MemoryRegion;
 import dev.jrdma.ProtectionDomain;
 import dev.jrdma.QueuePair;
 import dev.jrdma.QueuePairType;
-import dev.jrdma.Rdma;
 import dev.jrdma.RemoteMemory;
 import dev.jrdma.SendOpcode;
 import dev.jrdma.SendRequest;
 import dev.jrdma.WorkCompletion;
 import java.lang.foreign.MemorySegment;
-import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.util.EnumSet;
@@ -52,7 +50,7 @@ public final class RdmaRead {
     }
 
     private static void server(Cli.Options options) throws Exception {
-        try (Context context = options.device().map(Rdma::open).orElseGet(Rdma::openDefault);
+        try (Context context = options.openDevice();
              ServerSocket listener = new ServerSocket(options.port())) {
             GidEntry gid = context.defaultGid();   // the port and the GID to send from
             ProtectionDomain pd = context.allocateProtectionDomain();
@@ -86,9 +84,8 @@ public final class RdmaRead {
     }
 
     private static void client(Cli.Options options) throws Exception {
-        try (Context context = options.device().map(Rdma::open).orElseGet(Rdma::openDefault);
-             ControlConnection control = ControlConnection.connect(
-                     new InetSocketAddress(options.host().orElseThrow(), options.port()), options.timeout())) {
+        try (Context context = options.openDevice();
+             ControlConnection control = options.connectToServer()) {
             GidEntry gid = context.defaultGid();   // the port and the GID to send from
             ProtectionDomain pd = context.allocateProtectionDomain();
             CompletionQueue cq = context.createCompletionQueue(8);

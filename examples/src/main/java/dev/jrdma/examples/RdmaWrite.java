@@ -13,14 +13,12 @@ import dev.jrdma.MemoryRegion;
 import dev.jrdma.ProtectionDomain;
 import dev.jrdma.QueuePair;
 import dev.jrdma.QueuePairType;
-import dev.jrdma.Rdma;
 import dev.jrdma.ReceiveRequest;
 import dev.jrdma.RemoteMemory;
 import dev.jrdma.SendOpcode;
 import dev.jrdma.SendRequest;
 import dev.jrdma.WorkCompletion;
 import java.lang.foreign.MemorySegment;
-import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.util.EnumSet;
@@ -53,7 +51,7 @@ public final class RdmaWrite {
     }
 
     private static void server(Cli.Options options) throws Exception {
-        try (Context context = options.device().map(Rdma::open).orElseGet(Rdma::openDefault);
+        try (Context context = options.openDevice();
              ServerSocket listener = new ServerSocket(options.port())) {
             GidEntry gid = context.defaultGid();   // the port and the GID to send from
             ProtectionDomain pd = context.allocateProtectionDomain();
@@ -95,9 +93,8 @@ public final class RdmaWrite {
     }
 
     private static void client(Cli.Options options) throws Exception {
-        try (Context context = options.device().map(Rdma::open).orElseGet(Rdma::openDefault);
-             ControlConnection control = ControlConnection.connect(
-                     new InetSocketAddress(options.host().orElseThrow(), options.port()), options.timeout())) {
+        try (Context context = options.openDevice();
+             ControlConnection control = options.connectToServer()) {
             GidEntry gid = context.defaultGid();   // the port and the GID to send from
             ProtectionDomain pd = context.allocateProtectionDomain();
             CompletionQueue cq = context.createCompletionQueue(8);

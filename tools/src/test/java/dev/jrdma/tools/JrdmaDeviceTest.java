@@ -136,6 +136,7 @@ class JrdmaDeviceTest {
 
     enum Mode { JRDMA_JRDMA, JRDMA_CLIENT_PERFTEST_SERVER, PERFTEST_CLIENT_JRDMA_SERVER }
 
+    /** Every test in all three directions. */
     static List<Arguments> matrix() {
         List<Arguments> a = new ArrayList<>();
         for (TestKind k : TestKind.values()) {
@@ -201,18 +202,8 @@ class JrdmaDeviceTest {
      * -R (issue 4): the control messages over perftest's rdma_cm control QP and the test QP
      * connected by rdma_cm on the same port, RC, every test in all three directions.
      */
-    static List<Arguments> rdmaCmMatrix() {
-        List<Arguments> a = new ArrayList<>();
-        for (TestKind k : TestKind.values()) {
-            for (Mode m : Mode.values()) {
-                a.add(Arguments.of(k, m));
-            }
-        }
-        return a;
-    }
-
     @ParameterizedTest(name = "{0} -R {1}")
-    @MethodSource("rdmaCmMatrix")
+    @MethodSource("matrix")
     void rdmaCmInteroperates(TestKind kind, Mode mode) throws Exception {
         runWithRetries(kind, "-R", mode);
     }

@@ -134,6 +134,35 @@ public final class WireIntegrity {
         return Rdma.device(name).orElseThrow(() -> new IllegalStateException("no RDMA device " + name)).open();
     }
 
+    /** What both sides count for their summary, from the moment the tally begins. */
+    private static final class Tally {
+        private final long start = System.nanoTime();
+        private long bytes;
+        private long sends;
+
+        /** One message of {@code size} bytes, a SEND or (not {@code send}) an RDMA WRITE. */
+        void add(int size, boolean send) {
+            bytes += size;
+            if (send) {
+                sends++;
+            }
+        }
+
+        Summary summary(String role, long messages) {
+            return new Summary(role, messages, sends, messages - sends, bytes, System.nanoTime() - start);
+        }
+    }
+
+    /** Port 1's endpoint and INIT for {@code qp}, then WINDOW receives posted, receive i into slot i of {@code into}. */
+    private static void initWithReceives(QueuePair qp, Context context, ConnectionOptions options, MemoryRegion into,
+                                         int slot) {
+        qp.localEndpoint(1, gidIndex(context));
+        qp.toInit(1, options);
+        for (int i = 0; i < WINDOW; i++) {
+            qp.post(new ReceiveRequest().wrId(i).sge(into, (long) i * slot, slot));
+        }
+    }
+
     private static int gidIndex(Context context) {
         return context.gidTable(1).stream().filter(e -> e.type() == GidType.ROCE_V2 && e.ipv4().isPresent())
                 .mapToInt(GidEntry::index).findFirst().orElse(0);
@@ -152,19 +181,13 @@ public final class WireIntegrity {
             MemoryRegion inbox = pd.allocate((long) WINDOW * MAX, EnumSet.of(Access.LOCAL_WRITE));
             MemoryRegion target = pd.allocate((long) WINDOW * MAX, EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE));
             MemoryRegion acks = pd.allocate((long) WINDOW * 8, EnumSet.of(Access.LOCAL_WRITE));
-            qp.localEndpoint(1, gidIndex(context));
-            qp.toInit(1, options);
-            for (int i = 0; i < WINDOW; i++) {
-                qp.post(new ReceiveRequest().wrId(i).sge(inbox, (long) i * MAX, MAX));
-            }
+            initWithReceives(qp, context, options, inbox, MAX);
             try (Socket s = accept(listener)) {
                 EndpointExchange.connect(s, qp, options, STEP);
                 new DataOutputStream(s.getOutputStream()).write(target.remote().toBytes());
                 SplittableRandom r = new SplittableRandom(seed);
                 WorkCompletion wc = new WorkCompletion();
-                long start = System.nanoTime();
-                long bytes = 0;
-                long sends = 0;
+                Tally tally = new Tally();
                 int acksInFlight = 0;
                 for (long seq = 0; seq < n; ) {
                     cq.take(wc, STEP).checkSuccess();
@@ -184,10 +207,9 @@ public final class WireIntegrity {
                         check(!write, seq, "arrived as a SEND, sent as an RDMA WRITE");
                         check(wc.byteLength() == size, seq, "length " + wc.byteLength() + ", sent " + size);
                         message = inbox.segment().asSlice((long) slot * MAX, MAX);
-                        sends++;
                     }
                     verify(message, seed, seq, size);
-                    bytes += size;
+                    tally.add(size, !write);
                     qp.post(new ReceiveRequest().wrId(slot).sge(inbox, (long) slot * MAX, MAX));
                     int ackSlot = (int) (seq % WINDOW);
                     acks.segment().set(JAVA_LONG_UNALIGNED, ackSlot * 8L, seq);
@@ -203,7 +225,7 @@ public final class WireIntegrity {
                 // this side's QP is not destroyed under the last acknowledgements.
                 s.setSoTimeout((int) STEP.toMillis());
                 s.getInputStream().read();
-                return new Summary("verified", n, sends, n - sends, bytes, System.nanoTime() - start);
+                return tally.summary("verified", n);
             }
         }
     }
@@ -247,19 +269,13 @@ public final class WireIntegrity {
                     .build();
             MemoryRegion source = pd.allocate((long) WINDOW * MAX, EnumSet.of(Access.LOCAL_WRITE));
             MemoryRegion acks = pd.allocate((long) WINDOW * 8, EnumSet.of(Access.LOCAL_WRITE));
-            qp.localEndpoint(1, gidIndex(context));
-            qp.toInit(1, options);
-            for (int i = 0; i < WINDOW; i++) {
-                qp.post(new ReceiveRequest().wrId(i).sge(acks, i * 8L, 8));
-            }
+            initWithReceives(qp, context, options, acks, 8);
             EndpointExchange.connect(s, qp, options, STEP);
             RemoteMemory target = RemoteMemory.fromBytes(new DataInputStream(s.getInputStream())
                     .readNBytes(RemoteMemory.BYTES));
             SplittableRandom r = new SplittableRandom(seed);
             WorkCompletion wc = new WorkCompletion();
-            long start = System.nanoTime();
-            long bytes = 0;
-            long sends = 0;
+            Tally tally = new Tally();
             long acked = 0;
             long posted = 0;
             long sendsDone = 0;
@@ -273,11 +289,9 @@ public final class WireIntegrity {
                     if (write) {
                         wr.opcode(SendOpcode.RDMA_WRITE_WITH_IMM).immediateData((int) posted)
                                 .remote(target.slice((posted % WINDOW) * MAX, size));
-                    } else {
-                        sends++;
                     }
                     qp.post(wr);
-                    bytes += size;
+                    tally.add(size, !write);
                     posted++;
                 }
                 cq.take(wc, STEP).checkSuccess();
@@ -292,7 +306,7 @@ public final class WireIntegrity {
                     sendsDone++;
                 }
             }
-            return new Summary("sent and acknowledged", n, sends, n - sends, bytes, System.nanoTime() - start);
+            return tally.summary("sent and acknowledged", n);
         }
     }
 }

@@ -25,6 +25,7 @@ import java.lang.invoke.VarHandle;
  */
 public final class Errno {
     public static final int EPERM = rdma_h.EPERM();
+    public static final int ENOENT = rdma_h.ENOENT();
     public static final int EINTR = rdma_h.EINTR();
     public static final int EAGAIN = rdma_h.EAGAIN();
     public static final int ENOMEM = rdma_h.ENOMEM();

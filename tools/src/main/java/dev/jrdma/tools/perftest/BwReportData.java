@@ -12,7 +12,8 @@ package dev.jrdma.tools.perftest;
  * @param bwAvg   average bandwidth in the same unit
  * @param msgRate average message rate in Mpps
  */
-public record BwReportData(long size, long iters, double bwPeak, double bwAvg, double msgRate) {
+public record BwReportData(long size, long iters, double bwPeak, double bwAvg, double msgRate)
+        implements ResultRow {
 
     /** Field by field sum, as perftest's {@code print_full_bw_report} adds the remote record. */
     public BwReportData plus(BwReportData other) {

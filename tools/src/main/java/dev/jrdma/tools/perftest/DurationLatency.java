@@ -17,7 +17,7 @@ package dev.jrdma.tools.perftest;
  * @param tAvgUs average latency in microseconds
  * @param tps    transactions per second
  */
-public record DurationLatency(long size, long iters, double tAvgUs, double tps) {
+public record DurationLatency(long size, long iters, double tAvgUs, double tps) implements ResultRow {
 
     /**
      * @param windowNanos the measurement window (perftest: tcompleted[0] - tposted[0])

@@ -61,53 +61,54 @@ public final class JsonReport {
         g.writeEndObject();
         if (!r.latency().isEmpty()) {
             g.writeStringField("unit", "usec");
-            g.writeArrayFieldStart("latency");
-            for (LatencyReport l : r.latency()) {
-                g.writeStartObject();
-                g.writeNumberField("bytes", l.size());
-                g.writeNumberField("iterations", l.iters());
-                number(g, "t_min", l.tMin());
-                number(g, "t_max", l.tMax());
-                number(g, "t_typical", l.tTypical());
-                number(g, "t_avg", l.tAvg());
-                number(g, "t_stdev", l.tStdev());
-                number(g, "p99", l.p99());
-                number(g, "p99_9", l.p999());
-                g.writeEndObject();
-            }
-            g.writeEndArray();
+            rows(g, "latency", r.latency(), (o, l) -> {
+                number(o, "t_min", l.tMin());
+                number(o, "t_max", l.tMax());
+                number(o, "t_typical", l.tTypical());
+                number(o, "t_avg", l.tAvg());
+                number(o, "t_stdev", l.tStdev());
+                number(o, "p99", l.p99());
+                number(o, "p99_9", l.p999());
+            });
         }
         if (!r.durationLatency().isEmpty()) {
             // -D: perftest's duration table has only the average and the transaction rate.
             if (r.latency().isEmpty()) {
                 g.writeStringField("unit", "usec");
             }
-            g.writeArrayFieldStart("duration_latency");
-            for (DurationLatency d : r.durationLatency()) {
-                g.writeStartObject();
-                g.writeNumberField("bytes", d.size());
-                g.writeNumberField("iterations", d.iters());
-                number(g, "t_avg", d.tAvgUs());
-                number(g, "tps", d.tps());
-                g.writeEndObject();
-            }
-            g.writeEndArray();
+            rows(g, "duration_latency", r.durationLatency(), (o, d) -> {
+                number(o, "t_avg", d.tAvgUs());
+                number(o, "tps", d.tps());
+            });
         }
         if (!r.bandwidth().isEmpty()) {
             g.writeStringField("unit", r.gbits() ? "Gb/sec" : "MB/sec");
-            g.writeArrayFieldStart("bandwidth");
-            for (BwReportData b : r.bandwidth()) {
-                g.writeStartObject();
-                g.writeNumberField("bytes", b.size());
-                g.writeNumberField("iterations", b.iters());
-                number(g, "bw_peak", b.bwPeak());
-                number(g, "bw_average", b.bwAvg());
-                number(g, "msg_rate_mpps", b.msgRate());
-                g.writeEndObject();
-            }
-            g.writeEndArray();
+            rows(g, "bandwidth", r.bandwidth(), (o, b) -> {
+                number(o, "bw_peak", b.bwPeak());
+                number(o, "bw_average", b.bwAvg());
+                number(o, "msg_rate_mpps", b.msgRate());
+            });
         }
         g.writeEndObject();
+    }
+
+    /** The fields of one row after its size and iterations. */
+    private interface RowFields<T> {
+        void write(JsonGenerator g, T row) throws IOException;
+    }
+
+    /** A result table as an array of objects: "bytes", "iterations", then the row's own fields. */
+    private static <T extends ResultRow> void rows(JsonGenerator g, String name, List<T> rows, RowFields<T> fields)
+            throws IOException {
+        g.writeArrayFieldStart(name);
+        for (T row : rows) {
+            g.writeStartObject();
+            g.writeNumberField("bytes", row.size());
+            g.writeNumberField("iterations", row.iters());
+            fields.write(g, row);
+            g.writeEndObject();
+        }
+        g.writeEndArray();
     }
 
     private static void endpoints(JsonGenerator g, String name, List<PeerInfo> qps) throws IOException {

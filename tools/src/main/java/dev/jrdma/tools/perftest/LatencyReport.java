@@ -34,7 +34,8 @@ import org.HdrHistogram.Histogram;
  * @param samplesUs the kept samples, sorted, in microseconds (for histograms; length m)
  */
 public record LatencyReport(long size, long iters, double tMin, double tMax, double tTypical, double tAvg,
-                            double tStdev, double p99, double p999, double[] samplesUs) {
+                            double tStdev, double p99, double p999, double[] samplesUs)
+        implements ResultRow {
 
     /** perftest's LAT_MEASURE_TAIL: how many of the largest deltas are left out. */
     public static final int TAIL = 2;

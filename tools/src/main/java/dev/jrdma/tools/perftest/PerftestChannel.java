@@ -310,6 +310,19 @@ public final class PerftestChannel implements AutoCloseable {
         close();
     }
 
+    /** The socket registered with the selector for {@code ops} until closed (a channel has one key per selector). */
+    private Registration register(int ops) throws IOException {
+        return new Registration(socket.register(selector, ops), selector);
+    }
+
+    private record Registration(SelectionKey key, Selector selector) implements AutoCloseable {
+        @Override
+        public void close() throws IOException {
+            key.cancel();
+            selector.selectNow();
+        }
+    }
+
     /**
      * Best effort: reads the peer's "done" (perftest writes it but never reads ours) so that our
      * close is a FIN, not a reset for unread data. Errors and silence are ignored.
@@ -319,8 +332,7 @@ public final class PerftestChannel implements AutoCloseable {
             socket.shutdownOutput();
             ByteBuffer buf = ByteBuffer.allocate(64);
             long deadline = System.nanoTime() + Math.min(timeout.toNanos(), 1_000_000_000L);
-            SelectionKey key = socket.register(selector, SelectionKey.OP_READ);
-            try {
+            try (var _ = register(SelectionKey.OP_READ)) {
                 while (buf.hasRemaining() && System.nanoTime() < deadline) {
                     int n = socket.read(buf);
                     if (n < 0) {
@@ -331,9 +343,6 @@ public final class PerftestChannel implements AutoCloseable {
                         selector.selectedKeys().clear();
                     }
                 }
-            } finally {
-                key.cancel();
-                selector.selectNow();
             }
         } catch (IOException ignored) {
             // the run is over; a peer that already went away is fine
@@ -347,18 +356,12 @@ public final class PerftestChannel implements AutoCloseable {
         }
         ByteBuffer buf = ByteBuffer.wrap(data);
         long deadline = System.nanoTime() + timeout.toNanos();
-        try {
-            SelectionKey key = socket.register(selector, SelectionKey.OP_WRITE);
-            try {
-                while (buf.hasRemaining()) {
-                    if (socket.write(buf) == 0) {
-                        await(step, "write timed out after " + seconds(timeout) + " (peer gone, or not in step: do both sides run the same test with the same -a, -b, -D and -q?)",
-                                timeout, deadline);
-                    }
+        try (var _ = register(SelectionKey.OP_WRITE)) {
+            while (buf.hasRemaining()) {
+                if (socket.write(buf) == 0) {
+                    await(step, "write timed out after " + seconds(timeout) + " (peer gone, or not in step: do both sides run the same test with the same -a, -b, -D and -q?)",
+                            timeout, deadline);
                 }
-            } finally {
-                key.cancel();
-                selector.selectNow();
             }
         } catch (PerftestProtocolException e) {
             throw e;
@@ -385,40 +388,34 @@ public final class PerftestChannel implements AutoCloseable {
         peerRunning = false;
         peerRunLimit = null;
         long deadline = limit == null ? 0 : System.nanoTime() + limit.toNanos();
-        try {
-            SelectionKey key = socket.register(selector, SelectionKey.OP_READ);
-            try {
-                while (buf.hasRemaining()) {
-                    int n = socket.read(buf);
-                    if (n < 0) {
-                        throw new PerftestProtocolException(step + ": peer closed the connection after "
-                                + buf.position() + " of " + length + " bytes"
-                                + (running ? " (it ended or was killed before finishing its run)" : ""));
-                    }
-                    if (n > 0 && running) {
-                        running = false;   // the peer has finished: the rest comes promptly
-                        limit = timeout;
-                        deadline = System.nanoTime() + timeout.toNanos();
-                    }
-                    if (n == 0) {
-                        if (limit == null) {
-                            // no deadline: EOF, a reset or a keepalive timeout (ETIMEDOUT) ends it
-                            selector.select(1000);
-                            selector.selectedKeys().clear();
-                        } else if (running) {
-                            await(step, "the peer did not finish its run within " + seconds(limit)
-                                    + " (peer stopped, or not in step: do both sides run the same test with the same -a, -b, -D and -q?)",
-                                    limit, deadline);
-                        } else {
-                            await(step, "read (" + buf.position() + " of " + length + " bytes received) timed out after "
-                                    + seconds(timeout) + " (peer gone, or not in step: do both sides run the same test with the same -a, -b, -D and -q?)",
-                                    timeout, deadline);
-                        }
+        try (var _ = register(SelectionKey.OP_READ)) {
+            while (buf.hasRemaining()) {
+                int n = socket.read(buf);
+                if (n < 0) {
+                    throw new PerftestProtocolException(step + ": peer closed the connection after "
+                            + buf.position() + " of " + length + " bytes"
+                            + (running ? " (it ended or was killed before finishing its run)" : ""));
+                }
+                if (n > 0 && running) {
+                    running = false;   // the peer has finished: the rest comes promptly
+                    limit = timeout;
+                    deadline = System.nanoTime() + timeout.toNanos();
+                }
+                if (n == 0) {
+                    if (limit == null) {
+                        // no deadline: EOF, a reset or a keepalive timeout (ETIMEDOUT) ends it
+                        selector.select(1000);
+                        selector.selectedKeys().clear();
+                    } else if (running) {
+                        await(step, "the peer did not finish its run within " + seconds(limit)
+                                + " (peer stopped, or not in step: do both sides run the same test with the same -a, -b, -D and -q?)",
+                                limit, deadline);
+                    } else {
+                        await(step, "read (" + buf.position() + " of " + length + " bytes received) timed out after "
+                                + seconds(timeout) + " (peer gone, or not in step: do both sides run the same test with the same -a, -b, -D and -q?)",
+                                timeout, deadline);
                     }
                 }
-            } finally {
-                key.cancel();
-                selector.selectNow();
             }
         } catch (PerftestProtocolException e) {
             throw e;

@@ -21,22 +21,26 @@ public final class ReportFiles {
      */
     public static List<Path> write(RunReport report, PerftestSettings settings) throws IOException {
         List<Path> written = new ArrayList<>();
-        if (settings.histogram() != null) {
-            try {
-                HistogramFile.write(report, settings.histogram());
-            } catch (IOException | IllegalArgumentException e) {
-                throw new IOException("--histogram " + settings.histogram() + ": " + e.getMessage(), e);
-            }
-            written.add(settings.histogram());
-        }
-        if (settings.plot() != null) {
-            try {
-                ResultPlot.write(report, settings.plot());
-            } catch (IOException | IllegalArgumentException e) {
-                throw new IOException("--plot " + settings.plot() + ": " + e.getMessage(), e);
-            }
-            written.add(settings.plot());
-        }
+        write("--histogram", settings.histogram(), HistogramFile::write, report, written);
+        write("--plot", settings.plot(), ResultPlot::write, report, written);
         return List.copyOf(written);
+    }
+
+    /** How one kind of file is written from a report. */
+    private interface Writer {
+        void write(RunReport report, Path file) throws IOException;
+    }
+
+    private static void write(String option, Path file, Writer writer, RunReport report, List<Path> written)
+            throws IOException {
+        if (file == null) {
+            return;   // not asked for
+        }
+        try {
+            writer.write(report, file);
+        } catch (IOException | IllegalArgumentException e) {
+            throw new IOException(option + " " + file + ": " + e.getMessage(), e);
+        }
+        written.add(file);
     }
 }

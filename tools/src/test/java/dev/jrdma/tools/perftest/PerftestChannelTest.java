@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.jrdma.RdmaTimeoutException;
+import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
@@ -24,7 +25,50 @@ import org.junit.jupiter.api.Test;
 class PerftestChannelTest {
     private static final Duration T = Duration.ofSeconds(10);
     private static final byte[] GID = HexFormat.of().parseHex("fe800000000000000000000000000001");
+    private static final PeerInfo KEYS = new PeerInfo(0, 16, 0x11, 0xcdfed9, 0x409, 0x55daec22b000L, GID, 0);
     private final ExecutorService pool = Executors.newCachedThreadPool();
+
+    private static ServerSocket loopbackListener() throws IOException {
+        return new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress());
+    }
+
+    /** What a scripted peer does with the connection it accepted; the socket is closed after it. */
+    private interface PeerScript {
+        void run(Socket s) throws Exception;
+    }
+
+    private Future<?> scriptedPeer(ServerSocket ss, PeerScript script) {
+        return pool.submit(() -> {
+            try (Socket s = ss.accept()) {
+                script.run(s);
+            }
+            return null;
+        });
+    }
+
+    /** What a test does on a channel connected to a peer. */
+    private interface ChannelCheck {
+        void run(PerftestChannel ch) throws Exception;
+    }
+
+    /** Runs a check, within 5 s, on a channel to a peer that accepts the connection and then says nothing. */
+    private void withSilentPeer(Duration timeout, ChannelCheck check) throws Exception {
+        try (ServerSocket ss = loopbackListener()) {
+            CompletableFuture<Socket> accepted = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return ss.accept();
+                } catch (Exception e) {
+                    throw new RuntimeException(e);
+                }
+            }, pool);
+            assertTimeoutPreemptively(Duration.ofSeconds(5), () -> {
+                try (PerftestChannel ch = PerftestChannel.connect("127.0.0.1", ss.getLocalPort(), timeout)) {
+                    check.run(ch);
+                }
+            });
+            accepted.get().close();
+        }
+    }
 
     @AfterEach
     void stop() {
@@ -33,7 +77,7 @@ class PerftestChannelTest {
 
     @Test
     void fullSessionBetweenTwoJrdmaSides() throws Exception {
-        PeerInfo serverKeys = new PeerInfo(0, 16, 0x11, 0xcdfed9, 0x409, 0x55daec22b000L, GID, 0);
+        PeerInfo serverKeys = KEYS;
         PeerInfo clientKeys = new PeerInfo(0, 16, 0x12, 0x5a8577, 0x56f, 0x56475680b000L, GID, 0);
         try (PerftestListener listener = PerftestChannel.listen(new InetSocketAddress("127.0.0.1", 0))) {
             int port = listener.port();
@@ -84,45 +128,29 @@ class PerftestChannelTest {
 
     @Test
     void silentPeerTimesOutWithAMessage() throws Exception {
-        try (ServerSocket ss = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-            CompletableFuture<Socket> accepted = CompletableFuture.supplyAsync(() -> {
-                try {
-                    return ss.accept();
-                } catch (Exception e) {
-                    throw new RuntimeException(e);
-                }
-            }, pool);
-            assertTimeoutPreemptively(Duration.ofSeconds(5), () -> {
-                try (PerftestChannel ch = PerftestChannel.connect("127.0.0.1", ss.getLocalPort(), Duration.ofMillis(300))) {
-                    RdmaTimeoutException e = assertThrows(RdmaTimeoutException.class, () -> ch.exchangeVersion("6.06"));
-                    assertTrue(e.getMessage().startsWith("version: read"), e.getMessage());
-                    assertTrue(e.getMessage().contains("timed out after 300 ms"), e.getMessage());
-                }
-            });
-            accepted.get().close();
-        }
+        withSilentPeer(Duration.ofMillis(300), ch -> {
+            RdmaTimeoutException e = assertThrows(RdmaTimeoutException.class, () -> ch.exchangeVersion("6.06"));
+            assertTrue(e.getMessage().startsWith("version: read"), e.getMessage());
+            assertTrue(e.getMessage().contains("timed out after 300 ms"), e.getMessage());
+        });
     }
 
     /** A passive server's wait for the client's run outlasts the timeout (perftest waits forever too). */
     @Test
     void waitForThePeersRunIsNotBoundByTheTimeout() throws Exception {
-        PeerInfo keys = new PeerInfo(0, 16, 0x11, 0xcdfed9, 0x409, 0x55daec22b000L, GID, 0);
-        try (ServerSocket ss = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-            Future<?> peer = pool.submit(() -> {
-                try (Socket s = ss.accept()) {
-                    byte[] m = s.getInputStream().readNBytes(PeerInfo.wireSize(true));
-                    Thread.sleep(1500);   // "running": five times the timeout
-                    s.getOutputStream().write(m);
-                }
-                return null;
+        try (ServerSocket ss = loopbackListener()) {
+            Future<?> peer = scriptedPeer(ss, s -> {
+                byte[] m = s.getInputStream().readNBytes(PeerInfo.wireSize(true));
+                Thread.sleep(1500);   // "running": five times the timeout
+                s.getOutputStream().write(m);
             });
             try (PerftestChannel ch = PerftestChannel.connect("127.0.0.1", ss.getLocalPort(), Duration.ofMillis(300))) {
                 ch.expectPeerRun(null);
                 long start = System.nanoTime();
-                assertEquals(keys, ch.sync(keys));
+                assertEquals(KEYS, ch.sync(KEYS));
                 assertTrue(System.nanoTime() - start >= 1_400_000_000L);
                 // The mark is for one read: the next wait has the ordinary timeout again.
-                Exception e = assertThrows(Exception.class, () -> ch.sync(keys));
+                Exception e = assertThrows(Exception.class, () -> ch.sync(KEYS));
                 assertTrue(e instanceof PerftestProtocolException || e instanceof RdmaTimeoutException, e.toString());
                 assertTrue(e.getMessage().contains("closed the connection") || e.getMessage().contains("timed out"),
                         e.getMessage());
@@ -133,19 +161,15 @@ class PerftestChannelTest {
 
     @Test
     void aPeerKilledDuringItsRunEndsTheWaitAtOnce() throws Exception {
-        PeerInfo keys = new PeerInfo(0, 16, 0x11, 0xcdfed9, 0x409, 0x55daec22b000L, GID, 0);
-        try (ServerSocket ss = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-            Future<?> peer = pool.submit(() -> {
-                try (Socket s = ss.accept()) {
-                    s.getInputStream().readNBytes(PeerInfo.wireSize(true));
-                    Thread.sleep(500);
-                }   // closed without answering, as the kernel does for a killed process
-                return null;
-            });
+        try (ServerSocket ss = loopbackListener()) {
+            Future<?> peer = scriptedPeer(ss, s -> {
+                s.getInputStream().readNBytes(PeerInfo.wireSize(true));
+                Thread.sleep(500);
+            });   // closed without answering, as the kernel does for a killed process
             assertTimeoutPreemptively(Duration.ofSeconds(5), () -> {
                 try (PerftestChannel ch = PerftestChannel.connect("127.0.0.1", ss.getLocalPort(), Duration.ofSeconds(60))) {
                     ch.expectPeerRun(null);
-                    PerftestProtocolException e = assertThrows(PerftestProtocolException.class, () -> ch.sync(keys));
+                    PerftestProtocolException e = assertThrows(PerftestProtocolException.class, () -> ch.sync(KEYS));
                     assertEquals("sync: peer closed the connection after 0 of 108 bytes (it ended or was killed "
                             + "before finishing its run)", e.getMessage());
                 }
@@ -156,36 +180,20 @@ class PerftestChannelTest {
 
     @Test
     void aBoundedPeerRunTimesOutNamingTheRun() throws Exception {
-        PeerInfo keys = new PeerInfo(0, 16, 0x11, 0xcdfed9, 0x409, 0x55daec22b000L, GID, 0);
-        try (ServerSocket ss = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-            CompletableFuture<Socket> accepted = CompletableFuture.supplyAsync(() -> {
-                try {
-                    return ss.accept();
-                } catch (Exception e) {
-                    throw new RuntimeException(e);
-                }
-            }, pool);
-            assertTimeoutPreemptively(Duration.ofSeconds(5), () -> {
-                try (PerftestChannel ch = PerftestChannel.connect("127.0.0.1", ss.getLocalPort(), Duration.ofSeconds(60))) {
-                    ch.expectPeerRun(Duration.ofMillis(400));
-                    RdmaTimeoutException e = assertThrows(RdmaTimeoutException.class, () -> ch.sync(keys));
-                    assertEquals("sync: the peer did not finish its run within 400 ms (peer stopped, or not in "
-                            + "step: do both sides run the same test with the same -a, -b, -D and -q?)", e.getMessage());
-                }
-            });
-            accepted.get().close();
-        }
+        withSilentPeer(Duration.ofSeconds(60), ch -> {
+            ch.expectPeerRun(Duration.ofMillis(400));
+            RdmaTimeoutException e = assertThrows(RdmaTimeoutException.class, () -> ch.sync(KEYS));
+            assertEquals("sync: the peer did not finish its run within 400 ms (peer stopped, or not in "
+                    + "step: do both sides run the same test with the same -a, -b, -D and -q?)", e.getMessage());
+        });
     }
 
     @Test
     void peerThatClosesMidMessageIsReported() throws Exception {
-        try (ServerSocket ss = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-            Future<?> peer = pool.submit(() -> {
-                try (Socket s = ss.accept()) {
-                    s.getInputStream().readNBytes(16);
-                    s.getOutputStream().write("6.0".getBytes());   // 3 of 16 bytes, then gone
-                }
-                return null;
+        try (ServerSocket ss = loopbackListener()) {
+            Future<?> peer = scriptedPeer(ss, s -> {
+                s.getInputStream().readNBytes(16);
+                s.getOutputStream().write("6.0".getBytes());   // 3 of 16 bytes, then gone
             });
             try (PerftestChannel ch = PerftestChannel.connect("127.0.0.1", ss.getLocalPort(), T)) {
                 PerftestProtocolException e = assertThrows(PerftestProtocolException.class, () -> ch.exchangeVersion("6.06"));
@@ -206,7 +214,7 @@ class PerftestChannelTest {
     @Test
     void connectionRefusedIsOneClearLine() throws Exception {
         int port;
-        try (ServerSocket ss = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+        try (ServerSocket ss = loopbackListener()) {
             port = ss.getLocalPort();
         }
         PerftestProtocolException e = assertThrows(PerftestProtocolException.class,
@@ -229,17 +237,14 @@ class PerftestChannelTest {
 
     /** A raw server that reads whatever the client sends first and answers with {@code reply}. */
     private <T> T withRawServer(byte[] reply, Step<T> step) throws Exception {
-        try (ServerSocket ss = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-            Future<?> peer = pool.submit(() -> {
-                try (Socket s = ss.accept()) {
-                    InputStream in = s.getInputStream();
-                    OutputStream out = s.getOutputStream();
-                    in.read(new byte[256]);
-                    out.write(reply);
-                    out.flush();
-                    in.read(new byte[256]);   // until the client closes
-                }
-                return null;
+        try (ServerSocket ss = loopbackListener()) {
+            Future<?> peer = scriptedPeer(ss, s -> {
+                InputStream in = s.getInputStream();
+                OutputStream out = s.getOutputStream();
+                in.read(new byte[256]);
+                out.write(reply);
+                out.flush();
+                in.read(new byte[256]);   // until the client closes
             });
             try (PerftestChannel ch = PerftestChannel.connect("127.0.0.1", ss.getLocalPort(), T)) {
                 return step.run(ch);

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.util.HexFormat;
 import java.util.List;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -53,6 +54,21 @@ class PerftestFormatTest {
         return golden.subList(start + 1, end);
     }
 
+    /** The 23 rows of an -a sweep, each reprinted from its numbers, are the rows perftest printed. */
+    private static void assertSweepRows(String golden, UnaryOperator<String> reprint) {
+        List<String> rows = rows(Golden.lines(golden));
+        assertEquals(23, rows.size());
+        for (String row : rows) {
+            assertEquals(row + "\n", reprint.apply(row));
+        }
+    }
+
+    /** The two lines of perftest's " local address" block. */
+    private static String localAddressLines(List<String> golden) {
+        int at = lineStarting(golden, " local address");
+        return golden.get(at) + "\n" + golden.get(at + 1) + "\n";
+    }
+
     private static int lineStarting(List<String> golden, String prefix) {
         for (int i = 0; i < golden.size(); i++) {
             if (golden.get(i).startsWith(prefix)) {
@@ -71,46 +87,39 @@ class PerftestFormatTest {
         };
     }
 
+    /** An ib_send_lat side's output after its first lines: header, addresses, the one-row table. */
+    private static String sendLatencyOutput(String golden, int rx, PeerInfo local, PeerInfo remote, boolean client) {
+        return PerftestFormat.header(info(Verb.SEND, null, false, client, 1, rx, 100, 0))
+                + PerftestFormat.address(true, local, Verb.SEND)
+                + PerftestFormat.address(false, remote, Verb.SEND)
+                + PerftestFormat.latencyTableHeader(false)
+                + PerftestFormat.latencyRow(latencyRow(rows(Golden.lines(golden)).get(0)))
+                + PerftestFormat.LINE + "\n";
+    }
+
     @Test
     void sendLatencyClientWholeOutput() {
-        List<String> golden = Golden.lines("ib_send_lat.client.txt");
-        String out = PerftestFormat.header(info(Verb.SEND, null, false, true, 1, 512, 100, 0))
-                + PerftestFormat.address(true, peer(0x12, 0x5a8577, 0, 0), Verb.SEND)
-                + PerftestFormat.address(false, peer(0x11, 0xcdfed9, 0, 0), Verb.SEND)
-                + PerftestFormat.latencyTableHeader(false)
-                + PerftestFormat.latencyRow(latencyRow(rows(golden).get(0)))
-                + PerftestFormat.LINE + "\n";
+        String out = sendLatencyOutput("ib_send_lat.client.txt", 512, peer(0x12, 0x5a8577, 0, 0),
+                peer(0x11, 0xcdfed9, 0, 0), true);
         assertEquals(Golden.text("ib_send_lat.client.txt"), out);
     }
 
     @Test
     void sendLatencyServerWholeOutputWithInfAndNan() {
-        List<String> golden = Golden.lines("ib_send_lat.server.txt");
-        String out = PerftestFormat.WAITING
-                + PerftestFormat.header(info(Verb.SEND, null, false, false, 1, 100, 100, 0))
-                + PerftestFormat.address(true, peer(0x11, 0xcdfed9, 0, 0), Verb.SEND)
-                + PerftestFormat.address(false, peer(0x12, 0x5a8577, 0, 0), Verb.SEND)
-                + PerftestFormat.latencyTableHeader(false)
-                + PerftestFormat.latencyRow(latencyRow(rows(golden).get(0)))
-                + PerftestFormat.LINE + "\n";
+        String out = PerftestFormat.WAITING + sendLatencyOutput("ib_send_lat.server.txt", 100,
+                peer(0x11, 0xcdfed9, 0, 0), peer(0x12, 0x5a8577, 0, 0), false);
         assertEquals(Golden.text("ib_send_lat.server.txt"), out);
     }
 
     @Test
     void sendLatencySweepRows() {
-        List<String> golden = Golden.lines("ib_send_lat-a.client.txt");
-        List<String> rows = rows(golden);
-        assertEquals(23, rows.size());
-        for (String row : rows) {
-            assertEquals(row + "\n", PerftestFormat.latencyRow(latencyRow(row)));
-        }
+        assertSweepRows("ib_send_lat-a.client.txt", row -> PerftestFormat.latencyRow(latencyRow(row)));
     }
 
     @Test
     void writeLatencyAddressesShowRKeyAndVAddr() {
         List<String> golden = Golden.lines("ib_write_lat.client.txt");
-        int at = lineStarting(golden, " local address");
-        assertEquals(golden.get(at) + "\n" + golden.get(at + 1) + "\n",
+        assertEquals(localAddressLines(golden),
                 PerftestFormat.address(true, peer(0x14, 0xfcb7a6, 0x56f, 0x557e5716c000L), Verb.WRITE));
     }
 
@@ -134,19 +143,13 @@ class PerftestFormatTest {
         List<String> golden = Golden.lines("ib_atomic_bw.client.txt");
         String header = PerftestFormat.header(info(Verb.ATOMIC, "FETCH_AND_ADD", true, true, 128, 1, 100, 0));
         assertEquals(String.join("\n", golden.subList(1, 17)) + "\n", header);
-        int at = lineStarting(golden, " local address");
-        assertEquals(golden.get(at) + "\n" + golden.get(at + 1) + "\n",
+        assertEquals(localAddressLines(golden),
                 PerftestFormat.address(true, peer(0x20, 0x1dd099, 0x1234, 0x1000), Verb.ATOMIC));
     }
 
     @Test
     void writeBandwidthSweepRowsAndServerOutput() {
-        List<String> client = Golden.lines("ib_write_bw-a.client.txt");
-        List<String> sweep = rows(client);
-        assertEquals(23, sweep.size());
-        for (String row : sweep) {
-            assertEquals(row + "\n", PerftestFormat.bandwidthRow(bandwidthRow(row), false));
-        }
+        assertSweepRows("ib_write_bw-a.client.txt", row -> PerftestFormat.bandwidthRow(bandwidthRow(row), false));
         List<String> server = Golden.lines("ib_write_bw-a.server.txt");
         // -n 20 clamps the TX depth to 20 and the CQ moderation to the TX depth (force_dependecies)
         String header = PerftestFormat.header(info(Verb.WRITE, null, true, false, 20, 1, 20, 0));
