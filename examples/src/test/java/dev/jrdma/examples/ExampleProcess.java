@@ -31,7 +31,7 @@ final class ExampleProcess implements AutoCloseable {
     }
 
     static ExampleProcess start(String mainClass, List<String> args) throws IOException {
-        List<String> command = new ArrayList<>(Jvm.command("dev.jrdma.examples." + mainClass));
+        List<String> command = new ArrayList<>(Jvm.program("dev.jrdma.examples." + mainClass));
         command.addAll(args);
         String name = mainClass + " " + String.join(" ", args);
         System.out.println("starting " + name);

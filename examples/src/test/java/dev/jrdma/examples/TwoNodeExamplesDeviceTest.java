@@ -17,7 +17,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 /**
  * Every example across a wire (scripts/softroce --nodes 2): its server on node 1 (10.200.1.1),
  * its client(s) on node 2 through scripts/node, each a java process started the way a user
- * would, by its command line. The examples' own checks (acknowledgements, the counter's total,
+ * would, by its command line, from the built jars. The examples' own checks (acknowledgements, the counter's total,
  * the written and read text) decide their exit status.
  */
 @TwoNodeTest
@@ -43,7 +43,7 @@ class TwoNodeExamplesDeviceTest {
             TwoNodes.run(60, "ip", "neigh", "flush", "dev", TwoNodes.wireInterface());
         }
         List<String> common = List.of("--port", Integer.toString(p), "--timeout", "120", "--device", TwoNodes.DEVICE);
-        List<String> s = TwoNodes.java(EXAMPLES + server);
+        List<String> s = TwoNodes.program(EXAMPLES + server);
         s.addAll(common);
         if (!serverArgs.isBlank()) {
             s.addAll(List.of(serverArgs.split(" ")));
@@ -60,7 +60,7 @@ class TwoNodeExamplesDeviceTest {
                 Thread.sleep(200);
             }
             for (int i = 0; i < clients; i++) {
-                List<String> c = TwoNodes.java(EXAMPLES + client, TwoNodes.NODE1);
+                List<String> c = TwoNodes.program(EXAMPLES + client, TwoNodes.NODE1);
                 c.addAll(common);
                 Path log = Files.createTempFile(name + "-client", ".log");
                 clientLogs.add(log);

@@ -64,6 +64,13 @@ public final class TwoNodes {
         return c;
     }
 
+    /** A program of the main sources as a user runs it, from the built jars ({@link Jvm#program}). */
+    public static List<String> program(String mainClass, String... args) {
+        List<String> c = new ArrayList<>(Jvm.program(mainClass));
+        c.addAll(List.of(args));
+        return c;
+    }
+
     /** Runs {@code command} on node 2 to its end (bounded); its exit status and output. */
     public static Result run(long timeoutS, String... command) throws Exception {
         Process p = new ProcessBuilder(onNode2(List.of(command))).redirectErrorStream(true).start();
