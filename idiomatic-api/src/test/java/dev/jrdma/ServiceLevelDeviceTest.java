@@ -13,7 +13,6 @@ import dev.jrdma.bindings.generated.rdma_h;
 import dev.jrdma.testing.DeviceTest;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.reflect.Field;
 import org.junit.jupiter.api.Test;
 
 /** {@link ConnectionOptions#serviceLevel()} and {@link ConnectionOptions#trafficClass()} reach the device. */
@@ -76,9 +75,7 @@ class ServiceLevelDeviceTest {
         }
     }
 
-    private static MemorySegment handle(QueuePair qp) throws ReflectiveOperationException {
-        Field f = QueuePair.class.getDeclaredField("handle");
-        f.setAccessible(true);
-        return (MemorySegment) f.get(qp);
+    private static MemorySegment handle(QueuePair qp) {
+        return qp.handle();
     }
 }
