@@ -452,12 +452,18 @@ class JrdmaDeviceTest {
             client.add(ADDRESS);
             if (clientKind.equals("jrdma")) {
                 Result c = jrdma(jrdmaArgs(TestKind.WRITE_BW, client));
+                if (c.code() != 0 && attempt < 3 && serverGaveUpWaiting(s)) {
+                    continue;
+                }
                 assertEquals(0, c.code(), c.all());
                 clientOut = c.out();
             } else {
                 Process p = new ProcessBuilder(args("/usr/bin/ib_write_bw", client)).redirectErrorStream(true).start();
                 clientOut = new String(p.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
                 assertTrue(p.waitFor(TIMEOUT_S, TimeUnit.SECONDS));
+                if (p.exitValue() != 0 && attempt < 3 && serverGaveUpWaiting(s)) {
+                    continue;
+                }
                 if (clientOut.contains("Can't produce a report") && attempt < 3) {
                     s.get(TIMEOUT_S, TimeUnit.SECONDS);   // perftest's CPU-MHz estimate under TCG: retry
                     continue;
@@ -476,6 +482,16 @@ class JrdmaDeviceTest {
             assertTrue(sr.out().contains(" 65536      4000"), sr.out());
             return;
         }
+    }
+
+    /**
+     * The server's --timeout is also how long it waits for its client: on a loaded host the
+     * client's own setup took longer than those 3 s (CI, "Connection refused"), which says
+     * nothing about a run that lasts longer than the timeout.
+     */
+    private static boolean serverGaveUpWaiting(CompletableFuture<Result> server) throws Exception {
+        Result r = server.get(TIMEOUT_S, TimeUnit.SECONDS);
+        return r.code() == 1 && r.err().contains("no client connected within");
     }
 
     /** A perftest client killed mid-run ends the waiting jrdma server at once, long before its timeout. */
