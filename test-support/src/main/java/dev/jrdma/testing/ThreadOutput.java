@@ -13,7 +13,8 @@ import java.nio.charset.StandardCharsets;
  * starts afterwards: the capture is inherited) writes into its own {@link Buffers}; any other
  * thread writes to the streams the JVM had before {@link #install}. A thread that a program did
  * not start itself (a pool made before it ran) is not captured: its lines reach the JVM's own
- * streams, the agent's log.
+ * streams, the agent's log; a long-lived thread that a program starts for the whole JVM keeps that
+ * program's capture. Concurrent programs printing only from their own threads never mix.
  */
 final class ThreadOutput {
     private static final InheritableThreadLocal<Buffers> CURRENT = new InheritableThreadLocal<>();
