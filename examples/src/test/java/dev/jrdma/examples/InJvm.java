@@ -8,7 +8,9 @@ import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
@@ -25,6 +27,7 @@ final class InJvm implements AutoCloseable {
     private final PrintStream out = System.out;
     private final PrintStream err = System.err;
     private final ByteArrayOutputStream captured = new ByteArrayOutputStream();
+    private final List<Future<Integer>> started = new CopyOnWriteArrayList<>();
 
     InJvm() {
         PrintStream tee = new PrintStream(new OutputStream() {
@@ -52,17 +55,24 @@ final class InJvm implements AutoCloseable {
 
     /** Starts {@code program} with {@code args} on a new thread; the future holds its exit code. */
     Future<Integer> start(Function<String[], Integer> program, String... args) {
-        return CompletableFuture.supplyAsync(() -> program.apply(args), r -> Thread.ofPlatform().start(r));
+        Future<Integer> f = CompletableFuture.supplyAsync(() -> program.apply(args), r -> Thread.ofPlatform().start(r));
+        started.add(f);
+        return f;
     }
 
-    /** Waits for a line starting with {@code prefix}. */
+    /** Waits for a line starting with {@code prefix}; fails at once when every started program has ended. */
     void awaitLine(String prefix, Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         synchronized (captured) {
-            while (output().lines().noneMatch(line -> line.startsWith(prefix))) {
+            while (true) {
+                boolean ended = !started.isEmpty() && started.stream().allMatch(Future::isDone);   // before reading
+                if (output().lines().anyMatch(line -> line.startsWith(prefix))) {
+                    return;
+                }
                 long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
-                if (left <= 0) {
-                    fail("no line starting with '" + prefix + "' within " + timeout + "; output:\n" + output());
+                if (left <= 0 || ended) {
+                    fail("no line starting with '" + prefix + "' within " + timeout + (ended ? " (the programs ended)"
+                            : "") + "; output:\n" + output());
                 }
                 captured.wait(Math.min(left, 200));
             }

@@ -4,27 +4,50 @@ package dev.jrdma.examples;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.jrdma.testing.AgentClient;
+import dev.jrdma.testing.AgentProcess;
 import dev.jrdma.testing.TwoNodeTest;
 import dev.jrdma.testing.TwoNodes;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * Every example across a wire (scripts/softroce --nodes 2): its server on node 1 (10.200.1.1),
- * its client(s) on node 2 through scripts/node, each a java process started the way a user
- * would, by its command line, from the built jars. The examples' own checks (acknowledgements, the counter's total,
- * the written and read text) decide their exit status.
+ * Every example across a wire (scripts/softroce --nodes 2): its server on node 1 (10.200.1.1) in a
+ * thread of this JVM ({@link InJvm}), its client(s) on node 2 in the testbed's program agent
+ * ({@link TwoNodes#agent}), one JVM there for every case, asked over the control link. In-process
+ * because a JVM start under the VM's CPU emulation costs 15-35 s: as a fresh JVM per server and
+ * client the six cases took 266 s in CI, nearly all of it start-up. {@link ExampleProcessesDeviceTest}
+ * still runs main() as separate processes. The examples' own checks (acknowledgements, the
+ * counter's total, the written and read text) decide their exit codes, which must be 0 on both
+ * nodes.
  */
 @TwoNodeTest
 class TwoNodeExamplesDeviceTest {
     private static final String EXAMPLES = "dev.jrdma.examples.";
-    private static final long TIMEOUT_S = 300;
+    private static final Duration TIMEOUT = Duration.ofSeconds(300);
+    private static final Map<String, Function<String[], Integer>> SERVERS = Map.of(
+            "HelloServer", HelloServer::run, "RdmaWrite", RdmaWrite::run, "RdmaRead", RdmaRead::run,
+            "AtomicCounter", AtomicCounter::run, "UdDatagram", UdDatagram::run, "CmHello", CmHello::run);
     private static int port = 7600;
+    private static AgentProcess node2;
+
+    @BeforeAll
+    static void startTheAgentOnNode2() throws Exception {
+        long start = System.nanoTime();
+        node2 = TwoNodes.agent(TIMEOUT);
+        System.out.printf("two-node: program agent on node 2 serving after %.1f s%n", (System.nanoTime() - start) / 1e9);
+    }
 
     @ParameterizedTest(name = "{0}")
     @CsvSource({
@@ -43,54 +66,54 @@ class TwoNodeExamplesDeviceTest {
             TwoNodes.run(60, "ip", "neigh", "flush", "dev", TwoNodes.wireInterface());
         }
         List<String> common = List.of("--port", Integer.toString(p), "--timeout", "120", "--device", TwoNodes.DEVICE);
-        List<String> s = TwoNodes.program(EXAMPLES + server);
-        s.addAll(common);
+        List<String> s = new ArrayList<>(common);
         if (!serverArgs.isBlank()) {
             s.addAll(List.of(serverArgs.split(" ")));
         }
-        Path serverLog = Files.createTempFile(name + "-server", ".log");
-        Process sp = new ProcessBuilder(s).redirectErrorStream(true).redirectOutput(serverLog.toFile()).start();
-        List<Process> cps = new ArrayList<>();
-        List<Path> clientLogs = new ArrayList<>();
-        try {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT_S);
-            while (!Files.readString(serverLog).contains("server: listening")) {
-                assertTrue(sp.isAlive() && System.nanoTime() < deadline,
-                        "the server did not listen:\n" + Files.readString(serverLog));
-                Thread.sleep(200);
-            }
+        List<String> c = new ArrayList<>(List.of(TwoNodes.NODE1));
+        c.addAll(common);
+        List<AgentClient.Result> results = new ArrayList<>();
+        int serverCode;
+        String report;
+        try (InJvm node1 = new InJvm()) {
+            Future<Integer> sp = node1.start(SERVERS.get(server), s.toArray(String[]::new));
+            node1.awaitLine("server: listening", TIMEOUT);
+            // Threads of their own: the two atomic clients must run at once, whatever the common pool's size.
+            List<CompletableFuture<AgentClient.Result>> cps = new ArrayList<>();
             for (int i = 0; i < clients; i++) {
-                List<String> c = TwoNodes.program(EXAMPLES + client, TwoNodes.NODE1);
-                c.addAll(common);
-                Path log = Files.createTempFile(name + "-client", ".log");
-                clientLogs.add(log);
-                cps.add(TwoNodes.start(c, log));
+                cps.add(CompletableFuture.supplyAsync(() -> node2.run(TIMEOUT, EXAMPLES + client, c),
+                        r -> Thread.ofPlatform().name(name + " client").start(r)));
             }
             StringBuilder all = new StringBuilder();
             for (int i = 0; i < clients; i++) {
-                boolean ended = cps.get(i).waitFor(TIMEOUT_S, TimeUnit.SECONDS);
-                String out = Files.readString(clientLogs.get(i));
-                all.append("--- client ").append(i + 1).append(" on node 2\n").append(out);
-                assertTrue(ended, "client " + (i + 1) + " did not end:\n" + out);
+                AgentClient.Result r = await(cps.get(i), "client " + (i + 1) + " on node 2", node1, all);
+                all.append("--- client ").append(i + 1).append(" on node 2\n").append(r.all());
+                results.add(r);
             }
-            assertTrue(sp.waitFor(TIMEOUT_S, TimeUnit.SECONDS), "the server did not end:\n" + Files.readString(serverLog));
-            String report = "--- server on node 1\n" + Files.readString(serverLog) + all;
-            System.out.println(report);
-            for (Process cp : cps) {
-                assertEquals(0, cp.exitValue(), report);
-            }
-            assertEquals(0, sp.exitValue(), report);
-            if (name.equals("cm")) {
-                String neigh = TwoNodes.run(60, "ip", "neigh", "show", TwoNodes.NODE1).out();
-                assertTrue(neigh.contains("lladdr 52:54:00:12:00:01"), "node 2 learned node 1's MAC by ARP: " + neigh);
-            }
-        } finally {
-            sp.destroyForcibly();
-            cps.forEach(Process::destroyForcibly);
-            Files.deleteIfExists(serverLog);
-            for (Path log : clientLogs) {
-                Files.deleteIfExists(log);
-            }
+            serverCode = node1.exitCode(sp, TIMEOUT);
+            report = "--- server on node 1, exit " + serverCode + "\n" + node1.output() + all;
+        }
+        System.out.println(report);
+        for (AgentClient.Result r : results) {
+            assertEquals(0, r.code(), report);
+        }
+        assertEquals(0, serverCode, report);
+        if (name.equals("cm")) {
+            String neigh = TwoNodes.run(60, "ip", "neigh", "show", TwoNodes.NODE1).out();
+            assertTrue(neigh.contains("lladdr 52:54:00:12:00:01"), "node 2 learned node 1's MAC by ARP: " + neigh);
+        }
+    }
+
+    /** A client's result; a failure to get one (timeout, agent gone) comes with everything printed so far. */
+    private static AgentClient.Result await(CompletableFuture<AgentClient.Result> client, String who, InJvm node1,
+                                            CharSequence clientsSoFar) throws InterruptedException {
+        try {
+            // The agent itself answers within TIMEOUT plus AgentClient's margin; this bound only backs it up.
+            return client.get(TIMEOUT.toSeconds() + 60, TimeUnit.SECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
+            throw new AssertionError(who + ": " + cause.getMessage() + "\n--- server on node 1 so far\n"
+                    + node1.output() + clientsSoFar, cause);
         }
     }
 }

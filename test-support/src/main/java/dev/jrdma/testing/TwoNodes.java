@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -12,7 +13,8 @@ import java.util.regex.Pattern;
 
 /**
  * Node 2 of the two-node testbed ({@code scripts/softroce --nodes 2}) seen from a test on node 1:
- * processes started there through {@code scripts/node 2}, and waits for them to listen.
+ * processes started there through {@code scripts/node 2}, the program agent there, and waits for
+ * them to listen.
  */
 public final class TwoNodes {
     /** Node 1's and node 2's addresses on the RDMA wire. */
@@ -23,7 +25,43 @@ public final class TwoNodes {
     /** The RDMA device on each node's wire (scripts/vm/guest-stage). */
     public static final String DEVICE = "rxe0";
 
+    private static volatile AgentProcess agent;
+    private static boolean stopAtExit;
+
     private TwoNodes() {}
+
+    /**
+     * The {@link ProgramAgent} on node 2, listening on the control link, with this JVM's class path:
+     * started on first use (waiting at most {@code startTimeout}), shared by every test of this JVM
+     * (a JVM start there costs as much as several programs' runs) and stopped when this JVM exits.
+     * A new one replaces one that died; the request that saw it die has failed with its log.
+     */
+    public static synchronized AgentProcess agent(Duration startTimeout) throws IOException, InterruptedException {
+        AgentProcess a = agent;
+        if (a != null && !a.isAlive()) {
+            System.out.println("two-node: the program agent on node 2 had ended; its log:\n" + a.log());
+            a.close();
+            a = null;
+        }
+        if (a == null) {
+            a = AgentProcess.start(TwoNodes::onNode2, NODE2_CONTROL, startTimeout);
+            agent = a;
+        }
+        if (!stopAtExit) {
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                try {
+                    AgentProcess last = agent;
+                    if (last != null) {
+                        last.close();
+                    }
+                } catch (IOException | InterruptedException e) {
+                    // the JVM is ending; scripts/node ends with it
+                }
+            }));
+            stopAtExit = true;
+        }
+        return a;
+    }
 
     /** True inside the testbed (scripts/vm/guest-stage exports JRDMA_NODE). */
     public static boolean inTestbed() {
