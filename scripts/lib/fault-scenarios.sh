@@ -45,11 +45,13 @@ else
     for t in write-bw send-bw; do
         under_netem "$t, reordering" $t "netem delay 2ms reorder 25% 50%" delay 2ms reorder 25% 50%
         under_netem "$t, duplication" $t "netem duplicate 5 %" duplicate 5%
-        under_netem "$t, delay" $t "netem delay 20ms 5ms" delay 20ms 5ms
+        # No jitter: netem's jitter reorders packets, which the reordering scenarios already do
+        # (with 20ms 5ms, write-bw took 1385 s, one run: every reordered packet is a go-back-N).
+        under_netem "$t, delay" $t "netem delay 20ms" delay 20ms
     done
     integrity_under "integrity, reordering" "netem delay 2ms reorder 25% 50%" $((16 << 20)) delay 2ms reorder 25% 50%
     integrity_under "integrity, duplication" "netem duplicate 5 %" $((16 << 20)) duplicate 5%
-    integrity_under "integrity, delay" "netem delay 20ms 5ms" $((16 << 20)) delay 20ms 5ms
+    integrity_under "integrity, delay" "netem delay 20ms" $((16 << 20)) delay 20ms
     peer_dies "send-lat server killed" send-lat server kill
     peer_dies "write-bw server killed" write-bw server kill
     for t in $TESTS; do
