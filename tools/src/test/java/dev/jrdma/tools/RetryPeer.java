@@ -27,7 +27,8 @@ import java.time.Duration;
 import java.util.EnumSet;
 
 /**
- * The far end of {@link TwoNodeRetryDeviceTest}, run on node 2:
+ * The far end of {@link TwoNodeRetryDeviceTest}, run on node 2 by the program agent there
+ * ({@link #run}; {@code main} runs it as a program of its own):
  * <pre>
  * RetryPeer idle PORT            a queue pair whose endpoint is handed out but which never leaves RESET
  * RetryPeer sink PORT SESSIONS   per TCP session a fresh RC queue pair that verifies every message
@@ -35,6 +36,10 @@ import java.util.EnumSet;
  * A sink session connects its queue pair (EndpointExchange over the session's socket), then
  * verifies each SEND it receives (its size and {@link #fill}'s content for the sequence number
  * in its first byte) and answers with that sequence number on the socket, until the peer closes it.
+ * The idle peer holds its queue pair until the peer closes the socket. Every wait for the test
+ * (accept, the endpoint exchange, the idle peer's hold) ends after {@link #STEP} at most, and a
+ * sink session ends when the test's socket closes: in an agent, nothing else would end a peer
+ * whose test went away.
  */
 public final class RetryPeer {
     static final int SIZE = 4096;
@@ -62,14 +67,30 @@ public final class RetryPeer {
     }
 
     public static void main(String[] args) throws Exception {
+        System.exit(run(args));
+    }
+
+    /**
+     * The peer as a program, the entry point a program agent calls: 0 when done, 2 (with the usage)
+     * for bad arguments; a failure throws (exit 1 under java and in an agent).
+     */
+    public static int run(String... args) throws IOException {
+        boolean idle = args.length == 2 && args[0].equals("idle");
+        boolean sink = args.length == 3 && args[0].equals("sink") && args[2].matches("\\d{1,4}");
+        if (!(idle || sink) || !args[1].matches("\\d{1,5}") || Integer.parseInt(args[1]) > 65535) {
+            System.err.println("usage: RetryPeer idle PORT | RetryPeer sink PORT SESSIONS; got: "
+                    + String.join(" ", args));
+            return 2;
+        }
         try (ServerSocket listener = new ServerSocket(Integer.parseInt(args[1]))) {
             listener.setSoTimeout((int) STEP.toMillis());
-            if (args[0].equals("idle")) {
+            if (idle) {
                 idle(listener);
             } else {
                 sink(listener, Integer.parseInt(args[2]));
             }
         }
+        return 0;
     }
 
     private static void idle(ServerSocket listener) throws IOException {

@@ -20,16 +20,13 @@ import dev.jrdma.SendRequest;
 import dev.jrdma.WorkCompletion;
 import dev.jrdma.WorkCompletionException;
 import dev.jrdma.WorkCompletionStatus;
+import dev.jrdma.testing.AgentClient;
 import dev.jrdma.testing.TwoNodeTest;
 import dev.jrdma.testing.TwoNodes;
 import java.io.DataInputStream;
-import java.net.InetSocketAddress;
 import java.net.Socket;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.EnumSet;
-import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 
@@ -38,7 +35,8 @@ import org.junit.jupiter.api.Test;
  * RETRY_EXC_ERR, surfaced as a {@link WorkCompletionException} naming the queue pair, within the
  * retry budget ((retry count + 1) x 4.096 us x 2^timeout: 1.9 s with timeout 16 and 6 retries); and the
  * queue pair can then be reset, connected again and move data. The peer is {@link RetryPeer} on
- * node 2; the ACKs are withheld by netem loss 100 % on node 1's wire (this node's egress).
+ * node 2, run by the testbed's program agent there ({@link PeerOnNode2}); the ACKs are withheld
+ * by netem loss 100 % on node 1's wire (this node's egress).
  * Six retries, not the defaults' seven: Soft-RoCE retries forever with seven (see
  * {@link ConnectionOptions#withTimeout}), which is why a new user's QP towards a peer that never
  * reached RTR saw no RETRY_EXC_ERR in 100 s.
@@ -53,77 +51,90 @@ class TwoNodeRetryDeviceTest {
     private static final ConnectionOptions RETRY_6 = ConnectionOptions.DEFAULTS.withTimeout(16, 6);
     /** The budget is 7 x 268 ms = 1.9 s; timers and TCG emulation on a loaded host add to it. */
     private static final double BOUND_S = 20;
+    /**
+     * How long the agent runs a peer before it reports it as hung. No request can be cancelled:
+     * the peer ends by itself once this test has gone, as each of RetryPeer's waits for the test
+     * (accept, endpoint exchange, the idle peer's hold) ends after RetryPeer.STEP (120 s) and a
+     * sink session ends with the test's socket; at most four such waits in a row (the sink's two
+     * sessions) fit in this limit, so a peer never outlives it holding its queue pairs and port.
+     */
+    private static final Duration PEER_LIMIT = Duration.ofSeconds(600);
+    /** How long the peer may take to start listening (the agent on node 2 is warm by then). */
+    private static final Duration LISTEN_BOUND = Duration.ofSeconds(180);
+    /** How long the peer may take to end once this test closed its sockets. */
+    private static final Duration PEER_END = Duration.ofSeconds(30);
 
     @Test
     void peerThatNeverReachesRtrFailsTheSendWithinTheRetryBudget() throws Exception {
         int port = 7710;
-        Path log = Files.createTempFile("retry-peer-idle", ".log");
-        Process peer = TwoNodes.start(TwoNodes.java(RetryPeer.class.getName(), "idle", Integer.toString(port)), log);
-        try (Context context = RetryPeer.open(); Socket s = new Socket()) {
-            TwoNodes.awaitListening(port, false, peer, log, 180);
-            ProtectionDomain pd = context.allocateProtectionDomain();
-            CompletionQueue cq = context.createCompletionQueue(4);
-            QueuePair qp = pd.queuePair(QueuePairType.RC).completionQueue(cq).build();
-            MemoryRegion mr = pd.allocate(RetryPeer.SIZE, EnumSet.of(Access.LOCAL_WRITE));
-            s.connect(new InetSocketAddress(TwoNodes.NODE2, port), 30_000);
-            Endpoint remote = EndpointExchange.exchange(s, qp.localEndpoint(1, RetryPeer.gidIndex(context)),
-                    RetryPeer.STEP);
-            qp.connect(remote, RETRY_6);
-            WorkCompletionException e = sendUntilFailure(qp, cq, mr, 1);
-            assertEquals(WorkCompletionStatus.RETRY_EXC_ERR, e.status(), e.getMessage());
-        } finally {
-            peer.destroy();
-            peer.waitFor(30, TimeUnit.SECONDS);
-            System.out.println("peer on node 2:\n" + Files.readString(log));
-            Files.deleteIfExists(log);
-        }
+        PeerOnNode2 peer = PeerOnNode2.start(PEER_LIMIT, RetryPeer.class, "idle", Integer.toString(port));
+        peer.alongside(PEER_END, () -> {
+            // Closing the socket ends the idle peer, which then releases its queue pair.
+            try (Context context = RetryPeer.open(); Socket s = peer.connect(TwoNodes.NODE2, port, LISTEN_BOUND)) {
+                ProtectionDomain pd = context.allocateProtectionDomain();
+                CompletionQueue cq = context.createCompletionQueue(4);
+                QueuePair qp = pd.queuePair(QueuePairType.RC).completionQueue(cq).build();
+                MemoryRegion mr = pd.allocate(RetryPeer.SIZE, EnumSet.of(Access.LOCAL_WRITE));
+                Endpoint remote = EndpointExchange.exchange(s, qp.localEndpoint(1, RetryPeer.gidIndex(context)),
+                        RetryPeer.STEP);
+                qp.connect(remote, RETRY_6);
+                WorkCompletionException e = sendUntilFailure(qp, cq, mr, 1);
+                assertEquals(WorkCompletionStatus.RETRY_EXC_ERR, e.status(), e.getMessage());
+            }
+            return null;
+        });
+        System.out.println("peer on node 2:\n" + peer.await(PEER_END).all());
     }
 
     @Test
     void queuePairResetAfterRetryExhaustionConnectsAgainAndMovesData() throws Exception {
         int port = 7711;
-        Path log = Files.createTempFile("retry-peer-sink", ".log");
-        Process peer = TwoNodes.start(TwoNodes.java(RetryPeer.class.getName(), "sink", Integer.toString(port), "2"),
-                log);
-        try (Context context = RetryPeer.open()) {
-            TwoNodes.awaitListening(port, false, peer, log, 180);
-            ProtectionDomain pd = context.allocateProtectionDomain();
-            CompletionQueue cq = context.createCompletionQueue(8);
-            QueuePair qp = pd.queuePair(QueuePairType.RC).completionQueue(cq).build();
-            MemoryRegion mr = pd.allocate(RetryPeer.SIZE, EnumSet.of(Access.LOCAL_WRITE));
-            try (Socket s = session(qp, context, port)) {
-                sendVerified(qp, cq, mr, s, 0);
-                WireFault.lossOnThisNode(100);
-                try {
-                    WorkCompletionException e = sendUntilFailure(qp, cq, mr, 1);
-                    assertEquals(WorkCompletionStatus.RETRY_EXC_ERR, e.status(), e.getMessage());
-                    assertEquals(QueuePairState.ERR, qp.state());
-                } finally {
-                    WireFault.clearThisNode();
+        PeerOnNode2 peer = PeerOnNode2.start(PEER_LIMIT, RetryPeer.class, "sink", Integer.toString(port), "2");
+        peer.alongside(PEER_END, () -> {
+            try (Context context = RetryPeer.open()) {
+                ProtectionDomain pd = context.allocateProtectionDomain();
+                CompletionQueue cq = context.createCompletionQueue(8);
+                QueuePair qp = pd.queuePair(QueuePairType.RC).completionQueue(cq).build();
+                MemoryRegion mr = pd.allocate(RetryPeer.SIZE, EnumSet.of(Access.LOCAL_WRITE));
+                try (Socket s = session(qp, context, peer, port)) {
+                    sendVerified(qp, cq, mr, s, 0);
+                    WireFault.lossOnThisNode(100);
+                    try {
+                        WorkCompletionException e = sendUntilFailure(qp, cq, mr, 1);
+                        assertEquals(WorkCompletionStatus.RETRY_EXC_ERR, e.status(), e.getMessage());
+                        assertEquals(QueuePairState.ERR, qp.state());
+                    } finally {
+                        WireFault.clearThisNode();
+                    }
+                }
+                qp.reset();
+                try (Socket s = session(qp, context, peer, port)) {
+                    for (int seq = 2; seq < 5; seq++) {
+                        sendVerified(qp, cq, mr, s, seq);
+                    }
                 }
             }
-            qp.reset();
-            try (Socket s = session(qp, context, port)) {
-                for (int seq = 2; seq < 5; seq++) {
-                    sendVerified(qp, cq, mr, s, seq);
-                }
-            }
-            assertTrue(peer.waitFor(60, TimeUnit.SECONDS), "the peer did not end:\n" + Files.readString(log));
-            assertEquals(0, peer.exitValue(), Files.readString(log));
-        } finally {
-            peer.destroyForcibly();
-            System.out.println("peer on node 2:\n" + Files.readString(log));
-            Files.deleteIfExists(log);
-        }
+            return null;
+        });
+        AgentClient.Result r = peer.await(Duration.ofSeconds(60));
+        System.out.println("peer on node 2:\n" + r.all());
+        assertEquals(0, r.code(), r.all());
     }
 
-    /** A TCP session to the sink and {@code qp} (RESET) connected to the session's queue pair. */
-    private static Socket session(QueuePair qp, Context context, int port) throws Exception {
-        Socket s = new Socket();
-        s.connect(new InetSocketAddress(TwoNodes.NODE2, port), 30_000);
-        qp.localEndpoint(1, RetryPeer.gidIndex(context));
-        EndpointExchange.connect(s, qp, RETRY_6, RetryPeer.STEP);
-        return s;
+    /**
+     * A TCP session to the sink and {@code qp} (RESET) connected to the session's queue pair; the
+     * socket is closed if that fails, since only its closing ends the sink's session.
+     */
+    private static Socket session(QueuePair qp, Context context, PeerOnNode2 sink, int port) throws Exception {
+        Socket s = sink.connect(TwoNodes.NODE2, port, LISTEN_BOUND);
+        try {
+            qp.localEndpoint(1, RetryPeer.gidIndex(context));
+            EndpointExchange.connect(s, qp, RETRY_6, RetryPeer.STEP);
+            return s;
+        } catch (Exception | Error e) {
+            s.close();
+            throw e;
+        }
     }
 
     /** Sends message {@code seq} and waits for the sink's word that it arrived intact. */

@@ -52,6 +52,9 @@ import java.util.zip.CRC32C;
  * WireIntegrity receive PORT SEED BYTES [TIMEOUT RETRY]       prints "integrity: listening", then a summary
  * WireIntegrity send HOST PORT SEED BYTES [TIMEOUT RETRY]
  * </pre>
+ * {@link #run} is that command line for a program agent (TwoNodeIntegrityDeviceTest's sender on
+ * node 2), {@code main} for java (the fault suite). Every wait ends after {@link #STEP} at most:
+ * in an agent, nothing else would end a side whose peer went away.
  */
 public final class WireIntegrity {
     static final int WINDOW = 16;
@@ -113,20 +116,49 @@ public final class WireIntegrity {
     private WireIntegrity() {}
 
     public static void main(String[] args) throws Exception {
-        boolean tuned = args.length == (args[0].equals("send") ? 7 : 6);
-        ConnectionOptions options = tuned
-                ? ConnectionOptions.DEFAULTS.withTimeout(Integer.parseInt(args[args.length - 2]),
-                        Integer.parseInt(args[args.length - 1]))
-                : ConnectionOptions.DEFAULTS;
-        if (args[0].equals("send")) {
-            System.out.println(send(args[1], Integer.parseInt(args[2]), Long.parseLong(args[3]),
-                    Long.parseLong(args[4]), options));
+        System.exit(run(args));
+    }
+
+    /**
+     * The transfer as a program, the entry point a program agent calls: 0 when done, 2 (with the
+     * usage) for bad arguments; a failure throws (exit 1 under java and in an agent).
+     */
+    public static int run(String... args) throws IOException {
+        boolean send = args.length > 0 && args[0].equals("send");
+        boolean receive = args.length > 0 && args[0].equals("receive");
+        int fixed = send ? 5 : 4;
+        if (!(send || receive) || args.length != fixed && args.length != fixed + 2) {
+            return usage("got: " + String.join(" ", args));
+        }
+        ConnectionOptions options = ConnectionOptions.DEFAULTS;
+        int port;
+        long seed;
+        long bytes;
+        try {
+            if (args.length == fixed + 2) {
+                options = options.withTimeout(Integer.parseInt(args[fixed]), Integer.parseInt(args[fixed + 1]));
+            }
+            port = Integer.parseInt(args[fixed - 3]);
+            seed = Long.parseLong(args[fixed - 2]);
+            bytes = Long.parseLong(args[fixed - 1]);
+        } catch (NumberFormatException e) {
+            return usage("not a number: " + e.getMessage());
+        }
+        if (send) {
+            System.out.println(send(args[1], port, seed, bytes, options));
         } else {
-            try (ServerSocket listener = new ServerSocket(Integer.parseInt(args[1]))) {
+            try (ServerSocket listener = new ServerSocket(port)) {
                 System.out.println("integrity: listening");
-                System.out.println(receive(listener, Long.parseLong(args[2]), Long.parseLong(args[3]), options));
+                System.out.println(receive(listener, seed, bytes, options));
             }
         }
+        return 0;
+    }
+
+    private static int usage(String problem) {
+        System.err.println("usage: WireIntegrity receive PORT SEED BYTES [TIMEOUT RETRY]"
+                + " | WireIntegrity send HOST PORT SEED BYTES [TIMEOUT RETRY]; " + problem);
+        return 2;
     }
 
     private static Context open() {
