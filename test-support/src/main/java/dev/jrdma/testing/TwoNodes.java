@@ -95,29 +95,22 @@ public final class TwoNodes {
         return new ProcessBuilder(onNode2(command)).redirectErrorStream(true).redirectOutput(log.toFile()).start();
     }
 
-    /** The java launcher and class path of this JVM, which node 2 sees at the same paths. */
-    public static List<String> java(String mainClass, String... args) {
-        List<String> c = new ArrayList<>(Jvm.command(mainClass));
-        c.addAll(List.of(args));
-        return c;
-    }
-
-    /** A program of the main sources as a user runs it, from the built jars ({@link Jvm#program}). */
-    public static List<String> program(String mainClass, String... args) {
-        List<String> c = new ArrayList<>(Jvm.program(mainClass));
-        c.addAll(List.of(args));
-        return c;
-    }
-
     /** Runs {@code command} on node 2 to its end (bounded); its exit status and output. */
     public static Result run(long timeoutS, String... command) throws Exception {
-        Process p = new ProcessBuilder(onNode2(List.of(command))).redirectErrorStream(true).start();
-        byte[] out = p.getInputStream().readAllBytes();
-        if (!p.waitFor(timeoutS, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            throw new AssertionError("node 2: " + String.join(" ", command) + " did not end in " + timeoutS + " s");
+        // Output to a file, not a pipe: reading a pipe to its end would wait on a hung command unbounded.
+        Path out = Files.createTempFile("node2-run", ".out");
+        try {
+            Process p = new ProcessBuilder(onNode2(List.of(command))).redirectErrorStream(true)
+                    .redirectOutput(out.toFile()).start();
+            if (!p.waitFor(timeoutS, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                throw new AssertionError("node 2: " + String.join(" ", command) + " did not end in " + timeoutS + " s:\n"
+                        + Files.readString(out, StandardCharsets.UTF_8));
+            }
+            return new Result(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8));
+        } finally {
+            Files.deleteIfExists(out);
         }
-        return new Result(p.exitValue(), new String(out, StandardCharsets.UTF_8));
     }
 
     public record Result(int code, String out) {}
