@@ -34,10 +34,24 @@ run_two_nodes() {
     # Node 2 boots again after a power-off (scripts/node 2 --poweroff) for as long as node 1
     # runs, so that a suite can power it off in more than one scenario: like a machine that
     # reboots. Its wire socket is removed first, qemu binds it anew.
+    # A power-off the guest's kernel does not finish within 5 s (its agent leaves node2.poweroff
+    # in the run directory first) ends with qemu killed: the plug pulled.
     (
         while :; do
-            rm -f "$run/wire2.sock" "$run/ctl2.sock"
-            qemu_node jrdma-node2 1 " jrdma_node=2" "${links2[@]}" >>"$run/node2.log"
+            rm -f "$run/wire2.sock" "$run/ctl2.sock" "$run/node2.poweroff"
+            qemu_node jrdma-node2 1 " jrdma_node=2" "${links2[@]}" >>"$run/node2.log" &
+            local q=$! waited=0
+            while kill -0 "$q" 2>/dev/null; do
+                if [ -e "$run/node2.poweroff" ]; then
+                    waited=$((waited + 1))
+                    if [ "$waited" = 10 ]; then
+                        echo "=== node 2 did not power off within 5 s: its qemu is killed" >>"$run/node2.log"
+                        pkill -KILL -f "jrdma_run=$run jrdma_node=2" 2>/dev/null
+                    fi
+                fi
+                sleep 0.5
+            done
+            wait "$q"
             [ ! -e "$run/node1.done" ] || break
             sleep 1
             [ ! -e "$run/node1.done" ] || break
@@ -48,12 +62,12 @@ run_two_nodes() {
     qemu_node jrdma-node1 1 " jrdma_node=1" "${links1[@]}" | command_output
     qemu_rc=${PIPESTATUS[0]}
     touch "$run/node1.done"
-    # Node 2 runs until powered off; node 1 is done, so stop it: the loop's child is timeout,
-    # which passes the TERM on to qemu.
+    # Node 2 runs until powered off; node 1 is done, so stop it. Its qemu (and the timeout
+    # above it) are found by this run's own kernel arguments, not by other testbeds' qemu.
     if kill -0 "$node2_pid" 2>/dev/null; then
-        pkill -TERM -P "$node2_pid" 2>/dev/null
+        pkill -TERM -f "jrdma_run=$run jrdma_node=2" 2>/dev/null
         sleep 0.2
-        pkill -TERM -P "$node2_pid" 2>/dev/null
+        pkill -TERM -f "jrdma_run=$run jrdma_node=2" 2>/dev/null
     fi
     wait "$node2_pid" 2>/dev/null
     local up
