@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma.tools.runner;
 
+import dev.jrdma.QueuePair;
 import dev.jrdma.SendOpcode;
 import dev.jrdma.SendRequest;
 import dev.jrdma.WorkCompletion;
@@ -16,6 +17,8 @@ import dev.jrdma.tools.perftest.BwReportData;
  */
 abstract sealed class Sends {
     final Side side;
+    /** side.qps as an array: read once per message, a List costs a size check and two casts. */
+    final QueuePair[] qps;
     final SendRequest[] reqs;
     final int cqMod;
     final int tx;
@@ -25,9 +28,10 @@ abstract sealed class Sends {
         int n = side.qps.size();
         cqMod = side.s.cqMod();
         tx = side.s.txDepth();
+        qps = side.qps.toArray(new QueuePair[0]);
         reqs = new SendRequest[n];
         for (int i = 0; i < n; i++) {
-            reqs[i] = side.sendRequest(i, size, opcode);
+            reqs[i] = side.sendRequest(i, size, opcode);   // wr_id: the QP
         }
     }
 
@@ -65,9 +69,10 @@ abstract sealed class Sends {
 
     /**
      * Count mode: per QP up to tx-depth messages outstanding, every cq-mod-th and each QP's last
-     * signalled. The wr_id carries the QP (high 32 bits) and the message's 1-based index, so that
-     * one completion accounts for the unsignalled messages before it. Each post and completion is
-     * timed for the peak; with -N only the first post and the last completion.
+     * signalled. The wr_id is the QP, set once, as perftest's: a QP's completions arrive in
+     * order, so each stands for cq-mod messages except the last, which stands for the rest.
+     * Each post and completion is timed for the peak; with -N only the first post and the last
+     * completion.
      */
     static final class Counted extends Sends {
         private final int iters;
@@ -99,29 +104,39 @@ abstract sealed class Sends {
             }
         }
 
+        // The per-message work is the part perftest's loop has too (the signal decision, the
+        // post); counters live in locals for the QP's turn, since ccnt cannot change during it.
         @Override
         void post() {
+            SendRequest[] reqs = this.reqs;
             for (int q = 0; q < reqs.length; q++) {
-                while (scnt[q] < iters && scnt[q] - ccnt[q] + 1 <= tx) {
-                    int idx = scnt[q];
-                    reqs[q].signaled(idx % cqMod == cqMod - 1 || idx == iters - 1).wrId(((long) q << 32) | (idx + 1));
-                    if (peak) {
-                        posted[totscnt] = System.nanoTime();
-                    }
-                    side.qps.get(q).post(reqs[q]);
-                    scnt[q]++;
-                    totscnt++;
+                int first = scnt[q];
+                int limit = Math.min(iters, ccnt[q] + tx);
+                if (first >= limit) {
+                    continue;
                 }
+                SendRequest r = reqs[q];
+                QueuePair qp = qps[q];
+                int last = iters - 1;
+                int t = totscnt;
+                for (int idx = first; idx < limit; idx++) {
+                    r.signaled(idx % cqMod == cqMod - 1 || idx == last);
+                    if (peak) {
+                        posted[t++] = System.nanoTime();
+                    }
+                    qp.post(r);
+                }
+                scnt[q] = limit;
+                totscnt += limit - first;
             }
         }
 
         @Override
         long complete(WorkCompletion c) {
-            int q = (int) (c.wrId() >>> 32);
-            int done = (int) c.wrId();
-            int messages = done - ccnt[q];
+            int q = (int) c.wrId();
+            int messages = Math.min(cqMod, iters - ccnt[q]);
+            ccnt[q] += messages;
             totccnt += messages;
-            ccnt[q] = done;
             if (peak) {
                 completed[totccnt - 1] = System.nanoTime();
             }
@@ -155,7 +170,7 @@ abstract sealed class Sends {
     /**
      * Window mode: each QP is topped up to tx-depth outstanding in whole groups of cq-mod
      * messages, the last of each group signalled, so that a completion stands for cq-mod
-     * messages (wr_id: the QP).
+     * messages.
      */
     static final class Grouped extends Sends {
         private final long[] scnt;
@@ -163,9 +178,6 @@ abstract sealed class Sends {
 
         Grouped(Side side, long size, SendOpcode opcode) {
             super(side, size, opcode);
-            for (int i = 0; i < reqs.length; i++) {
-                reqs[i].wrId(i);
-            }
             scnt = new long[reqs.length];
             ccnt = new long[reqs.length];
         }
@@ -176,7 +188,7 @@ abstract sealed class Sends {
                 while (scnt[q] - ccnt[q] + cqMod <= tx) {
                     for (int k = 0; k < cqMod; k++) {
                         reqs[q].signaled(k == cqMod - 1);
-                        side.qps.get(q).post(reqs[q]);
+                        qps[q].post(reqs[q]);
                     }
                     scnt[q] += cqMod;
                 }
