@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.PrintWriter;
-import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -15,15 +14,14 @@ import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The program agent's protocol on the host: an agent in this JVM on 127.0.0.1, one in a JVM of its own. */
 class ProgramAgentTest {
     private static final Duration TIMEOUT = Duration.ofSeconds(30);
-    private static ProgramAgent agent;
-    private static AgentClient client;
+    @RegisterExtension
+    static final LocalAgent AGENT = new LocalAgent();
 
     /** Prints its arguments on stdout, "err" on stderr; exits with the number of arguments. */
     static final class Echo {
@@ -80,20 +78,9 @@ class ProgramAgentTest {
         static void run(String... args) {}
     }
 
-    @BeforeAll
-    static void startAnAgentInThisJvm() throws Exception {
-        agent = ProgramAgent.start(new InetSocketAddress("127.0.0.1", 0));
-        client = new AgentClient("127.0.0.1", agent.port());
-    }
-
-    @AfterAll
-    static void stopIt() throws Exception {
-        agent.close();
-    }
-
     @Test
     void runsAProgramAndAnswersItsExitCodeAndOutput() throws Exception {
-        AgentClient.Result r = client.run(TIMEOUT, Echo.class.getName(), List.of("a", "b c"));
+        AgentClient.Result r = AGENT.client().run(TIMEOUT, Echo.class.getName(), List.of("a", "b c"));
         assertEquals(new AgentClient.Result(2, "out a b c\n", "err\n"), normalized(r));
     }
 
@@ -117,13 +104,13 @@ class ProgramAgentTest {
 
     @Test
     void takesJrdmasEntryPointWithWriters() throws Exception {
-        AgentClient.Result r = client.run(TIMEOUT, Writers.class.getName(), List.of("x"));
+        AgentClient.Result r = AGENT.client().run(TIMEOUT, Writers.class.getName(), List.of("x"));
         assertEquals(new AgentClient.Result(7, "to out x\n", "to err\n"), normalized(r));
     }
 
     @Test
     void aProgramThatThrowsExitsWith1AndItsStackTrace() throws Exception {
-        AgentClient.Result r = client.run(TIMEOUT, Thrower.class.getName(), List.of());
+        AgentClient.Result r = AGENT.client().run(TIMEOUT, Thrower.class.getName(), List.of());
         assertEquals(1, r.code(), r.all());
         assertTrue(r.err().contains("java.lang.IllegalStateException: boom"), r.all());
         assertTrue(r.err().contains("at " + Thrower.class.getName() + ".run"), r.all());
@@ -132,18 +119,18 @@ class ProgramAgentTest {
     @Test
     void aMissingClassOrEntryPointIsAClearErrorNotAHang() {
         AssertionError missing = assertTimeoutPreemptively(TIMEOUT, () -> assertThrows(AssertionError.class,
-                () -> client.run(TIMEOUT, "dev.jrdma.testing.NoSuchProgram", List.of())));
+                () -> AGENT.client().run(TIMEOUT, "dev.jrdma.testing.NoSuchProgram", List.of())));
         assertTrue(missing.getMessage().contains("no class dev.jrdma.testing.NoSuchProgram on the agent's class path"),
                 missing.getMessage());
         AssertionError noRun = assertThrows(AssertionError.class,
-                () -> client.run(TIMEOUT, NoEntryPoint.class.getName(), List.of()));
+                () -> AGENT.client().run(TIMEOUT, NoEntryPoint.class.getName(), List.of()));
         assertTrue(noRun.getMessage().contains("has neither static int run(String...)"), noRun.getMessage());
     }
 
     @Test
     void aProgramOverItsTimeIsInterruptedAndReportedWithItsOutputSoFar() {
         AssertionError e = assertTimeoutPreemptively(TIMEOUT, () -> assertThrows(AssertionError.class,
-                () -> client.run(Duration.ofMillis(500), Sleeper.class.getName(), List.of())));
+                () -> AGENT.client().run(Duration.ofMillis(500), Sleeper.class.getName(), List.of())));
         assertTrue(e.getMessage().contains(Sleeper.class.getName() + " did not end within 500 ms"), e.getMessage());
         assertTrue(e.getMessage().contains("started"), e.getMessage());
     }
@@ -165,7 +152,7 @@ class ProgramAgentTest {
 
     private static AgentClient.Result call(Class<?> program, String... args) {
         try {
-            return client.run(TIMEOUT, program.getName(), List.of(args));
+            return AGENT.client().run(TIMEOUT, program.getName(), List.of(args));
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e);
         }

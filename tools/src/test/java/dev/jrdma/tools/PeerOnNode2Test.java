@@ -7,16 +7,14 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.jrdma.testing.AgentClient;
-import dev.jrdma.testing.ProgramAgent;
+import dev.jrdma.testing.LocalAgent;
 import dev.jrdma.testing.TestDevice;
-import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIf;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The two-node tests' peers as a program agent runs them, here on the host with an agent in this
@@ -25,8 +23,8 @@ import org.junit.jupiter.api.condition.EnabledIf;
  */
 class PeerOnNode2Test {
     private static final Duration TIMEOUT = Duration.ofSeconds(30);
-    private static ProgramAgent agent;
-    private static AgentClient client;
+    @RegisterExtension
+    static final LocalAgent AGENT = new LocalAgent();
 
     /** Sleeps for its argument's milliseconds. */
     static final class Slow {
@@ -38,19 +36,8 @@ class PeerOnNode2Test {
         }
     }
 
-    @BeforeAll
-    static void startAnAgentInThisJvm() throws Exception {
-        agent = ProgramAgent.start(new InetSocketAddress("127.0.0.1", 0));
-        client = new AgentClient("127.0.0.1", agent.port());
-    }
-
-    @AfterAll
-    static void stopIt() throws Exception {
-        agent.close();
-    }
-
     private static PeerOnNode2 peer(Class<?> program, String... args) {
-        return new PeerOnNode2(program.getSimpleName(), () -> client.run(TIMEOUT, program.getName(), List.of(args)));
+        return new PeerOnNode2(program.getSimpleName(), () -> AGENT.client().run(TIMEOUT, program.getName(), List.of(args)));
     }
 
     @Test

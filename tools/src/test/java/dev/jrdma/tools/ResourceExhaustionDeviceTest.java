@@ -26,13 +26,13 @@ class ResourceExhaustionDeviceTest {
         // 2047 MiB messages on 4 QPs: each side registers 2 x 4 x 2047 MiB = 16 GiB once the
         // peers have met, more than the Soft-RoCE VM (or most hosts) can give.
         String[] test = {"write-bw", "-d", DEVICE, "-s", "2047M", "-q", "4", "-p", "18529", "--timeout", "60"};
-        CompletableFuture<JrdmaDeviceTest.Result> server =
-                CompletableFuture.supplyAsync(() -> JrdmaDeviceTest.jrdma(test));
+        CompletableFuture<JrdmaRuns.Result> server =
+                CompletableFuture.supplyAsync(() -> JrdmaRuns.jrdma(test));
         List<String> clientArgs = new ArrayList<>(List.of(test));
         clientArgs.add(ADDRESS);
-        JrdmaDeviceTest.Result client = JrdmaDeviceTest.jrdma(clientArgs.toArray(String[]::new));
-        JrdmaDeviceTest.Result served = server.get(120, TimeUnit.SECONDS);
-        for (JrdmaDeviceTest.Result r : List.of(served, client)) {
+        JrdmaRuns.Result client = JrdmaRuns.jrdma(clientArgs.toArray(String[]::new));
+        JrdmaRuns.Result served = server.get(120, TimeUnit.SECONDS);
+        for (JrdmaRuns.Result r : List.of(served, client)) {
             assertEquals(1, r.code(), r.all());
             String[] lines = r.err().strip().split("\\R");
             assertEquals(1, lines.length, r.all());
