@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.jrdma.testing.DeviceTest;
+import dev.jrdma.testing.Exercises;
 import java.util.EnumSet;
 import java.util.Set;
 import org.junit.jupiter.api.Assumptions;
@@ -27,6 +28,7 @@ class MemoryWindowDeviceTest {
     }
 
     @Test
+    @Exercises({"ibv_alloc_mw", "ibv_bind_mw"})
     void aBoundWindowGrantsAndAnUnbindRevokesRemoteAccess() {
         try (Loopback lo = new Loopback(QueuePairType.RC, BINDABLE, ConnectionOptions.DEFAULTS)) {
             MemoryWindow mw = allocateOrSkip(lo.pd);
@@ -73,6 +75,7 @@ class MemoryWindowDeviceTest {
     }
 
     @Test
+    @Exercises("ibv_dealloc_mw")
     void windowsRefuseMisuseAndCloseWithTheirRegion() {
         try (Loopback lo = new Loopback(QueuePairType.RC, BINDABLE, ConnectionOptions.DEFAULTS)) {
             MemoryWindow mw = allocateOrSkip(lo.pd);

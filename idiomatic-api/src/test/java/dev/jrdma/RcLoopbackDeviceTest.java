@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.jrdma.testing.DeviceTest;
+import dev.jrdma.testing.Exercises;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
@@ -43,6 +44,7 @@ class RcLoopbackDeviceTest {
     }
 
     @Test
+    @Exercises("ibv_query_qp")
     void connectedQueuePairsAreInRts() {
         assertEquals(QueuePairState.RTS, lo.a.state());
         assertEquals(QueuePairState.RTS, lo.b.state());
@@ -51,6 +53,9 @@ class RcLoopbackDeviceTest {
     }
 
     @Test
+    @Exercises({
+            "ibv_alloc_pd", "ibv_reg_mr_iova2", "ibv_create_cq", "ibv_create_qp", "ibv_modify_qp", "ibv_post_send",
+            "ibv_post_recv", "ibv_poll_cq"})
     void sendAndReceiveHello() {
         byte[] hello = "Hello, RDMA!".getBytes(StandardCharsets.US_ASCII);
         lo.memA.segment().copyFrom(MemorySegment.ofArray(hello));
