@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.jrdma.testing.DeviceTest;
+import dev.jrdma.testing.EveryKernel;
 import dev.jrdma.testing.Exercises;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
@@ -16,6 +17,7 @@ import org.junit.jupiter.api.Test;
 
 /** Completion channels (waiting without spinning) and UD datagrams through an address handle. */
 @DeviceTest
+@EveryKernel
 class ChannelAndDatagramDeviceTest {
     @Test
     @Exercises({"ibv_create_comp_channel", "ibv_req_notify_cq", "ibv_get_cq_event", "ibv_ack_cq_events"})

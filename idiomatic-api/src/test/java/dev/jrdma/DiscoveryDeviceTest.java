@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.jrdma.testing.DeviceTest;
+import dev.jrdma.testing.EveryKernel;
 import dev.jrdma.testing.Exercises;
 import java.net.InetAddress;
 import java.net.NetworkInterface;
@@ -15,6 +16,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 @DeviceTest
+@EveryKernel
 class DiscoveryDeviceTest {
     private final RdmaDevice device = TestDevices.device();
 

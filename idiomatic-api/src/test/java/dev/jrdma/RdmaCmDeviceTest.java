@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.jrdma.testing.DeviceTest;
+import dev.jrdma.testing.EveryKernel;
 import dev.jrdma.testing.Exercises;
 import java.lang.foreign.MemorySegment;
 import java.net.Inet4Address;
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.Test;
 
 /** A client and a server connected through rdma_cm on the test device's IPv4 address. */
 @DeviceTest
+@EveryKernel
 class RdmaCmDeviceTest {
     private static final Duration TIMEOUT = TestDevices.TIMEOUT;
     private CmEventChannel serverChannel;

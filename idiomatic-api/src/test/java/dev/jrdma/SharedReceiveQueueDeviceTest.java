@@ -6,12 +6,14 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.jrdma.testing.DeviceTest;
+import dev.jrdma.testing.EveryKernel;
 import dev.jrdma.testing.Exercises;
 import java.util.HashSet;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 @DeviceTest
+@EveryKernel
 class SharedReceiveQueueDeviceTest extends DeviceFixture {
     @Test
     @Exercises({"ibv_create_srq", "ibv_post_srq_recv", "ibv_destroy_srq"})
