@@ -4,6 +4,7 @@ package dev.jrdma.docs;
 import dev.jrdma.docs.ExercisesScan.Exercise;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.SortedSet;
@@ -27,6 +28,8 @@ final class Coverage {
     /** The kernels CI boots: every device test runs on the first, the {@code @EveryKernel} ones on both. */
     static final String DEFAULT_KERNEL = "6.1";
     static final String OTHER_KERNEL = "6.12";
+    private static final Comparator<String> KERNEL_ORDER =
+            Comparator.comparing(k -> List.of(DEFAULT_KERNEL, OTHER_KERNEL).indexOf(k));
 
     /** What one header's accounting adds up to. */
     record Counts(String header, int functions, int reached, int works, int refused, int target) {
@@ -110,6 +113,13 @@ final class Coverage {
             }
         });
         for (Exercise e : exercises) {
+            if (!e.kernel().isEmpty() && !List.of(DEFAULT_KERNEL, OTHER_KERNEL).contains(e.kernel())) {
+                out.add("@Exercises on " + e.file() + " " + e.name() + " names kernel " + e.kernel()
+                        + "; CI boots " + DEFAULT_KERNEL + " and " + OTHER_KERNEL);
+            } else if (e.kernel().equals(OTHER_KERNEL) && !e.everyKernel()) {
+                out.add("@Exercises on " + e.file() + " " + e.name() + " describes kernel " + OTHER_KERNEL
+                        + ", but the test is not @EveryKernel, so CI never runs it there");
+            }
             for (String function : e.functions()) {
                 if (!all.contains(function)) {
                     out.add("@Exercises on " + e.file() + " " + e.name() + " names " + function + ", which is "
@@ -158,7 +168,7 @@ final class Coverage {
         md.append("The kernels column says where CI runs the tests: every device test runs on Linux ")
                 .append(DEFAULT_KERNEL).append(" (`scripts/softroce`), and those marked `@EveryKernel` also on ")
                 .append(OTHER_KERNEL).append(" (`scripts/softroce --kernel ").append(OTHER_KERNEL)
-                .append("`), whose rxe differs.\n");
+                .append("`), whose rxe differs. Where the outcome differs by kernel, the state names the kernel it holds on.\n");
         counted.forEach((header, functions) -> section(md, header, functions));
         return md.toString();
     }
@@ -187,20 +197,39 @@ final class Coverage {
             List<Exercise> refusals = tests(f, true);
             List<String> states = new ArrayList<>();
             if (!works.isEmpty()) {
-                states.add("works on Soft-RoCE");
+                states.add("works on Soft-RoCE" + on(works));
             }
-            for (String reason : new TreeSet<>(refusals.stream().map(Exercise::refused).toList())) {
-                states.add("refused on Soft-RoCE: " + cell(reason));
-            }
+            Map<String, List<Exercise>> byReason = new TreeMap<>();
+            refusals.forEach(e -> byReason.computeIfAbsent(e.refused(), r -> new ArrayList<>()).add(e));
+            byReason.forEach((reason, tests) -> states.add("refused on Soft-RoCE" + on(tests) + ": " + cell(reason)));
             md.append(String.join("; ", states)).append(" | ");
             List<Exercise> all = new ArrayList<>(works);
             all.addAll(refusals);
             Map<String, Exercise> byName = new TreeMap<>();
             all.forEach(e -> byName.putIfAbsent(e.name(), e));
             md.append(String.join(", ", byName.values().stream().map(Coverage::link).toList())).append(" | ");
-            boolean everyKernel = all.stream().anyMatch(Exercise::everyKernel);
-            md.append(everyKernel ? DEFAULT_KERNEL + ", " + OTHER_KERNEL : DEFAULT_KERNEL).append(" |\n");
+            SortedSet<String> kernels = new TreeSet<>(KERNEL_ORDER);
+            all.forEach(e -> kernels.addAll(kernels(e)));
+            md.append(String.join(", ", kernels)).append(" |\n");
         }
+    }
+
+    /** The kernels CI checks this state on. */
+    private static List<String> kernels(Exercise e) {
+        if (!e.kernel().isEmpty()) {
+            return List.of(e.kernel());
+        }
+        return e.everyKernel() ? List.of(DEFAULT_KERNEL, OTHER_KERNEL) : List.of(DEFAULT_KERNEL);
+    }
+
+    /** " (Linux 6.12)" when every one of the tests states the outcome for one kernel only. */
+    private static String on(List<Exercise> tests) {
+        if (tests.stream().anyMatch(e -> e.kernel().isEmpty())) {
+            return "";
+        }
+        SortedSet<String> kernels = new TreeSet<>(KERNEL_ORDER);
+        tests.forEach(e -> kernels.add(e.kernel()));
+        return " (Linux " + String.join(", ", kernels) + ")";
     }
 
     private static String link(Exercise e) {

@@ -96,6 +96,40 @@ class CoverageTest {
     }
 
     @Test
+    void aKernelDependentOutcomeNamesItsKernels() {
+        String source = """
+                @DeviceTest
+                class AtomicWriteDeviceTest {
+                    @Test
+                    @EveryKernel
+                    @Exercises(value = "ibv_wr_atomic_write", kernel = "6.12")
+                    @Exercises(value = "ibv_wr_atomic_write", kernel = "6.1", refused = "no ATOMIC_WRITE in 6.1's rxe")
+                    void atomicWrite() {}
+
+                    @Test
+                    @Exercises(value = "ibv_wr_flush", kernel = "6.12")
+                    void flush() {}
+                }
+                """;
+        List<Exercise> found = ExercisesScan.scanFile(Path.of("m/src/test/java/x/AtomicWriteDeviceTest.java"), source);
+        assertEquals(List.of("6.12", "6.1", "6.12"), found.stream().map(Exercise::kernel).toList());
+        Map<String, SortedSet<String>> declared = new java.util.LinkedHashMap<>();
+        declared.put("infiniband/verbs.h", new java.util.TreeSet<>(List.of("ibv_wr_atomic_write", "ibv_wr_flush")));
+        declared.put("rdma/rdma_cma.h", new java.util.TreeSet<>());
+        declared.put("rdma/rdma_verbs.h", new java.util.TreeSet<>());
+        Map<String, SortedSet<String>> reached = Map.of(
+                "ibv_wr_atomic_write", new java.util.TreeSet<>(List.of("QueuePairEx#atomicWrite")),
+                "ibv_wr_flush", new java.util.TreeSet<>(List.of("QueuePairEx#flush")));
+        Coverage c = new Coverage(declared, reached, found);
+        assertTrue(c.generate().contains("| `ibv_wr_atomic_write` | `QueuePairEx#atomicWrite` | works on Soft-RoCE "
+                + "(Linux 6.12); refused on Soft-RoCE (Linux 6.1): no ATOMIC_WRITE in 6.1's rxe | "
+                + "[AtomicWriteDeviceTest#atomicWrite](../../m/src/test/java/x/AtomicWriteDeviceTest.java) | 6.1, 6.12 |"),
+                c.generate());
+        assertEquals(List.of("@Exercises on m/src/test/java/x/AtomicWriteDeviceTest.java AtomicWriteDeviceTest#flush "
+                + "describes kernel 6.12, but the test is not @EveryKernel, so CI never runs it there"), c.problems());
+    }
+
+    @Test
     void exercisesAreReadFromTheSource() {
         String source = """
                 // SPDX-License-Identifier: Apache-2.0

@@ -6,7 +6,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -18,14 +20,19 @@ import java.util.stream.Stream;
  *
  * <p>The reader understands what the annotation allows in practice: {@code @Exercises("f")},
  * {@code @Exercises({"f", "g"})}, {@code @Exercises(value = {...}, refused = "why" + "more")},
- * with string literals only (a constant would need the compiler; the scan rejects it by name).
+ * and {@code kernel = "6.12"}, with string literals only (a constant would need the compiler; the
+ * scan rejects it by name).
  * A test that also carries {@code @EveryKernel}, on the method or on its class, runs on every
  * kernel CI boots.
  */
 final class ExercisesScan {
-    /** One annotated test method (or class): what it exercises, and whether it asserts a refusal. */
+    /**
+     * One annotation on a test method (or class): what it exercises, whether it asserts a refusal,
+     * on which kernel the state holds ({@code ""}: every kernel the test runs on), and whether CI
+     * runs the test on every kernel.
+     */
     record Exercise(Path file, String className, String member, List<String> functions, String refused,
-            boolean everyKernel) {
+            String kernel, boolean everyKernel) {
         /** {@return e.g. {@code RcLoopbackDeviceTest#sendAndReceiveHello}} */
         String name() {
             return member.isEmpty() ? className : className + "#" + member;
@@ -39,6 +46,8 @@ final class ExercisesScan {
     private static final Pattern ANNOTATION = Pattern.compile("@(?:dev\\.jrdma\\.testing\\.)?Exercises\\s*\\(");
     private static final Pattern EVERY_KERNEL = Pattern.compile("@(?:dev\\.jrdma\\.testing\\.)?EveryKernel\\b");
     private static final Pattern TYPE_DECLARATION = Pattern.compile("\\b(?:class|interface|record|enum)\\s+(\\w+)");
+    private static final Pattern ANNOTATION_NAME = Pattern.compile("@[\\w.]+\\s*");
+    private static final Pattern LAST_NAME = Pattern.compile("(\\w+)\\s*$");
     private static final Pattern TOKEN = Pattern.compile("\\s*(\"(?:[^\"\\\\]|\\\\.)*\"|[A-Za-z_]\\w*|[{}=,+])");
 
     private ExercisesScan() {}
@@ -77,8 +86,9 @@ final class ExercisesScan {
             int open = m.end() - 1;
             int close = Sources.matching(shape, open);
             String where = file + ":" + Sources.line(source, m.start());
+            Map<String, String> attributes = new HashMap<>();
             List<String> functions = new ArrayList<>();
-            String refused = arguments(code.substring(open + 1, close), functions, where);
+            arguments(code.substring(open + 1, close), functions, attributes, where);
             // The member: skip the annotations that follow, then a type or a method declaration.
             int at = close + 1;
             while (true) {
@@ -88,7 +98,7 @@ final class ExercisesScan {
                 if (at >= shape.length() || shape.charAt(at) != '@') {
                     break;
                 }
-                Matcher name = Pattern.compile("@[\\w.]+\\s*").matcher(shape).region(at, shape.length());
+                Matcher name = ANNOTATION_NAME.matcher(shape).region(at, shape.length());
                 if (!name.lookingAt()) {
                     break;
                 }
@@ -108,7 +118,7 @@ final class ExercisesScan {
             if (type.find()) {
                 member = "";
             } else {
-                Matcher method = Pattern.compile("(\\w+)\\s*$").matcher(declaration);
+                Matcher method = LAST_NAME.matcher(declaration);
                 if (end >= shape.length() || shape.charAt(end) != '(' || !method.find()) {
                     throw new IllegalStateException(where + ": @Exercises is on neither a method nor a class");
                 }
@@ -116,7 +126,8 @@ final class ExercisesScan {
             }
             String annotations = shape.substring(Sources.memberStart(shape, m.start()), end);
             boolean everyKernel = classEveryKernel || EVERY_KERNEL.matcher(annotations).find();
-            out.add(new Exercise(file, className, member, List.copyOf(functions), refused, everyKernel));
+            out.add(new Exercise(file, className, member, List.copyOf(functions),
+                    attributes.getOrDefault("refused", ""), attributes.getOrDefault("kernel", ""), everyKernel));
         }
         return out;
     }
@@ -132,10 +143,11 @@ final class ExercisesScan {
     }
 
     /**
-     * Parses the annotation's arguments into {@code functions} and returns the refusal reason
-     * ({@code ""} when the test shows the functions working).
+     * Parses the annotation's arguments: the functions into {@code functions}, the string
+     * attributes ({@code refused}, {@code kernel}) into {@code attributes}, stripped.
      */
-    private static String arguments(String args, List<String> functions, String where) {
+    private static void arguments(String args, List<String> functions, Map<String, String> attributes,
+            String where) {
         List<String> tokens = new ArrayList<>();
         Matcher t = TOKEN.matcher(args);
         int at = 0;
@@ -147,36 +159,34 @@ final class ExercisesScan {
             throw new IllegalStateException(where + ": @Exercises(" + args.strip()
                     + ") is not made of string literals (the coverage page reads it from the source)");
         }
-        StringBuilder refused = new StringBuilder();
         String attribute = "value";
-        boolean sawRefused = false;
         for (int i = 0; i < tokens.size(); i++) {
             String tok = tokens.get(i);
             if (tok.matches("[A-Za-z_]\\w*")) {
                 if (i + 1 >= tokens.size() || !tokens.get(i + 1).equals("=")
-                        || !(tok.equals("value") || tok.equals("refused"))) {
+                        || !(tok.equals("value") || tok.equals("refused") || tok.equals("kernel"))) {
                     throw new IllegalStateException(where + ": @Exercises names '" + tok
-                            + "': use string literals, with the attributes value and refused");
+                            + "': use string literals, with the attributes value, refused and kernel");
                 }
                 attribute = tok;
-                sawRefused |= tok.equals("refused");
+                attributes.putIfAbsent(attribute, "");
                 i++;
             } else if (tok.startsWith("\"")) {
                 String text = Sources.unescape(tok.substring(1, tok.length() - 1));
                 if (attribute.equals("value")) {
                     functions.add(text);
                 } else {
-                    refused.append(text);
+                    attributes.merge(attribute, text, String::concat);
                 }
             }
         }
+        attributes.replaceAll((k, v) -> v.strip());
         if (functions.isEmpty()) {
             throw new IllegalStateException(where + ": @Exercises names no function");
         }
-        if (sawRefused && refused.toString().isBlank()) {
+        if ("".equals(attributes.get("refused"))) {
             throw new IllegalStateException(where + ": @Exercises(refused = \"\") says nothing; leave it out "
                     + "when the test shows the functions working");
         }
-        return refused.toString().strip();
     }
 }
