@@ -45,6 +45,7 @@ public final class AddressHandle extends NativeObject {
     }
 
     @Override
+    @Reaches("ibv_destroy_ah")
     void release() {
         // A UD send already past its check of this handle may still be reading it in the provider.
         pd.awaitPostsQuiescent();

@@ -68,6 +68,7 @@ public final class CmEventChannel extends NativeResource {
      * @throws IllegalCallerException when the JVM runs without native access for jrdma; the
      *         message names the {@code --enable-native-access} flag to add
      */
+    @Reaches("rdma_create_event_channel")
     public static CmEventChannel create() {
         NativeAccess.require();
         MemorySegment channel;
@@ -81,6 +82,7 @@ public final class CmEventChannel extends NativeResource {
     }
 
     /** {@return a new connection id for reliable connections (port space TCP, RC queue pairs)} */
+    @Reaches("rdma_create_id")
     public CmId createId() {
         // Held: a close() from another thread must not destroy the channel under rdma_create_id.
         try (var _ = hold(this)) {
@@ -248,6 +250,7 @@ public final class CmEventChannel extends NativeResource {
     }
 
     @Override
+    @Reaches("rdma_destroy_event_channel")
     void release() {
         rdma_h.rdma_destroy_event_channel(handle);
     }

@@ -112,6 +112,7 @@ public final class CmId extends NativeResource {
      * @param timeout     the bound of the resolution and of the wait for its event
      * @throws RdmaException if rdma_cm fails or reports another event (e.g. ADDR_ERROR)
      */
+    @Reaches("rdma_resolve_addr")
     public void resolveAddress(InetSocketAddress destination, Duration timeout) {
         try (Arena arena = Arena.ofConfined(); var _ = hold(this)) {
             MemorySegment errno = Errno.allocate(arena);
@@ -127,6 +128,7 @@ public final class CmId extends NativeResource {
      * @param timeout the bound of the resolution and of the wait for its event
      * @throws RdmaException if rdma_cm fails or reports another event (e.g. ROUTE_ERROR)
      */
+    @Reaches("rdma_resolve_route")
     public void resolveRoute(Duration timeout) {
         try (Arena arena = Arena.ofConfined(); var _ = hold(this)) {
             MemorySegment errno = Errno.allocate(arena);
@@ -140,6 +142,7 @@ public final class CmId extends NativeResource {
      *
      * @param local the local IP address (the wildcard address for all devices) and port
      */
+    @Reaches("rdma_bind_addr")
     public void bind(InetSocketAddress local) {
         try (Arena arena = Arena.ofConfined(); var _ = hold(this)) {
             MemorySegment errno = Errno.allocate(arena);
@@ -148,6 +151,7 @@ public final class CmId extends NativeResource {
     }
 
     /** {@return the local port the id is bound to} */
+    @Reaches("rdma_get_src_port")
     public int localPort() {
         try (var _ = hold(this)) {
             return Short.toUnsignedInt(Short.reverseBytes(rdma_h.rdma_get_src_port(handle)));
@@ -159,6 +163,7 @@ public final class CmId extends NativeResource {
      *
      * @param backlog how many connect requests may wait to be taken
      */
+    @Reaches("rdma_listen")
     public void listen(int backlog) {
         try (Arena arena = Arena.ofConfined(); var _ = hold(this)) {
             MemorySegment errno = Errno.allocate(arena);
@@ -173,6 +178,7 @@ public final class CmId extends NativeResource {
      * @return the request: a new id for the connection and the client's private data
      * @throws RdmaException if no request arrives in time or another event comes first
      */
+    @Reaches({"rdma_get_cm_event", "rdma_ack_cm_event"})
     public ConnectionRequest awaitConnectRequest(Duration timeout) {
         checkOpen();
         CmEventChannel.Event event = expect(CmEventType.CONNECT_REQUEST, timeout, Verb.RDMA_GET_CM_EVENT,
@@ -207,6 +213,7 @@ public final class CmId extends NativeResource {
      * @param builder the queue pair's capabilities and completion queues
      * @return the new queue pair, owned by this id
      */
+    @Reaches("rdma_create_qp")
     public QueuePair createQueuePair(QueuePair.Builder builder) {
         checkOpen();
         if (builder.protectionDomain().context() != context) {
@@ -223,6 +230,7 @@ public final class CmId extends NativeResource {
      * @return the private data of the peer's reply
      * @throws RdmaException on a rejection (REJECTED, with the peer's status) or another event
      */
+    @Reaches("rdma_connect")
     public byte[] connect(byte[] privateData, Duration timeout) {
         try (Arena arena = Arena.ofConfined(); var _ = hold(this)) {
             MemorySegment errno = Errno.allocate(arena);
@@ -240,6 +248,7 @@ public final class CmId extends NativeResource {
      * @param privateData sent with the reply
      * @param timeout     how long to wait for ESTABLISHED
      */
+    @Reaches("rdma_accept")
     public void accept(byte[] privateData, Duration timeout) {
         try (Arena arena = Arena.ofConfined(); var _ = hold(this)) {
             MemorySegment errno = Errno.allocate(arena);
@@ -255,6 +264,7 @@ public final class CmId extends NativeResource {
      *
      * @param privateData sent with the rejection, for the peer to read
      */
+    @Reaches("rdma_reject")
     public void reject(byte[] privateData) {
         checkPrivateData(privateData);
         try (Arena arena = Arena.ofConfined(); var _ = hold(this)) {
@@ -270,6 +280,7 @@ public final class CmId extends NativeResource {
      *
      * @param timeout how long to wait for DISCONNECTED
      */
+    @Reaches("rdma_disconnect")
     public void disconnect(Duration timeout) {
         try (Arena arena = Arena.ofConfined(); var _ = hold(this)) {
             MemorySegment errno = Errno.allocate(arena);
@@ -283,6 +294,7 @@ public final class CmId extends NativeResource {
      *
      * @param timeout how long to wait for DISCONNECTED
      */
+    @Reaches({"rdma_get_cm_event", "rdma_ack_cm_event"})
     public void awaitDisconnect(Duration timeout) {
         checkOpen();
         expect(CmEventType.DISCONNECTED, timeout, Verb.RDMA_GET_CM_EVENT, "awaiting DISCONNECTED");
@@ -356,6 +368,7 @@ public final class CmId extends NativeResource {
     }
 
     @Override
+    @Reaches("rdma_destroy_id")
     void release() {
         channel.unregister(handle.address());
         try (Arena arena = Arena.ofConfined()) {

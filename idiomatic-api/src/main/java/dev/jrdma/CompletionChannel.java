@@ -62,6 +62,7 @@ public final class CompletionChannel extends NativeObject {
      * @return the completion queue the event is for
      * @throws RdmaTimeoutException when no event arrives in time
      */
+    @Reaches({"ibv_get_cq_event", "ibv_ack_cq_events"})
     public CompletionQueue await(Duration timeout) {
         long deadline = System.nanoTime() + Math.max(0, timeout.toNanos());
         try (var _ = hold(this)) {
@@ -119,6 +120,7 @@ public final class CompletionChannel extends NativeObject {
     }
 
     @Override
+    @Reaches("ibv_destroy_comp_channel")
     void release() {
         RdmaException.check(Verb.IBV_DESTROY_COMP_CHANNEL, this, rdma_h.ibv_destroy_comp_channel(handle));
     }

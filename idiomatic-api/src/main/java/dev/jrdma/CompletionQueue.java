@@ -89,6 +89,7 @@ public final class CompletionQueue extends NativeObject {
      *
      * @param solicitedOnly true to wake only for solicited completions
      */
+    @Reaches("ibv_req_notify_cq")
     public void requestNotification(boolean solicitedOnly) {
         enter();
         int rc;
@@ -108,6 +109,7 @@ public final class CompletionQueue extends NativeObject {
      * @param wc the view to fill
      * @return 1 if there was a completion, else 0
      */
+    @Reaches("ibv_poll_cq")
     public int poll(WorkCompletion wc) {
         long into = wc.address();
         enter();
@@ -132,6 +134,7 @@ public final class CompletionQueue extends NativeObject {
      * @param batch the views to fill
      * @return the number of completions read, 0 when none
      */
+    @Reaches("ibv_poll_cq")
     public int poll(WorkCompletions batch) {
         int capacity = batch.capacity();
         long into = batch.address();
@@ -161,6 +164,7 @@ public final class CompletionQueue extends NativeObject {
      * @param timeout how long to poll
      * @return whether a completion arrived
      */
+    @Reaches("ibv_poll_cq")
     public boolean poll(WorkCompletion wc, Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (poll(wc) == 0) {
@@ -181,6 +185,7 @@ public final class CompletionQueue extends NativeObject {
      * @return {@code wc}
      * @throws RdmaTimeoutException when no completion arrives in time
      */
+    @Reaches("ibv_poll_cq")
     public WorkCompletion take(WorkCompletion wc, Duration timeout) {
         if (!poll(wc, timeout)) {
             throw new RdmaTimeoutException("no completion", this, timeout);
@@ -197,6 +202,7 @@ public final class CompletionQueue extends NativeObject {
     }
 
     @Override
+    @Reaches("ibv_destroy_cq")
     void release() {
         RdmaException.check(Verb.IBV_DESTROY_CQ, this, rdma_h.ibv_destroy_cq(handle));
     }

@@ -107,6 +107,7 @@ public final class Context extends NativeResource {
     }
 
     /** {@return the device capabilities, including fields only the extended query reports} */
+    @Reaches("ibv_query_device_ex")
     public DeviceAttributes queryDevice() {
         try (Arena arena = Arena.ofConfined(); var _ = hold(this)) {
             MemorySegment ex = arena.allocate(ibv_device_attr_ex.layout());
@@ -133,6 +134,7 @@ public final class Context extends NativeResource {
      *
      * @param port the port number, counting from 1
      */
+    @Reaches("ibv_query_port")
     public PortAttributes queryPort(int port) {
         checkPort(port);
         try (Arena arena = Arena.ofConfined(); var _ = hold(this)) {
@@ -152,6 +154,7 @@ public final class Context extends NativeResource {
      *
      * @param port the port number, counting from 1
      */
+    @Reaches("ibv_query_gid_ex")
     public List<GidEntry> gidTable(int port) {
         int length = queryPort(port).gidTableLength();
         List<GidEntry> entries = new ArrayList<>();
@@ -170,6 +173,7 @@ public final class Context extends NativeResource {
      * @param port  the port number, counting from 1
      * @param index the GID table index
      */
+    @Reaches("ibv_query_gid_ex")
     public Optional<GidEntry> gid(int port, int index) {
         checkOpen();
         checkPort(port);
@@ -241,6 +245,7 @@ public final class Context extends NativeResource {
     }
 
     /** {@return a new protection domain, owned by this context} */
+    @Reaches("ibv_alloc_pd")
     public ProtectionDomain allocateProtectionDomain() {
         checkOpen();
         return ProtectionDomain.allocate(this);
@@ -252,6 +257,7 @@ public final class Context extends NativeResource {
      * @param depth the minimum number of completions the queue holds
      * @return the new queue, owned by this context
      */
+    @Reaches("ibv_create_cq")
     public CompletionQueue createCompletionQueue(int depth) {
         checkOpen();
         return CompletionQueue.create(this, depth, null);
@@ -265,6 +271,7 @@ public final class Context extends NativeResource {
      * @param channel where its completion events go
      * @return the new queue, owned by this context and the channel
      */
+    @Reaches("ibv_create_cq")
     public CompletionQueue createCompletionQueue(int depth, CompletionChannel channel) {
         checkOpen();
         channel.checkOpen();
@@ -272,6 +279,7 @@ public final class Context extends NativeResource {
     }
 
     /** {@return a new completion channel, to wait for completions without spinning} */
+    @Reaches("ibv_create_comp_channel")
     public CompletionChannel createCompletionChannel() {
         checkOpen();
         return CompletionChannel.create(this);
@@ -287,6 +295,7 @@ public final class Context extends NativeResource {
      *
      * @param listener called with each event
      */
+    @Reaches({"ibv_get_async_event", "ibv_ack_async_event"})
     public void onAsyncEvent(Consumer<AsyncEvent> listener) {
         checkOpen();
         listeners.add(listener);
@@ -363,6 +372,7 @@ public final class Context extends NativeResource {
     }
 
     @Override
+    @Reaches("ibv_close_device")
     void release() {
         Thread events;
         synchronized (listeners) {

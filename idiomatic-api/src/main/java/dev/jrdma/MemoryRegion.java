@@ -215,6 +215,7 @@ public final class MemoryRegion extends NativeResource {
     }
 
     @Override
+    @Reaches("ibv_dereg_mr")
     void release() {
         // Marked closed, so new posts refuse this region; a post already past that check may
         // still be copying inline data out of its pages.

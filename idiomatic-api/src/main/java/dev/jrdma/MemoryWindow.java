@@ -112,6 +112,7 @@ public final class MemoryWindow extends NativeObject {
     }
 
     @Override
+    @Reaches("ibv_dealloc_mw")
     void release() {
         RdmaException.check(Verb.IBV_DEALLOC_MW, this, InlineVerbs.ibv_dealloc_mw(handle));
     }

@@ -72,6 +72,7 @@ public final class ProtectionDomain extends NativeObject {
      * @return the region, owned by this PD
      * @see #register(MemorySegment, Set)
      */
+    @Reaches("ibv_reg_mr_iova2")
     public MemoryRegion register(MemorySegment segment) {
         return register(segment, Access.DEFAULT);
     }
@@ -89,6 +90,7 @@ public final class ProtectionDomain extends NativeObject {
      * @throws IllegalArgumentException for heap memory or inconsistent rights
      * @throws IllegalStateException when the segment's arena is closed
      */
+    @Reaches("ibv_reg_mr_iova2")
     public MemoryRegion register(MemorySegment segment, Set<Access> access) {
         checkOpen();
         return MemoryRegion.register(this, segment, access, null);
@@ -105,6 +107,7 @@ public final class ProtectionDomain extends NativeObject {
      * @param access  the rights of the device and of peers
      * @return the region, owned by this PD and tied to {@code arena}
      */
+    @Reaches("ibv_reg_mr_iova2")
     public MemoryRegion register(MemorySegment segment, Arena arena, Set<Access> access) {
         checkOpen();
         return MemoryRegion.register(this, segment, access, arena);
@@ -118,6 +121,7 @@ public final class ProtectionDomain extends NativeObject {
      * @param access the rights of the device and of peers
      * @return the region, owned by this PD
      */
+    @Reaches("ibv_reg_mr_iova2")
     public MemoryRegion allocate(long size, Set<Access> access) {
         checkOpen();
         return MemoryRegion.allocate(this, size, access);
@@ -129,6 +133,7 @@ public final class ProtectionDomain extends NativeObject {
      * @param size the number of bytes
      * @return the region, owned by this PD
      */
+    @Reaches("ibv_reg_mr_iova2")
     public MemoryRegion allocate(long size) {
         return allocate(size, Access.DEFAULT);
     }
@@ -150,6 +155,7 @@ public final class ProtectionDomain extends NativeObject {
      *
      * @return the window, unbound, owned by this PD
      */
+    @Reaches("ibv_alloc_mw")
     public MemoryWindow allocateMemoryWindow() {
         checkOpen();
         return MemoryWindow.allocate(this);
@@ -162,6 +168,7 @@ public final class ProtectionDomain extends NativeObject {
      * @param maxSges         the most SGEs per receive
      * @return the queue, owned by this PD
      */
+    @Reaches("ibv_create_srq")
     public SharedReceiveQueue createSharedReceiveQueue(int maxWorkRequests, int maxSges) {
         checkOpen();
         return SharedReceiveQueue.create(this, maxWorkRequests, maxSges);
@@ -176,6 +183,7 @@ public final class ProtectionDomain extends NativeObject {
      * @param gidIndex the source GID table entry
      * @return the handle, owned by this PD
      */
+    @Reaches("ibv_create_ah")
     public AddressHandle createAddressHandle(Endpoint remote, int port, int gidIndex) {
         return createAddressHandle(remote, port, gidIndex, ConnectionOptions.DEFAULTS);
     }
@@ -191,12 +199,14 @@ public final class ProtectionDomain extends NativeObject {
      * @param options  hop limit, service level and traffic class
      * @return the handle, owned by this PD
      */
+    @Reaches("ibv_create_ah")
     public AddressHandle createAddressHandle(Endpoint remote, int port, int gidIndex, ConnectionOptions options) {
         checkOpen();
         return AddressHandle.create(this, remote, port, gidIndex, java.util.Objects.requireNonNull(options, "options"));
     }
 
     @Override
+    @Reaches("ibv_dealloc_pd")
     void release() {
         RdmaException.check(Verb.IBV_DEALLOC_PD, this, rdma_h.ibv_dealloc_pd(handle));
     }

@@ -241,6 +241,7 @@ public final class QueuePair extends NativeObject {
          *
          * @return the queue pair, owned by the protection domain and its completion queues
          */
+        @Reaches("ibv_create_qp")
         public QueuePair build() {
             return build(null);
         }
@@ -287,6 +288,7 @@ public final class QueuePair extends NativeObject {
     }
 
     /** {@return the current state, as the device reports it ({@code ibv_query_qp})} */
+    @Reaches("ibv_query_qp")
     public QueuePairState state() {
         try (Arena arena = Arena.ofConfined(); var _ = hold(this)) {
             MemorySegment attr = arena.allocate(ibv_qp_attr.layout());
@@ -333,6 +335,7 @@ public final class QueuePair extends NativeObject {
      *
      * @param remote the peer's endpoint
      */
+    @Reaches("ibv_modify_qp")
     public void connect(Endpoint remote) {
         connect(remote, ConnectionOptions.DEFAULTS);
     }
@@ -343,6 +346,7 @@ public final class QueuePair extends NativeObject {
      * @param remote  the peer's endpoint
      * @param options access rights, timeouts, retries, SL, ...
      */
+    @Reaches("ibv_modify_qp")
     public void connect(Endpoint remote, ConnectionOptions options) {
         requireLocal();
         toInit(port, options);
@@ -355,6 +359,7 @@ public final class QueuePair extends NativeObject {
      *
      * @param port the port number, counting from 1
      */
+    @Reaches("ibv_modify_qp")
     public void toInit(int port) {
         toInit(port, ConnectionOptions.DEFAULTS);
     }
@@ -365,6 +370,7 @@ public final class QueuePair extends NativeObject {
      * @param port    the port number, counting from 1
      * @param options the remote access rights or the Q_Key
      */
+    @Reaches("ibv_modify_qp")
     public void toInit(int port, ConnectionOptions options) {
         try (Arena arena = Arena.ofConfined(); var _ = hold(this)) {
             MemorySegment attr = arena.allocate(ibv_qp_attr.layout());
@@ -374,6 +380,7 @@ public final class QueuePair extends NativeObject {
     }
 
     /** INIT -> RTR of a UD queue pair (it has no remote). */
+    @Reaches("ibv_modify_qp")
     public void toRtr() {
         if (type != QueuePairType.UD) {
             throw new IllegalStateException(this + ": a connected queue pair needs the remote endpoint for RTR");
@@ -386,6 +393,7 @@ public final class QueuePair extends NativeObject {
      *
      * @param remote the peer's endpoint
      */
+    @Reaches("ibv_modify_qp")
     public void toRtr(Endpoint remote) {
         toRtr(remote, ConnectionOptions.DEFAULTS);
     }
@@ -398,6 +406,7 @@ public final class QueuePair extends NativeObject {
      * @param remote  the peer's endpoint
      * @param options SL, traffic class, hop limit, RNR timer, responder READ depth
      */
+    @Reaches("ibv_modify_qp")
     public void toRtr(Endpoint remote, ConnectionOptions options) {
         try (Arena arena = Arena.ofConfined(); var _ = hold(this)) {
             MemorySegment attr = arena.allocate(ibv_qp_attr.layout());
@@ -410,6 +419,7 @@ public final class QueuePair extends NativeObject {
     }
 
     /** RTR -> RTS with {@link ConnectionOptions#DEFAULTS}. */
+    @Reaches("ibv_modify_qp")
     public void toRts() {
         toRts(ConnectionOptions.DEFAULTS);
     }
@@ -419,6 +429,7 @@ public final class QueuePair extends NativeObject {
      *
      * @param options ACK timeout, retry counts, outstanding READs
      */
+    @Reaches("ibv_modify_qp")
     public void toRts(ConnectionOptions options) {
         try (Arena arena = Arena.ofConfined(); var _ = hold(this)) {
             MemorySegment attr = arena.allocate(ibv_qp_attr.layout());
@@ -428,11 +439,13 @@ public final class QueuePair extends NativeObject {
     }
 
     /** Any state -> ERR: outstanding work requests complete with {@link WorkCompletionStatus#WR_FLUSH_ERR}. */
+    @Reaches("ibv_modify_qp")
     public void toError() {
         modifyState(QueuePairState.ERR);
     }
 
     /** Any state -> RESET: the queues are emptied without completions; connect again to reuse the QP. */
+    @Reaches("ibv_modify_qp")
     public void reset() {
         modifyState(QueuePairState.RESET);
     }
@@ -491,6 +504,7 @@ public final class QueuePair extends NativeObject {
      *
      * @param request the first request of the chain
      */
+    @Reaches("ibv_post_send")
     public void post(SendRequest request) {
         int rc = postSend(request);
         if (rc != 0) {
@@ -508,6 +522,7 @@ public final class QueuePair extends NativeObject {
      * @param request the first request of the chain
      * @return true when the whole chain was posted, false when none of it was for lack of room
      */
+    @Reaches("ibv_post_send")
     public boolean tryPost(SendRequest request) {
         int rc = postSend(request);
         if (rc == 0) {
@@ -541,6 +556,7 @@ public final class QueuePair extends NativeObject {
      *
      * @param request the first request of the chain
      */
+    @Reaches("ibv_post_recv")
     public void post(ReceiveRequest request) {
         int rc = postReceive(request);
         if (rc != 0) {
@@ -556,6 +572,7 @@ public final class QueuePair extends NativeObject {
      * @param request the first request of the chain
      * @return true when the whole chain was posted, false when none of it was for lack of room
      */
+    @Reaches("ibv_post_recv")
     public boolean tryPost(ReceiveRequest request) {
         int rc = postReceive(request);
         if (rc == 0) {
@@ -595,6 +612,7 @@ public final class QueuePair extends NativeObject {
      * @param access the rights peers get through the window
      * @param wrId   the identifier of the bind's completion
      */
+    @Reaches("ibv_bind_mw")
     public void bind(MemoryWindow mw, MemoryRegion mr, long offset, long length, Set<Access> access, long wrId) {
         try (var _ = hold(this, mw, mr)) {
             requireRts("bind memory window");
@@ -609,6 +627,7 @@ public final class QueuePair extends NativeObject {
      * @param mw   the window to unbind
      * @param wrId the identifier of the completion
      */
+    @Reaches("ibv_bind_mw")
     public void unbind(MemoryWindow mw, long wrId) {
         try (var _ = hold(this, mw)) {
             requireRts("unbind memory window");
@@ -643,6 +662,7 @@ public final class QueuePair extends NativeObject {
     }
 
     @Override
+    @Reaches({"ibv_destroy_qp", "rdma_destroy_qp"})
     void release() {
         if (cmId != null) {
             // rdma_destroy_qp also clears id->qp, which rdma_disconnect would otherwise still use.

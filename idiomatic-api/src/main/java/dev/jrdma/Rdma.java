@@ -28,6 +28,7 @@ public final class Rdma {
      * @throws IllegalCallerException when the JVM runs without native access for jrdma; the
      *         message names the {@code --enable-native-access} flag to add
      */
+    @Reaches({"ibv_get_device_list", "ibv_free_device_list", "ibv_get_device_name", "ibv_get_device_guid"})
     public static List<RdmaDevice> devices() {
         return withDeviceList(list -> {
             List<RdmaDevice> devices = new ArrayList<>(list.size());
@@ -43,6 +44,7 @@ public final class Rdma {
      *
      * @param name the device name, e.g. {@code rxe0}
      */
+    @Reaches({"ibv_get_device_list", "ibv_free_device_list", "ibv_get_device_name"})
     public static Optional<RdmaDevice> device(String name) {
         return devices().stream().filter(d -> d.name().equals(name)).findFirst();
     }
@@ -53,6 +55,7 @@ public final class Rdma {
      * @param name the device name, e.g. {@code rxe0}
      * @throws IllegalArgumentException when there is no such device (the message lists the devices)
      */
+    @Reaches("ibv_open_device")
     public static Context open(String name) {
         List<RdmaDevice> devices = devices();
         return devices.stream().filter(d -> d.name().equals(name)).findFirst()
@@ -66,6 +69,7 @@ public final class Rdma {
      *
      * @throws IllegalStateException when there is no RDMA device
      */
+    @Reaches("ibv_open_device")
     public static Context openDefault() {
         return devices().stream().findFirst().orElseThrow(() -> new IllegalStateException(
                 "no RDMA device (on a machine without RDMA hardware, Soft-RoCE: rdma link add rxe0 type rxe"

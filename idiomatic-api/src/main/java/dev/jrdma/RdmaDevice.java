@@ -12,6 +12,7 @@ package dev.jrdma;
  */
 public record RdmaDevice(String name, long nodeGuid, NodeType nodeType, TransportType transportType) {
     /** {@return the opened device: a {@link Context} the caller must close} */
+    @Reaches("ibv_open_device")
     public Context open() {
         return Context.open(this);
     }

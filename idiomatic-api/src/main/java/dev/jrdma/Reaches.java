@@ -15,7 +15,9 @@ import java.lang.annotation.Target;
  * header function is neither reached by a member nor accounted for otherwise.
  *
  * <p>Name a function on the member an application calls for it, not on every internal call
- * site: {@code close()} reaches {@code ibv_destroy_qp}, the constructor does not.
+ * site: {@code close()} reaches {@code ibv_destroy_qp}, the constructor does not. A resource's
+ * {@code close()} is final in its base class, so its destroy function goes on the resource's
+ * {@code release()}, which only {@code close()} calls; the page shows it as {@code close()}.
  */
 @Documented
 @Retention(RetentionPolicy.RUNTIME)

@@ -91,6 +91,7 @@ public final class SharedReceiveQueue extends NativeObject {
      *
      * @param request the first request of the chain
      */
+    @Reaches("ibv_post_srq_recv")
     public void post(ReceiveRequest request) {
         int rc = postReceive(request);
         if (rc != 0) {
@@ -107,6 +108,7 @@ public final class SharedReceiveQueue extends NativeObject {
      * @param request the first request of the chain
      * @return true when the whole chain was posted, false when none of it was for lack of room
      */
+    @Reaches("ibv_post_srq_recv")
     public boolean tryPost(ReceiveRequest request) {
         int rc = postReceive(request);
         if (rc == 0) {
@@ -132,6 +134,7 @@ public final class SharedReceiveQueue extends NativeObject {
     }
 
     @Override
+    @Reaches("ibv_destroy_srq")
     void release() {
         RdmaException.check(Verb.IBV_DESTROY_SRQ, this, rdma_h.ibv_destroy_srq(handle));
     }

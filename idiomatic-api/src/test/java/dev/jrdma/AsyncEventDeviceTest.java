@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.jrdma.testing.DeviceTest;
 import dev.jrdma.testing.IpCommand;
+import dev.jrdma.testing.Exercises;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import jdk.jfr.consumer.RecordedEvent;
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.Test;
 @DeviceTest
 class AsyncEventDeviceTest {
     @Test
+    @Exercises({"ibv_get_async_event", "ibv_ack_async_event"})
     void portDownAndUpReachTheListener() throws Exception {
         Assumptions.assumeTrue(System.getenv("JRDMA_IN_SOFTROCE_VM") != null,
                 "toggles the netdev under rxe1, so it runs only in the Soft-RoCE VM");

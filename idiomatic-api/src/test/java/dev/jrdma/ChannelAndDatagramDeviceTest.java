@@ -8,6 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.jrdma.testing.DeviceTest;
+import dev.jrdma.testing.EveryKernel;
+import dev.jrdma.testing.Exercises;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -15,8 +17,10 @@ import org.junit.jupiter.api.Test;
 
 /** Completion channels (waiting without spinning) and UD datagrams through an address handle. */
 @DeviceTest
+@EveryKernel
 class ChannelAndDatagramDeviceTest {
     @Test
+    @Exercises({"ibv_create_comp_channel", "ibv_req_notify_cq", "ibv_get_cq_event", "ibv_ack_cq_events"})
     void aCompletionChannelWakesTheWaiterForTheRightQueue() {
         try (Context context = TestDevices.device().open()) {
             CompletionChannel channel = context.createCompletionChannel();
@@ -57,6 +61,7 @@ class ChannelAndDatagramDeviceTest {
     }
 
     @Test
+    @Exercises({"ibv_create_ah", "ibv_destroy_ah"})
     void udDatagramThroughAnAddressHandle() {
         try (Loopback lo = new Loopback(QueuePairType.UD, Loopback.ALL, ConnectionOptions.DEFAULTS)) {
             QueuePair a = lo.a;

@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.jrdma.testing.DeviceTest;
+import dev.jrdma.testing.EveryKernel;
+import dev.jrdma.testing.Exercises;
 import java.net.InetAddress;
 import java.net.NetworkInterface;
 import java.util.Collections;
@@ -14,10 +16,12 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 @DeviceTest
+@EveryKernel
 class DiscoveryDeviceTest {
     private final RdmaDevice device = TestDevices.device();
 
     @Test
+    @Exercises({"ibv_get_device_list", "ibv_free_device_list", "ibv_get_device_name", "ibv_get_device_guid"})
     void listsTheDevices() {
         List<RdmaDevice> devices = Rdma.devices();
         assertTrue(devices.contains(device));
@@ -35,6 +39,7 @@ class DiscoveryDeviceTest {
     }
 
     @Test
+    @Exercises({"ibv_open_device", "ibv_query_device_ex", "ibv_close_device"})
     void queriesDeviceAttributes() {
         try (Context context = device.open()) {
             assertEquals(device, context.device());
@@ -53,6 +58,7 @@ class DiscoveryDeviceTest {
     }
 
     @Test
+    @Exercises("ibv_query_port")
     void queriesThePort() {
         try (Context context = device.open()) {
             PortAttributes port = context.queryPort(TestDevices.PORT);
@@ -74,6 +80,7 @@ class DiscoveryDeviceTest {
     }
 
     @Test
+    @Exercises("ibv_query_gid_ex")
     void gidTableHoldsTheNetdevAddress() throws Exception {
         try (Context context = device.open()) {
             List<GidEntry> table = context.gidTable(TestDevices.PORT);

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.jrdma.testing.DeviceTest;
+import dev.jrdma.testing.Exercises;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
@@ -20,6 +21,9 @@ class LifetimeDeviceTest extends DeviceFixture {
     }
 
     @Test
+    @Exercises({
+            "ibv_destroy_qp", "ibv_dereg_mr", "ibv_destroy_cq", "ibv_dealloc_pd", "ibv_destroy_comp_channel",
+            "ibv_close_device"})
     void everyTypeRefusesUseAfterCloseAndClosesTwice() {
         CompletionQueue cq = context.createCompletionQueue(8);
         MemoryRegion mr = pd.allocate(4096, Loopback.ALL);

@@ -8,12 +8,15 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.jrdma.testing.DeviceTest;
+import dev.jrdma.testing.EveryKernel;
+import dev.jrdma.testing.Exercises;
 import java.util.EnumSet;
 import java.util.Set;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 @DeviceTest
+@EveryKernel
 class MemoryWindowDeviceTest {
     private static final Set<Access> BINDABLE = EnumSet.of(Access.LOCAL_WRITE, Access.MW_BIND);
 
@@ -27,6 +30,7 @@ class MemoryWindowDeviceTest {
     }
 
     @Test
+    @Exercises({"ibv_alloc_mw", "ibv_bind_mw"})
     void aBoundWindowGrantsAndAnUnbindRevokesRemoteAccess() {
         try (Loopback lo = new Loopback(QueuePairType.RC, BINDABLE, ConnectionOptions.DEFAULTS)) {
             MemoryWindow mw = allocateOrSkip(lo.pd);
@@ -73,6 +77,7 @@ class MemoryWindowDeviceTest {
     }
 
     @Test
+    @Exercises("ibv_dealloc_mw")
     void windowsRefuseMisuseAndCloseWithTheirRegion() {
         try (Loopback lo = new Loopback(QueuePairType.RC, BINDABLE, ConnectionOptions.DEFAULTS)) {
             MemoryWindow mw = allocateOrSkip(lo.pd);

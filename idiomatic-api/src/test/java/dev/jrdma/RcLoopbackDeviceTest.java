@@ -9,6 +9,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.jrdma.testing.DeviceTest;
+import dev.jrdma.testing.EveryKernel;
+import dev.jrdma.testing.Exercises;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
@@ -19,6 +21,7 @@ import org.junit.jupiter.api.Test;
 
 /** The data path over two connected RC queue pairs on one device. */
 @DeviceTest
+@EveryKernel
 class RcLoopbackDeviceTest {
     private Loopback lo;
 
@@ -43,6 +46,7 @@ class RcLoopbackDeviceTest {
     }
 
     @Test
+    @Exercises("ibv_query_qp")
     void connectedQueuePairsAreInRts() {
         assertEquals(QueuePairState.RTS, lo.a.state());
         assertEquals(QueuePairState.RTS, lo.b.state());
@@ -51,6 +55,9 @@ class RcLoopbackDeviceTest {
     }
 
     @Test
+    @Exercises({
+            "ibv_alloc_pd", "ibv_reg_mr_iova2", "ibv_create_cq", "ibv_create_qp", "ibv_modify_qp", "ibv_post_send",
+            "ibv_post_recv", "ibv_poll_cq"})
     void sendAndReceiveHello() {
         byte[] hello = "Hello, RDMA!".getBytes(StandardCharsets.US_ASCII);
         lo.memA.segment().copyFrom(MemorySegment.ofArray(hello));

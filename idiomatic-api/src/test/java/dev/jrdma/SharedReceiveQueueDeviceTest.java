@@ -6,13 +6,17 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.jrdma.testing.DeviceTest;
+import dev.jrdma.testing.EveryKernel;
+import dev.jrdma.testing.Exercises;
 import java.util.HashSet;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 @DeviceTest
+@EveryKernel
 class SharedReceiveQueueDeviceTest extends DeviceFixture {
     @Test
+    @Exercises({"ibv_create_srq", "ibv_post_srq_recv", "ibv_destroy_srq"})
     void twoQueuePairsReceiveFromOneSharedQueue() {
         CompletionQueue cq = context.createCompletionQueue(32);
         SharedReceiveQueue srq = pd.createSharedReceiveQueue(16, 1);

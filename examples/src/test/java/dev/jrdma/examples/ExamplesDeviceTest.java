@@ -8,6 +8,7 @@ import dev.jrdma.Context;
 import dev.jrdma.Rdma;
 import dev.jrdma.RdmaDevice;
 import dev.jrdma.testing.DeviceTest;
+import dev.jrdma.testing.Exercises;
 import dev.jrdma.testing.TestDevice;
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -78,6 +79,7 @@ class ExamplesDeviceTest {
     }
 
     @Test
+    @Exercises({"ibv_post_send", "ibv_post_recv", "ibv_poll_cq"})
     void hello() throws Exception {
         String port = freePort();
         // Two programs, HelloServer and HelloClient, so not through run(...) above.
@@ -119,6 +121,7 @@ class ExamplesDeviceTest {
     }
 
     @Test
+    @Exercises({"ibv_create_ah", "ibv_post_send", "ibv_post_recv", "ibv_poll_cq"})
     void udDatagram() throws Exception {
         String port = freePort();
         String out = run(UdDatagram::run, args("--port", port), args(host, "--port", port));
@@ -127,6 +130,8 @@ class ExamplesDeviceTest {
     }
 
     @Test
+    @Exercises({"rdma_listen", "rdma_resolve_addr", "rdma_resolve_route", "rdma_connect", "rdma_accept",
+            "rdma_disconnect"})
     void cmHello() throws Exception {
         String port = freePort();
         String out = run(CmHello::run, args("--port", port), args(host, "--port", port));
