@@ -84,6 +84,20 @@ public final class Flow extends NativeObject {
         }
     }
 
+    /**
+     * {@return the UDP source port RoCE v2 uses for packets of {@code flowLabel}, the way
+     * {@code ibv_flow_label_to_udp_sport} folds the 20-bit label into 14 bits above 0xC000} A
+     * steering or ECMP rule that should match one QP's packets matches this port.
+     *
+     * @param flowLabel the GRH flow label (the low 20 bits count)
+     */
+    @Reaches({"ibv_flow_label_to_udp_sport"})
+    public static int udpSourcePort(int flowLabel) {
+        int low = flowLabel & 0x03FFF;
+        int high = flowLabel & 0xFC000;
+        return (low ^ (high >>> 14)) | 0xC000;
+    }
+
     /** Removes the rule; reaches {@code ibv_destroy_flow}. */
     @Override
     void release() {

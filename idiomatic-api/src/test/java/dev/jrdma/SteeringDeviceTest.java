@@ -39,6 +39,21 @@ class SteeringDeviceTest {
     }
 
     @Test
+    @Exercises({"ibv_flow_label_to_udp_sport"})
+    void aFlowLabelFoldsIntoTheRoceV2UdpSourcePort() {
+        // The same folding as the kernel's rdma_flow_label_to_udp_sport, by hand: 14 low bits xor
+        // the 6 high bits, in the dynamic port range from 0xC000.
+        assertEquals(0xC000, Flow.udpSourcePort(0));
+        assertEquals(0xE341, Flow.udpSourcePort(0x12345));   // 0x2345 ^ (0x10000 >> 14)
+        assertEquals(0xFFC0, Flow.udpSourcePort(0xFFFFF));   // 0x3FFF ^ 0x3F
+        assertEquals(Flow.udpSourcePort(0x12345), Flow.udpSourcePort(0xF12345), "only 20 bits count");
+        for (int label = 0; label < (1 << 20); label += 4099) {
+            int port = Flow.udpSourcePort(label);
+            assertTrue(port >= 0xC000 && port <= 0xFFFF, label + " -> " + port);
+        }
+    }
+
+    @Test
     @Exercises(value = {"ibv_create_wq", "ibv_modify_wq", "ibv_destroy_wq", "ibv_post_wq_recv",
             "ibv_create_rwq_ind_table", "ibv_destroy_rwq_ind_table"},
             refused = "rxe has no receive work queues or RSS (max_wq_type_rq 0): librxe 44 leaves create_wq and"
