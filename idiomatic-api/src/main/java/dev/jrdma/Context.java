@@ -7,14 +7,10 @@ import dev.jrdma.bindings.generated.ibv_device_attr;
 import dev.jrdma.bindings.generated.ibv_device_attr_ex;
 import dev.jrdma.bindings.generated.ibv_gid_entry;
 import dev.jrdma.bindings.generated.ibv_odp_caps;
-import dev.jrdma.bindings.generated.ibv_packet_pacing_caps;
-import dev.jrdma.bindings.generated.ibv_rss_caps;
-import dev.jrdma.bindings.generated.ibv_tm_caps;
 import dev.jrdma.bindings.generated.ibv_port_attr;
 import dev.jrdma.bindings.generated.rdma_h;
 import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.ErrnoVerbs;
-import dev.jrdma.bindings.shim.ImportVerbs;
 import dev.jrdma.bindings.shim.InlineVerbs;
 import dev.jrdma.bindings.shim.Posix;
 import java.lang.foreign.Arena;
@@ -129,8 +125,8 @@ public final class Context extends NativeResource {
                     ibv_device_attr.device_cap_flags(a), ibv_device_attr_ex.device_cap_flags_ex(ex),
                     ibv_device_attr_ex.completion_timestamp_mask(ex), ibv_device_attr_ex.hca_core_clock(ex),
                     ibv_odp_caps.general_caps(ibv_device_attr_ex.odp_caps(ex)), ibv_device_attr_ex.max_dm_size(ex),
-                    tagMatching(ibv_device_attr_ex.tm_caps(ex)), rss(ex), packetPacing(ibv_device_attr_ex.packet_pacing_caps(ex)),
-                    ibv_device_attr_ex.raw_packet_caps(ex));
+                    DeviceAttributes.TagMatching.read(ex), DeviceAttributes.Rss.read(ex),
+                    DeviceAttributes.PacketPacing.read(ex), ibv_device_attr_ex.raw_packet_caps(ex));
         }
     }
 
@@ -244,23 +240,6 @@ public final class Context extends NativeResource {
         if (port < 1 || port > 255) {
             throw new IllegalArgumentException("port numbers run from 1 to 255, not " + port);
         }
-    }
-
-    private static DeviceAttributes.TagMatching tagMatching(MemorySegment tm) {
-        return new DeviceAttributes.TagMatching(ibv_tm_caps.max_rndv_hdr_size(tm), ibv_tm_caps.max_num_tags(tm),
-                ibv_tm_caps.flags(tm), ibv_tm_caps.max_ops(tm), ibv_tm_caps.max_sge(tm));
-    }
-
-    private static DeviceAttributes.Rss rss(MemorySegment ex) {
-        MemorySegment rss = ibv_device_attr_ex.rss_caps(ex);
-        return new DeviceAttributes.Rss(ibv_rss_caps.supported_qpts(rss), ibv_rss_caps.max_rwq_indirection_tables(rss),
-                ibv_rss_caps.max_rwq_indirection_table_size(rss), ibv_rss_caps.rx_hash_fields_mask(rss),
-                Byte.toUnsignedInt(ibv_rss_caps.rx_hash_function(rss)), ibv_device_attr_ex.max_wq_type_rq(ex));
-    }
-
-    private static DeviceAttributes.PacketPacing packetPacing(MemorySegment pacing) {
-        return new DeviceAttributes.PacketPacing(ibv_packet_pacing_caps.qp_rate_limit_min(pacing),
-                ibv_packet_pacing_caps.qp_rate_limit_max(pacing), ibv_packet_pacing_caps.supported_qpts(pacing));
     }
 
     // ---- the optional verbs groups: each class says what it is and which devices refuse it ----
@@ -389,18 +368,8 @@ public final class Context extends NativeResource {
      */
     @Reaches({"ibv_import_device"})
     public static Context importContext(int commandFd) {
-        String device = Imports.deviceOf(commandFd);
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment errno = Errno.allocate(arena);
-            MemorySegment context = ImportVerbs.ibv_import_device(errno, commandFd);
-            if (context.address() == 0) {
-                int e = Errno.get(errno);
-                throw RdmaException.of(Verb.IBV_IMPORT_DEVICE, "command fd " + commandFd + " of " + device, e,
-                        e == Errno.EOPNOTSUPP ? device + " does not implement importing a context" : null);
-            }
-            MemorySegment c = context.reinterpret(ibv_context.layout().byteSize());
-            return new Context(Rdma.describe(ibv_context.device(c)), context);
-        }
+        MemorySegment context = Imports.importDevice(commandFd);
+        return new Context(Rdma.describe(ibv_context.device(context)), context);
     }
 
     /**

@@ -1,6 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma;
 
+import dev.jrdma.bindings.generated.ibv_device_attr_ex;
+import dev.jrdma.bindings.generated.ibv_packet_pacing_caps;
+import dev.jrdma.bindings.generated.ibv_rss_caps;
+import dev.jrdma.bindings.generated.ibv_tm_caps;
+import java.lang.foreign.MemorySegment;
+
 /**
  * Capabilities of a device ({@code struct ibv_device_attr_ex}); from {@link Context#queryDevice()}.
  *
@@ -72,6 +78,12 @@ public record DeviceAttributes(String firmwareVersion, long nodeGuid, long syste
      * @param maxSges                 SGEs per tagged buffer
      */
     public record TagMatching(int maxRendezvousHeaderSize, int maxTags, int flags, int maxOperations, int maxSges) {
+        static TagMatching read(MemorySegment attrEx) {
+            MemorySegment tm = ibv_device_attr_ex.tm_caps(attrEx);
+            return new TagMatching(ibv_tm_caps.max_rndv_hdr_size(tm), ibv_tm_caps.max_num_tags(tm), ibv_tm_caps.flags(tm),
+                    ibv_tm_caps.max_ops(tm), ibv_tm_caps.max_sge(tm));
+        }
+
         /** {@return whether the device does tag matching at all} */
         public boolean supported() {
             return maxTags > 0;
@@ -91,6 +103,13 @@ public record DeviceAttributes(String firmwareVersion, long nodeGuid, long syste
      */
     public record Rss(int supportedQpTypes, int maxIndirectionTables, int maxIndirectionTableSize,
                       long rxHashFieldsMask, int rxHashFunctions, int maxReceiveWorkQueues) {
+        static Rss read(MemorySegment attrEx) {
+            MemorySegment rss = ibv_device_attr_ex.rss_caps(attrEx);
+            return new Rss(ibv_rss_caps.supported_qpts(rss), ibv_rss_caps.max_rwq_indirection_tables(rss),
+                    ibv_rss_caps.max_rwq_indirection_table_size(rss), ibv_rss_caps.rx_hash_fields_mask(rss),
+                    Byte.toUnsignedInt(ibv_rss_caps.rx_hash_function(rss)), ibv_device_attr_ex.max_wq_type_rq(attrEx));
+        }
+
         /** {@return whether the device offers work queues and indirection tables at all} */
         public boolean supported() {
             return maxReceiveWorkQueues > 0 || maxIndirectionTables > 0;
@@ -105,6 +124,12 @@ public record DeviceAttributes(String firmwareVersion, long nodeGuid, long syste
      * @param supportedQpTypes     a bit per {@code enum ibv_qp_type} pacing works with
      */
     public record PacketPacing(int minKilobitsPerSecond, int maxKilobitsPerSecond, int supportedQpTypes) {
+        static PacketPacing read(MemorySegment attrEx) {
+            MemorySegment pacing = ibv_device_attr_ex.packet_pacing_caps(attrEx);
+            return new PacketPacing(ibv_packet_pacing_caps.qp_rate_limit_min(pacing),
+                    ibv_packet_pacing_caps.qp_rate_limit_max(pacing), ibv_packet_pacing_caps.supported_qpts(pacing));
+        }
+
         /** {@return whether the device paces packets at all} */
         public boolean supported() {
             return maxKilobitsPerSecond > 0;
