@@ -125,7 +125,9 @@ public final class Context extends NativeResource {
                     AtomicCapability.of(ibv_device_attr.atomic_cap(a)), Byte.toUnsignedInt(ibv_device_attr.phys_port_cnt(a)),
                     ibv_device_attr.device_cap_flags(a), ibv_device_attr_ex.device_cap_flags_ex(ex),
                     ibv_device_attr_ex.completion_timestamp_mask(ex), ibv_device_attr_ex.hca_core_clock(ex),
-                    ibv_odp_caps.general_caps(ibv_device_attr_ex.odp_caps(ex)), ibv_device_attr_ex.max_dm_size(ex));
+                    ibv_odp_caps.general_caps(ibv_device_attr_ex.odp_caps(ex)), ibv_device_attr_ex.max_dm_size(ex),
+                    DeviceAttributes.TagMatching.read(ex), DeviceAttributes.Rss.read(ex),
+                    DeviceAttributes.PacketPacing.read(ex), ibv_device_attr_ex.raw_packet_caps(ex));
         }
     }
 
@@ -242,6 +244,148 @@ public final class Context extends NativeResource {
         if (port < 1 || port > 255) {
             throw new IllegalArgumentException("port numbers run from 1 to 255, not " + port);
         }
+    }
+
+    // ---- the optional verbs groups: each class says what it is and which devices refuse it ----
+
+    /**
+     * Opens an XRC domain; {@link OperationNotSupportedException} on devices without XRC
+     * ({@link DeviceAttributes#supportsXrc()}).
+     *
+     * @param options a private domain ({@link XrcDomain.Options#PRIVATE}) or one shared through a file
+     * @return the domain, owned by this context
+     */
+    @Reaches({"ibv_open_xrcd"})
+    public XrcDomain openXrcDomain(XrcDomain.Options options) {
+        checkOpen();
+        return XrcDomain.open(this, java.util.Objects.requireNonNull(options, "options"));
+    }
+
+    /**
+     * Allocates {@code length} bytes of device memory; {@link OperationNotSupportedException} on
+     * devices without it ({@link DeviceAttributes#maxDeviceMemorySize()} 0).
+     *
+     * @param length the number of bytes
+     * @return the memory, owned by this context
+     */
+    @Reaches({"ibv_alloc_dm"})
+    public DeviceMemory allocateDeviceMemory(long length) {
+        checkOpen();
+        return DeviceMemory.allocate(this, length, 0);
+    }
+
+    /**
+     * Imports device memory another process allocated on a context it shares with this one
+     * ({@link #importContext(int)}).
+     *
+     * @param handle the memory's {@link DeviceMemory#handleNumber()}
+     * @return the memory, owned by this context; closing it unimports it
+     */
+    @Reaches({"ibv_import_dm"})
+    public DeviceMemory importDeviceMemory(int handle) {
+        checkOpen();
+        return DeviceMemory.importFrom(this, handle);
+    }
+
+    /** {@return a new thread domain, owned by this context; {@link OperationNotSupportedException} where the provider has none} */
+    @Reaches({"ibv_alloc_td"})
+    public ThreadDomain allocateThreadDomain() {
+        checkOpen();
+        return ThreadDomain.allocate(this);
+    }
+
+    /**
+     * Allocates a parent domain: a protection domain wrapping {@code pd} and, optionally,
+     * {@code threadDomain}. It is a {@link ProtectionDomain} like any other; closing it leaves
+     * {@code pd} open.
+     *
+     * @param pd           the protection domain it wraps
+     * @param threadDomain the thread domain whose resources its objects use, or null
+     * @return the parent domain, owned by this context, {@code pd} and {@code threadDomain}
+     */
+    @Reaches({"ibv_alloc_parent_domain"})
+    public ProtectionDomain allocateParentDomain(ProtectionDomain pd, ThreadDomain threadDomain) {
+        checkOpen();
+        return ThreadDomain.allocateParentDomain(this, java.util.Objects.requireNonNull(pd, "pd"), threadDomain);
+    }
+
+    /** {@return a new counters object, owned by this context; {@link OperationNotSupportedException} where the provider has none} */
+    @Reaches({"ibv_create_counters"})
+    public Counters createCounters() {
+        checkOpen();
+        return Counters.create(this);
+    }
+
+    /**
+     * Creates an IPsec ESP flow action.
+     *
+     * @param esp the security association
+     * @return the action, owned by this context
+     */
+    @Reaches({"ibv_create_flow_action_esp"})
+    public EspFlowAction createEspFlowAction(EspFlowAction.Esp esp) {
+        checkOpen();
+        return EspFlowAction.create(this, java.util.Objects.requireNonNull(esp, "esp"));
+    }
+
+    /**
+     * Creates a receive work queue ({@code IBV_WQT_RQ}).
+     *
+     * @param pd              the protection domain of its receive buffers
+     * @param cq              where its receives complete
+     * @param maxWorkRequests the most receives it holds
+     * @param maxSges         the most SGEs per receive
+     * @return the work queue, owned by {@code pd} and {@code cq}
+     */
+    @Reaches({"ibv_create_wq"})
+    public WorkQueue createWorkQueue(ProtectionDomain pd, CompletionQueue cq, int maxWorkRequests, int maxSges) {
+        checkOpen();
+        return WorkQueue.create(this, pd, cq, maxWorkRequests, maxSges);
+    }
+
+    /**
+     * Creates a receive work queue indirection table over {@code workQueues} (a power of two of them).
+     *
+     * @param workQueues the table's entries
+     * @return the table, owned by this context and the work queues
+     */
+    @Reaches({"ibv_create_rwq_ind_table"})
+    public RwqIndirectionTable createIndirectionTable(List<WorkQueue> workQueues) {
+        checkOpen();
+        return RwqIndirectionTable.create(this, List.copyOf(workQueues));
+    }
+
+    /** {@return the file descriptor of this context's device file, which another process passes to {@link #importContext(int)}} */
+    public int commandFd() {
+        return ibv_context.cmd_fd(handle().reinterpret(ibv_context.layout().byteSize()));
+    }
+
+    /**
+     * Imports the context whose device file {@code commandFd} is (another process's
+     * {@link #commandFd()}, received over a Unix socket, or this process's own): the two then
+     * share protection domains, memory regions and device memory by handle
+     * ({@link #importProtectionDomain(int)}). Providers that cannot import
+     * ({@code import_context} missing: rxe) throw {@link OperationNotSupportedException}.
+     *
+     * @param commandFd an open uverbs device file descriptor
+     * @return the imported context; closing it closes this process's view only
+     */
+    @Reaches({"ibv_import_device"})
+    public static Context importContext(int commandFd) {
+        MemorySegment context = Imports.importDevice(commandFd);
+        return new Context(Rdma.describe(ibv_context.device(context)), context);
+    }
+
+    /**
+     * Imports the protection domain another process sharing this context allocated.
+     *
+     * @param handle the domain's {@link ProtectionDomain#handleNumber()}
+     * @return the domain, owned by this context; closing it unimports it
+     */
+    @Reaches({"ibv_import_pd"})
+    public ProtectionDomain importProtectionDomain(int handle) {
+        checkOpen();
+        return ProtectionDomain.importFrom(this, handle);
     }
 
     /** {@return a new protection domain, owned by this context} */

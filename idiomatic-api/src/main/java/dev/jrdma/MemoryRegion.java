@@ -2,9 +2,12 @@
 package dev.jrdma;
 
 import dev.jrdma.bindings.generated.ibv_mr;
+import dev.jrdma.bindings.generated.ibv_sge;
 import dev.jrdma.bindings.generated.rdma_h;
 import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.ErrnoVerbs;
+import dev.jrdma.bindings.shim.ExtensionVerbs;
+import dev.jrdma.bindings.shim.ImportVerbs;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Collections;
@@ -27,13 +30,22 @@ public final class MemoryRegion extends NativeResource {
     private final MemorySegment segment;
     /** The arena this region allocated and frees, or null when the caller owns the memory. */
     private final Arena ownArena;
-    private final Set<Access> access;
+    /** Changed only by {@link #reregister}. */
+    private volatile Set<Access> access;
+    /** The address the device knows the first byte by: the segment's, unless registered at a chosen iova. */
+    private final long iova;
     private final int lkey;
     private final int rkey;
 
     private MemoryRegion(ProtectionDomain pd, MemorySegment handle, MemorySegment segment, Arena ownArena,
                          Set<Access> access) {
+        this(pd, handle, segment, ownArena, access, segment.address());
+    }
+
+    private MemoryRegion(ProtectionDomain pd, MemorySegment handle, MemorySegment segment, Arena ownArena,
+                         Set<Access> access, long iova) {
         super(pd);
+        this.iova = iova;
         this.pd = pd;
         this.handle = handle;
         this.segment = segment;
@@ -61,7 +73,7 @@ public final class MemoryRegion extends NativeResource {
         if (tieTo != null && !tieTo.scope().equals(segment.scope())) {
             throw new IllegalArgumentException("the segment was not allocated by the given arena");
         }
-        MemoryRegion mr = create(pd, segment, access, null);
+        MemoryRegion mr = create(pd, segment, access, null, segment.address());
         if (tieTo != null) {
             try {
                 // Cleanup actions of an arena run before the memory it allocated earlier is
@@ -91,15 +103,27 @@ public final class MemoryRegion extends NativeResource {
                 throw new IllegalArgumentException("cannot allocate " + size + " bytes (" + (size >> 20) + " MiB) of native"
                         + " memory for a memory region: " + e.getMessage(), e);
             }
-            return create(pd, segment, access, arena);
+            return create(pd, segment, access, arena, segment.address());
         } catch (RuntimeException | Error e) {
             arena.close();
             throw e;
         }
     }
 
+    /** Registration at a chosen iova ({@link ProtectionDomain#register(MemorySegment, long, Set)}); the caller owns the memory. */
+    static MemoryRegion register(ProtectionDomain pd, MemorySegment segment, long iova, Set<Access> access) {
+        if (!segment.isNative()) {
+            throw new IllegalArgumentException("cannot register a heap segment: the garbage collector moves heap"
+                    + " memory, allocate it from an Arena (or use ProtectionDomain.allocate)");
+        }
+        if (!segment.scope().isAlive()) {
+            throw new IllegalStateException("cannot register a segment whose arena is already closed");
+        }
+        return create(pd, segment, access, null, iova);
+    }
+
     private static MemoryRegion create(ProtectionDomain pd, MemorySegment segment, Set<Access> access,
-                                       Arena ownArena) {
+                                       Arena ownArena, long iova) {
         Set<Access> rights = access.isEmpty() ? EnumSet.noneOf(Access.class) : EnumSet.copyOf(access);
         if ((rights.contains(Access.REMOTE_WRITE) || rights.contains(Access.REMOTE_ATOMIC))
                 && !rights.contains(Access.LOCAL_WRITE)) {
@@ -108,10 +132,13 @@ public final class MemoryRegion extends NativeResource {
         if (segment.byteSize() == 0) {
             throw new IllegalArgumentException("cannot register an empty segment");
         }
+        if (rights.contains(Access.ON_DEMAND)) {
+            checkOnDemandPaging(pd, segment, rights);
+        }
         Events.Registration timing = Events.beginRegistration();
         try (Arena arena = Arena.ofConfined(); var _ = hold(pd)) {
             MemorySegment errno = Errno.allocate(arena);
-            MemorySegment mr = ErrnoVerbs.ibv_reg_mr_iova2(errno, pd.handle(), segment, segment.byteSize(), segment.address(),
+            MemorySegment mr = ErrnoVerbs.ibv_reg_mr_iova2(errno, pd.handle(), segment, segment.byteSize(), iova,
                     Access.flags(rights));
             if (mr.address() == 0) {
                 int e = Errno.get(errno);
@@ -123,7 +150,7 @@ public final class MemoryRegion extends NativeResource {
                         + Long.toHexString(segment.address()) + ", " + rights, e, hint);
             }
             return wrapCreated(mr, ibv_mr.layout(), h -> {
-                MemoryRegion region = new MemoryRegion(pd, h, segment, ownArena, Collections.unmodifiableSet(rights));
+                MemoryRegion region = new MemoryRegion(pd, h, segment, ownArena, Collections.unmodifiableSet(rights), iova);
                 Events.registered(timing, region, segment.byteSize(), rights);
                 return region;
             }, rdma_h::ibv_dereg_mr);
@@ -151,6 +178,11 @@ public final class MemoryRegion extends NativeResource {
         }
     }
 
+    /** {@return the kernel's handle of this region, which another process sharing the context imports ({@link ProtectionDomain#importMemoryRegion})} */
+    public int handleNumber() {
+        return ibv_mr.handle(handle());
+    }
+
     /** {@return the protection domain the region belongs to} */
     public ProtectionDomain protectionDomain() {
         return pd;
@@ -162,9 +194,13 @@ public final class MemoryRegion extends NativeResource {
         return segment;
     }
 
-    /** {@return the address of the first registered byte} */
+    /**
+     * {@return the address the device knows the first registered byte by, which local work
+     * requests and peers use: the memory's virtual address, or the iova it was registered at
+     * ({@link ProtectionDomain#register(MemorySegment, long, Set)})}
+     */
     public long address() {
-        return segment.address();
+        return iova;
     }
 
     /** {@return the number of registered bytes} */
@@ -203,7 +239,78 @@ public final class MemoryRegion extends NativeResource {
     public RemoteMemory remote(long offset, long length) {
         checkUsable();
         checkRange(offset, length);
-        return new RemoteMemory(segment.address() + offset, length, rkey);
+        return new RemoteMemory(iova + offset, length, rkey);
+    }
+
+    /**
+     * On-demand paging is checked against the device's capability first: without ODP, librxe and
+     * the kernel answer a registration with IBV_ACCESS_ON_DEMAND with EINVAL, which would read as
+     * a mistake in the arguments rather than a missing capability.
+     */
+    private static void checkOnDemandPaging(ProtectionDomain pd, MemorySegment segment, Set<Access> rights) {
+        Context context = pd.context();
+        DeviceAttributes attributes = context.queryDevice();
+        if (!attributes.supportsOnDemandPaging()) {
+            throw new OperationNotSupportedException(Verb.IBV_REG_MR, pd + ", " + segment.byteSize() + " bytes, " + rights,
+                    context.name() + " does not implement on-demand paging (its odp_caps.general_caps 0x"
+                            + Long.toHexString(attributes.odpGeneralCapabilities()) + " lack IBV_ODP_SUPPORT);"
+                            + " the registration was not attempted");
+        }
+    }
+
+    /**
+     * Changes the region's access rights in place, keeping its memory and keys where the
+     * provider can ({@code IBV_REREG_MR_CHANGE_ACCESS}). Providers without re-registration (rxe)
+     * throw {@link OperationNotSupportedException} and leave the region as it was.
+     *
+     * @param access the new rights
+     */
+    @Reaches({"ibv_rereg_mr"})
+    public void reregister(Set<Access> access) {
+        Set<Access> rights = access.isEmpty() ? EnumSet.noneOf(Access.class) : EnumSet.copyOf(access);
+        final int changeAccess = 1 << 2;   // IBV_REREG_MR_CHANGE_ACCESS
+        try (Arena arena = Arena.ofConfined(); var _ = hold(this, pd)) {
+            checkUsable();
+            MemorySegment errno = Errno.allocate(arena);
+            int rc = ImportVerbs.ibv_rereg_mr(errno, handle, changeAccess, MemorySegment.NULL, MemorySegment.NULL, 0,
+                    Access.flags(rights));
+            if (rc != 0) {
+                int e = Errno.get(errno);
+                // libibverbs reports any failure of the provider as IBV_REREG_MR_ERR_CMD (-4, "do not use
+                // the MR"); its EOPNOTSUPP stub changed nothing, so the region stays valid then.
+                throw RdmaException.of(Verb.IBV_REREG_MR, this, e, Unsupported.detail(pd.context(), e,
+                        "re-registering memory regions", "to " + rights + " (code " + rc + ")"));
+            }
+            this.access = Collections.unmodifiableSet(rights);
+        }
+    }
+
+    /**
+     * Asks the device to fault in {@code [offset, offset + length)} of an on-demand-paging region
+     * now ({@code IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE} when the region is writable, else
+     * {@code _PREFETCH}), so the first access does not wait for a page fault. Providers without
+     * it (rxe in rdma-core 44) throw {@link OperationNotSupportedException}.
+     *
+     * @param offset from the start of the region
+     * @param length the number of bytes
+     */
+    @Reaches({"ibv_advise_mr"})
+    public void prefetch(long offset, long length) {
+        checkRange(offset, length);
+        try (Arena arena = Arena.ofConfined(); var _ = hold(this, pd)) {
+            checkUsable();
+            MemorySegment sge = arena.allocate(ibv_sge.layout());
+            ibv_sge.addr(sge, iova + offset);
+            ibv_sge.length(sge, (int) length);
+            ibv_sge.lkey(sge, lkey);
+            int advice = access.contains(Access.LOCAL_WRITE) ? rdma_h.IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE()
+                    : rdma_h.IBV_ADVISE_MR_ADVICE_PREFETCH();
+            int rc = ExtensionVerbs.ibv_advise_mr(pd.handle(), advice, 0, sge, 1);
+            if (rc != 0) {
+                throw RdmaException.of(Verb.IBV_ADVISE_MR, this, rc,
+                        Unsupported.detail(pd.context(), rc, "advice on memory regions (ibv_advise_mr)"));
+            }
+        }
     }
 
     private void closeQuietly() {

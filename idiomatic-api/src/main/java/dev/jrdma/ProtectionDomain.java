@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma;
 
+import dev.jrdma.bindings.generated.ibv_mr;
 import dev.jrdma.bindings.generated.ibv_pd;
 import dev.jrdma.bindings.generated.rdma_h;
 import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.ErrnoVerbs;
+import dev.jrdma.bindings.shim.ExtensionVerbs;
+import dev.jrdma.bindings.shim.ImportVerbs;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Set;
@@ -17,13 +20,44 @@ import java.util.Set;
  *
  * <p>{@link #toString()}: {@code protection domain handle <n> on <device>}.
  */
+@Reaches({"ibv_unimport_pd"})   // close() reaches them
 public final class ProtectionDomain extends NativeObject {
     private final Context context;
+    /** Imported from another process ({@link Context#importProtectionDomain}): closing unimports it. */
+    private final boolean imported;
 
     private ProtectionDomain(Context context, MemorySegment handle) {
         super(handle, "protection domain handle " + ibv_pd.handle(handle) + " on " + context.name(),
                 context);
         this.context = context;
+        this.imported = false;
+    }
+
+    private ProtectionDomain(Context context, MemorySegment handle, String kind, boolean imported,
+                             NativeResource... owners) {
+        super(handle, kind + " handle " + ibv_pd.handle(handle) + " on " + context.name(), owners);
+        this.context = context;
+        this.imported = imported;
+    }
+
+    /** A parent domain ibv_alloc_parent_domain returned (see {@link ThreadDomain#allocateParentDomain}). */
+    static ProtectionDomain parentDomain(Context context, MemorySegment handle, ProtectionDomain pd, ThreadDomain td) {
+        return new ProtectionDomain(context, handle, "parent domain", false, context, pd, td);
+    }
+
+    static ProtectionDomain importFrom(Context context, int pdHandle) {
+        try (Arena arena = Arena.ofConfined(); var _ = hold(context)) {
+            MemorySegment errno = Errno.allocate(arena);
+            MemorySegment pd = ImportVerbs.ibv_import_pd(errno, context.handle(), pdHandle);
+            if (pd.address() == 0) {
+                int e = Errno.get(errno);
+                throw RdmaException.of(Verb.IBV_IMPORT_PD, context + ", handle " + pdHandle, e,
+                        Unsupported.detail(context, e, "importing protection domains"));
+            }
+            return wrapCreated(pd, ibv_pd.layout(),
+                    h -> new ProtectionDomain(context, h, "imported protection domain", true, context),
+                    rdma_h::ibv_unimport_pd);
+        }
     }
 
     // Stub-provider seam, for tests and benchmarks in this package only: wraps a fake native object
@@ -205,9 +239,129 @@ public final class ProtectionDomain extends NativeObject {
         return AddressHandle.create(this, remote, port, gidIndex, java.util.Objects.requireNonNull(options, "options"));
     }
 
+    /** {@return the kernel's handle of this domain, which another process sharing the context imports ({@link Context#importProtectionDomain})} */
+    public int handleNumber() {
+        return ibv_pd.handle(handle());
+    }
+
+    /** {@return a builder for a shared receive queue with extended attributes (a CQ, XRC, tag matching)} */
+    public SharedReceiveQueueBuilder sharedReceiveQueue() {
+        checkOpen();
+        return new SharedReceiveQueueBuilder(this);
+    }
+
+    /**
+     * Creates an XRC initiator QP ({@code IBV_QPT_XRC_SEND}): it sends to the XRC SRQs of a
+     * remote {@link XrcDomain}. {@link OperationNotSupportedException} on devices without XRC.
+     *
+     * @param cq                  where its sends complete
+     * @param maxSendWorkRequests outstanding sends
+     * @param maxSges             SGEs per send
+     * @return the queue pair, owned by this PD and {@code cq}
+     */
+    @Reaches({"ibv_create_qp_ex"})
+    public XrcQueuePair createXrcSendQueuePair(CompletionQueue cq, int maxSendWorkRequests, int maxSges) {
+        checkOpen();
+        return XrcQueuePair.createInitiator(this, cq, maxSendWorkRequests, maxSges);
+    }
+
+    /**
+     * Registers memory the caller owns so that the device knows it by {@code iova} rather than by
+     * its virtual address: local SGEs and peers address it from {@code iova} on
+     * ({@link MemoryRegion#address()} returns it), e.g. to give peers offsets from 0.
+     *
+     * @param segment native memory of an arena that outlives the region
+     * @param iova    the address the device knows the first byte by
+     * @param access  the rights of the device and of peers
+     * @return the region, owned by this PD
+     */
+    @Reaches({"ibv_reg_mr_iova", "ibv_reg_mr_iova2"})
+    public MemoryRegion register(MemorySegment segment, long iova, Set<Access> access) {
+        checkOpen();
+        return MemoryRegion.register(this, segment, iova, access);
+    }
+
+    /**
+     * Registers {@code length} bytes of the dmabuf {@code fd} (GPU or accelerator memory
+     * exported by its driver) from {@code offset}, for peer-to-peer RDMA; providers without
+     * dmabuf support (rxe) throw {@link OperationNotSupportedException}.
+     *
+     * @param fd     the dmabuf file descriptor
+     * @param offset where the region starts in the dmabuf
+     * @param length the number of bytes
+     * @param iova   the address the device knows the first byte by
+     * @param access the rights of the device and of peers
+     * @return the region, owned by this PD
+     */
+    @Reaches({"ibv_reg_dmabuf_mr"})
+    public UnmappedMemoryRegion registerDmabuf(int fd, long offset, long length, long iova, Set<Access> access) {
+        checkOpen();
+        try (Arena arena = Arena.ofConfined(); var _ = hold(this)) {
+            MemorySegment errno = Errno.allocate(arena);
+            MemorySegment mr = ImportVerbs.ibv_reg_dmabuf_mr(errno, handle, offset, length, iova, fd, Access.flags(access));
+            if (mr.address() == 0) {
+                int e = Errno.get(errno);
+                throw RdmaException.of(Verb.IBV_REG_DMABUF_MR, this + ", dmabuf fd " + fd + ", " + length + " bytes", e,
+                        Unsupported.detail(context, e, "dmabuf memory regions"));
+            }
+            return wrapCreated(mr, ibv_mr.layout(), h -> new UnmappedMemoryRegion(this, h, "dmabuf memory region", false),
+                    rdma_h::ibv_dereg_mr);
+        }
+    }
+
+    /**
+     * Allocates the null memory region: writes through its lkey are discarded and reads return
+     * zeros, e.g. to drop the part of a message nobody needs. Providers without it (rxe) throw
+     * {@link OperationNotSupportedException}.
+     *
+     * @return the region, owned by this PD
+     */
+    @Reaches({"ibv_alloc_null_mr"})
+    public UnmappedMemoryRegion allocateNullMemoryRegion() {
+        checkOpen();
+        try (Arena arena = Arena.ofConfined(); var _ = hold(this)) {
+            MemorySegment errno = Errno.allocate(arena);
+            MemorySegment mr = ExtensionVerbs.ibv_alloc_null_mr(errno, handle);
+            if (mr.address() == 0) {
+                int e = Errno.get(errno);
+                throw RdmaException.of(Verb.IBV_ALLOC_NULL_MR, this, e, Unsupported.detail(context, e, "the null memory region"));
+            }
+            return wrapCreated(mr, ibv_mr.layout(), h -> new UnmappedMemoryRegion(this, h, "null memory region", false),
+                    rdma_h::ibv_dereg_mr);
+        }
+    }
+
+    /**
+     * Imports the memory region another process sharing this context (and this domain,
+     * {@link Context#importProtectionDomain}) registered.
+     *
+     * @param mrHandle the region's handle in the exporting process
+     * @return the region, owned by this PD; closing it unimports it
+     */
+    @Reaches({"ibv_import_mr"})
+    public UnmappedMemoryRegion importMemoryRegion(int mrHandle) {
+        checkOpen();
+        try (Arena arena = Arena.ofConfined(); var _ = hold(this)) {
+            MemorySegment errno = Errno.allocate(arena);
+            MemorySegment mr = ImportVerbs.ibv_import_mr(errno, handle, mrHandle);
+            if (mr.address() == 0) {
+                int e = Errno.get(errno);
+                throw RdmaException.of(Verb.IBV_IMPORT_MR, this + ", handle " + mrHandle, e,
+                        Unsupported.detail(context, e, "importing memory regions"));
+            }
+            return wrapCreated(mr, ibv_mr.layout(), h -> new UnmappedMemoryRegion(this, h, "imported memory region", true),
+                    rdma_h::ibv_unimport_mr);
+        }
+    }
+
+    /** Deallocates the domain, or unimports it; reaches {@code ibv_dealloc_pd} or {@code ibv_unimport_pd}. */
     @Override
     @Reaches("ibv_dealloc_pd")
     void release() {
+        if (imported) {
+            rdma_h.ibv_unimport_pd(handle);
+            return;
+        }
         RdmaException.check(Verb.IBV_DEALLOC_PD, this, rdma_h.ibv_dealloc_pd(handle));
     }
 }

@@ -10,6 +10,7 @@ import dev.jrdma.bindings.generated.ibv_srq_init_attr;
 import dev.jrdma.bindings.generated.rdma_h;
 import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.ErrnoVerbs;
+import dev.jrdma.bindings.shim.ExtensionVerbs;
 import dev.jrdma.bindings.shim.BoundVerbs;
 import dev.jrdma.bindings.shim.InlineVerbs;
 import java.lang.foreign.Arena;
@@ -68,6 +69,44 @@ public final class SharedReceiveQueue extends NativeObject {
             return wrapCreated(srq, ibv_srq.layout(),
                     h -> new SharedReceiveQueue(pd, h, ibv_srq_attr.max_wr(attr), ibv_srq_attr.max_sge(attr)),
                     rdma_h::ibv_destroy_srq);
+        }
+    }
+
+    /** Wraps an SRQ {@code ibv_create_srq_ex} created ({@link SharedReceiveQueueBuilder}), destroying it if that fails. */
+    static SharedReceiveQueue wrap(ProtectionDomain pd, MemorySegment created, int maxWorkRequests, int maxSges,
+                                   NativeResource... alsoOwners) {
+        return wrapCreated(created, ibv_srq.layout(), h -> {
+            SharedReceiveQueue srq = new SharedReceiveQueue(pd, h, maxWorkRequests, maxSges);
+            for (NativeResource owner : alsoOwners) {
+                if (owner != null) {
+                    srq.dependOn(owner);
+                }
+            }
+            return srq;
+        }, rdma_h::ibv_destroy_srq);
+    }
+
+    /**
+     * {@return the SRQ number, which XRC initiators address their sends to} Only XRC SRQs
+     * ({@link SharedReceiveQueueBuilder#xrc}) have one; providers without XRC (rxe) answer
+     * EOPNOTSUPP for every SRQ, which this throws as {@link OperationNotSupportedException}.
+     */
+    @Reaches({"ibv_get_srq_num"})
+    public int srqNumber() {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment number = arena.allocate(java.lang.foreign.ValueLayout.JAVA_INT);
+            enter();
+            int rc;
+            try {
+                rc = ExtensionVerbs.ibv_get_srq_num(handle, number);
+            } finally {
+                exit();
+            }
+            if (rc != 0) {
+                throw RdmaException.of(Verb.IBV_GET_SRQ_NUM, this, rc,
+                        Unsupported.detail(pd.context(), rc, "SRQ numbers (XRC)"));
+            }
+            return number.get(java.lang.foreign.ValueLayout.JAVA_INT, 0);
         }
     }
 

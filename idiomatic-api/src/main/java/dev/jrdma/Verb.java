@@ -25,6 +25,88 @@ public enum Verb {
     IBV_REG_MR,
     /** Deregistering memory. */
     IBV_DEREG_MR,
+    // ---- the verbs.h groups that many providers leave out (XRC, device memory, domains,
+    // ---- counters, flows, work queues, ECE, import, memory ops) --------------------------
+    /** Re-registering memory. */
+    IBV_REREG_MR,
+    /** Registering a dmabuf. */
+    IBV_REG_DMABUF_MR,
+    /** Giving advice about an on-demand-paging range. */
+    IBV_ADVISE_MR,
+    /** Allocating a null memory region. */
+    IBV_ALLOC_NULL_MR,
+    /** Opening an XRC domain. */
+    IBV_OPEN_XRCD,
+    /** Closing an XRC domain. */
+    IBV_CLOSE_XRCD,
+    /** Creating a shared receive queue with extended attributes (XRC, tag matching, a CQ). */
+    IBV_CREATE_SRQ_EX,
+    /** Reading an SRQ's number (XRC). */
+    IBV_GET_SRQ_NUM,
+    /** Opening a shareable XRC target queue pair. */
+    IBV_OPEN_QP,
+    /** Posting tag-matching operations to a shared receive queue. */
+    IBV_POST_SRQ_OPS,
+    /** Allocating device memory. */
+    IBV_ALLOC_DM,
+    /** Freeing device memory. */
+    IBV_FREE_DM,
+    /** Copying host memory to device memory. */
+    IBV_MEMCPY_TO_DM,
+    /** Copying device memory to host memory. */
+    IBV_MEMCPY_FROM_DM,
+    /** Registering device memory as a memory region. */
+    IBV_REG_DM_MR,
+    /** Allocating a thread domain. */
+    IBV_ALLOC_TD,
+    /** Freeing a thread domain. */
+    IBV_DEALLOC_TD,
+    /** Allocating a parent domain. */
+    IBV_ALLOC_PARENT_DOMAIN,
+    /** Creating a counters object. */
+    IBV_CREATE_COUNTERS,
+    /** Destroying a counters object. */
+    IBV_DESTROY_COUNTERS,
+    /** Attaching a counter to a flow. */
+    IBV_ATTACH_COUNTERS_POINT_FLOW,
+    /** Reading counters. */
+    IBV_READ_COUNTERS,
+    /** Creating a steering flow. */
+    IBV_CREATE_FLOW,
+    /** Destroying a steering flow. */
+    IBV_DESTROY_FLOW,
+    /** Creating an ESP flow action. */
+    IBV_CREATE_FLOW_ACTION_ESP,
+    /** Modifying an ESP flow action. */
+    IBV_MODIFY_FLOW_ACTION_ESP,
+    /** Destroying a flow action. */
+    IBV_DESTROY_FLOW_ACTION,
+    /** Creating a work queue. */
+    IBV_CREATE_WQ,
+    /** Modifying a work queue. */
+    IBV_MODIFY_WQ,
+    /** Destroying a work queue. */
+    IBV_DESTROY_WQ,
+    /** Posting receives to a work queue. */
+    IBV_POST_WQ_RECV,
+    /** Creating a receive work queue indirection table. */
+    IBV_CREATE_RWQ_IND_TABLE,
+    /** Destroying a receive work queue indirection table. */
+    IBV_DESTROY_RWQ_IND_TABLE,
+    /** Querying a queue pair's enhanced connection establishment options. */
+    IBV_QUERY_ECE,
+    /** Setting a queue pair's enhanced connection establishment options. */
+    IBV_SET_ECE,
+    /** Limiting a queue pair's send rate. */
+    IBV_MODIFY_QP_RATE_LIMIT,
+    /** Importing a context another process opened. */
+    IBV_IMPORT_DEVICE,
+    /** Importing a protection domain. */
+    IBV_IMPORT_PD,
+    /** Importing a memory region. */
+    IBV_IMPORT_MR,
+    /** Importing device memory. */
+    IBV_IMPORT_DM,
     /** Allocating a memory window. */
     IBV_ALLOC_MW,
     /** Binding a memory window. */

@@ -35,7 +35,7 @@ class ConcurrentCloseDeviceTest {
     enum Target { CONTEXT, PROTECTION_DOMAIN, COMPLETION_QUEUE, QUEUE_PAIR, MEMORY_REGION, SHARED_RECEIVE_QUEUE,
         COMPLETION_CHANNEL }
 
-    /** One round's resources: a sender QP, a receiver QP on an SRQ, one CQ on a channel. */
+    /** One round's resources: a sender QP, a receiver QP on an SRQ (tied to the CQ), one CQ on a channel. */
     private static final class Round implements AutoCloseable {
         final Context context = TestDevices.device().open();
         final CompletionChannel channel;
@@ -52,7 +52,9 @@ class ConcurrentCloseDeviceTest {
                 cq = context.createCompletionQueue(256, channel);
                 pd = context.allocateProtectionDomain();
                 mr = pd.allocate(4096, Loopback.ALL);
-                srq = pd.createSharedReceiveQueue(64, 1);
+                // Through ibv_create_srq_ex with the CQ (the provider's create_srq_ex): closing the
+                // CQ then closes the SRQ too, one more edge of the graph under concurrent close.
+                srq = pd.sharedReceiveQueue().maxWorkRequests(64).maxSges(1).completionQueue(cq).build();
                 sender = pd.queuePair(QueuePairType.RC).completionQueue(cq).maxInlineData(64).maxWorkRequests(64, 1)
                         .build();
                 receiver = pd.queuePair(QueuePairType.RC).completionQueue(cq).sharedReceiveQueue(srq).build();
