@@ -124,7 +124,9 @@ public final class ProtectionDomain extends NativeObject {
      * @throws IllegalArgumentException for heap memory or inconsistent rights
      * @throws IllegalStateException when the segment's arena is closed
      */
-    @Reaches("ibv_reg_mr_iova2")
+    // ibv_reg_mr is a macro over __ibv_reg_mr, which calls ibv_reg_mr_iova2 with the address as
+    // the iova: the call this method makes.
+    @Reaches({"ibv_reg_mr", "ibv_reg_mr_iova2"})
     public MemoryRegion register(MemorySegment segment, Set<Access> access) {
         checkOpen();
         return MemoryRegion.register(this, segment, access, null);

@@ -56,7 +56,7 @@ class RcLoopbackDeviceTest {
 
     @Test
     @Exercises({
-            "ibv_alloc_pd", "ibv_reg_mr_iova2", "ibv_create_cq", "ibv_create_qp", "ibv_modify_qp", "ibv_post_send",
+            "ibv_alloc_pd", "ibv_reg_mr", "ibv_reg_mr_iova2", "ibv_create_cq", "ibv_create_qp", "ibv_modify_qp", "ibv_post_send",
             "ibv_post_recv", "ibv_poll_cq"})
     void sendAndReceiveHello() {
         byte[] hello = "Hello, RDMA!".getBytes(StandardCharsets.US_ASCII);
