@@ -410,7 +410,7 @@ public final class InlineVerbs {
     private static final long VERBS_ABI_IS_EXTENDED = -1L;
 
     /** {@code verbs_get_ctx_op(ctx, op)->op}: the extension op's function pointer, or 0 if absent. */
-    private static long extendedOp(MemorySegment context, long opOffset) {
+    static long extendedOp(MemorySegment context, long opOffset) {
         long ctx = context.address();
         if (ctx == 0) {
             throw new NullPointerException("context is NULL");
