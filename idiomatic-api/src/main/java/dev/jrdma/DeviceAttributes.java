@@ -40,4 +40,11 @@ public record DeviceAttributes(String firmwareVersion, long nodeGuid, long syste
                                AtomicCapability atomicCapability, int physicalPortCount, int deviceCapabilityFlags,
                                long deviceCapabilityFlagsEx, long completionTimestampMask, long hcaCoreClock,
                                long odpGeneralCapabilities, long maxDeviceMemorySize) {
+    /** {@code IBV_DEVICE_SRQ_RESIZE} of {@code enum ibv_device_cap_flags}. */
+    private static final int SRQ_RESIZE = 1 << 13;
+
+    /** {@return whether shared receive queues can grow after creation ({@link SharedReceiveQueue#resize})} */
+    public boolean canResizeSharedReceiveQueue() {
+        return (deviceCapabilityFlags & SRQ_RESIZE) != 0;
+    }
 }
