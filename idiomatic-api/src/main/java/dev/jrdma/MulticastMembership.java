@@ -25,7 +25,8 @@ public final class MulticastMembership extends NativeResource {
     private final MemorySegment gid;
 
     private MulticastMembership(QueuePair qp, MulticastGroup group, MemorySegment gid) {
-        super(qp);
+        // Registered with the queue pair only once the fields are set (dependOn below): a queue
+        // pair closing at that moment must find a membership that can detach itself.
         this.qp = qp;
         this.group = group;
         this.gid = gid;
@@ -42,8 +43,10 @@ public final class MulticastMembership extends NativeResource {
             if (rc != 0) {
                 throw RdmaException.of(Verb.IBV_ATTACH_MCAST, qp, rc, "to " + group.gid() + " (LID " + group.lid() + ")");
             }
+            MulticastMembership membership = new MulticastMembership(qp, group, gid);
             try {
-                return new MulticastMembership(qp, group, gid);
+                membership.dependOn(qp);   // IllegalStateException once the queue pair is closing
+                return membership;
             } catch (RuntimeException e) {
                 rdma_h.ibv_detach_mcast(qp.handle, gid, (short) group.lid());
                 throw e;

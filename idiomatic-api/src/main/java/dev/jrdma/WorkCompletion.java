@@ -112,7 +112,13 @@ public final class WorkCompletion {
         return Integer.reverseBytes(ibv_wc.imm_data(wc));
     }
 
-    /** {@return whether the receive was a SEND_WITH_INV that invalidated a key of this side ({@link #invalidatedRkey()})} */
+    /**
+     * {@return whether the receive was a SEND_WITH_INV that invalidated a key of this side
+     * ({@link #invalidatedRkey()}), as {@code IBV_WC_WITH_INV} says} rxe (kernel 6.1) sets the
+     * kernel's {@code IB_WC_WITH_INVALIDATE} bit instead, which libibverbs passes through and
+     * names {@code IBV_WC_IP_CSUM_OK}: there this is false although {@link #invalidatedRkey()}
+     * holds the key and the key is revoked.
+     */
     public boolean hasInvalidatedRkey() {
         return (ibv_wc.wc_flags(wc) & WITH_INV) != 0;
     }

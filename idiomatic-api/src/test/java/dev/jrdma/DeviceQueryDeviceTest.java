@@ -82,6 +82,19 @@ class DeviceQueryDeviceTest extends DeviceFixture {
     }
 
     @Test
+    @Exercises({"ibv_query_qp_data_in_order"})
+    void rxeGivesNoInOrderGuarantee() {
+        QueuePair qp = pd.queuePair(QueuePairType.RC).completionQueue(context.createCompletionQueue(4)).build();
+        // librxe 44 has no query_qp_data_in_order op: libibverbs' default answers 0 (no guarantee),
+        // so a reader must wait for the completion rather than poll the buffer's last byte.
+        for (SendOpcode op : new SendOpcode[] {SendOpcode.RDMA_WRITE, SendOpcode.SEND, SendOpcode.RDMA_READ}) {
+            assertFalse(qp.isDataInOrder(op), op.toString());
+        }
+        qp.close();
+        assertThrows(IllegalStateException.class, () -> qp.isDataInOrder(SendOpcode.SEND));
+    }
+
+    @Test
     @Exercises({"ibv_is_qpt_supported", "ibv_query_device_ex"})
     void rxeOffersNoPerTypeOffloads() {
         for (QueuePairOffload offload : QueuePairOffload.values()) {
@@ -112,10 +125,18 @@ class DeviceQueryDeviceTest extends DeviceFixture {
         } finally {
             IpCommand.run("neigh", "del", neighbour, "dev", dev);
         }
-        // An address of this host itself has no Ethernet next hop (measured: EHOSTUNREACH).
+        // The VM's other device sits on this host (the far end of the veth pair): no neighbour
+        // answers for an address of the host itself through the wire (measured: EHOSTUNREACH).
+        RdmaDevice peer = Rdma.devices().stream().filter(d -> !d.name().equals(context.name())).findFirst()
+                .orElseThrow(() -> new AssertionError("the Soft-RoCE VM has two rxe devices"));
+        Gid hostAddress;
+        try (Context other = peer.open()) {
+            hostAddress = other.defaultGid().gid();
+        }
         RdmaException local = assertThrows(RdmaException.class,
-                () -> context.resolveEthernetAddress(source, source.gid()));
+                () -> context.resolveEthernetAddress(source, hostAddress));
         assertEquals(Verb.IBV_RESOLVE_ETH_L2_FROM_GID, local.verb());
+        assertEquals(113, local.errno(), "EHOSTUNREACH");
     }
 
     private static Path netdev(int ifindex) throws IOException {

@@ -3,7 +3,6 @@ package dev.jrdma;
 
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.jrdma.testing.DeviceTest;
@@ -18,9 +17,9 @@ import org.junit.jupiter.api.Test;
  * {@code ibv_fork_init} before registering memory, then a child process started after
  * registering: the JVM's equivalent of fork() (ProcessBuilder forks or vforks underneath),
  * after which the parent's registered memory must still be what the device reads and writes.
- * libibverbs accepts ibv_fork_init only before the process's first registration, so the check
- * runs in a JVM of its own ({@link #main}); this JVM, which registered memory long ago, shows
- * the refusal.
+ * libibverbs accepts ibv_fork_init only before the process's first registration (EINVAL
+ * after it, unless the kernel reports copy-on-fork), so the check runs in a JVM of its own
+ * ({@link #main}): this one registered memory long ago.
  */
 @DeviceTest
 class ForkProtectionDeviceTest {
@@ -33,25 +32,10 @@ class ForkProtectionDeviceTest {
         assertTrue(jvm.waitFor(120, TimeUnit.SECONDS), out);
         assertEquals(0, jvm.exitValue(), out);
         List<String> lines = out.lines().filter(l -> l.startsWith("fork: ")).toList();
+        System.out.println("fork protection in a fresh JVM: " + lines);
         // Without the kernel's copy-on-fork report, fork_init turns protection on; with it, none is needed.
         assertTrue(lines.equals(List.of("fork: before DISABLED", "fork: after ENABLED", "fork: ok"))
                 || lines.equals(List.of("fork: before UNNEEDED", "fork: after UNNEEDED", "fork: ok")), out);
-    }
-
-    @Test
-    @Exercises({"ibv_fork_init", "ibv_is_fork_initialized"})
-    void tooLateOnceMemoryWasRegisteredWithoutIt() {
-        try (Loopback lo = new Loopback()) {
-            lo.memA.segment().set(JAVA_LONG, 0, 1);   // this JVM has registered memory now
-        }
-        ForkProtection now = Rdma.forkProtection();
-        if (now == ForkProtection.DISABLED) {
-            RdmaException late = assertThrows(RdmaException.class, Rdma::initializeForkProtection);
-            assertEquals(Verb.IBV_FORK_INIT, late.verb());
-            assertEquals(22, late.errno(), "EINVAL: too late");
-        } else {
-            assertEquals(now, Rdma.initializeForkProtection(), "idempotent once enabled, or not needed");
-        }
     }
 
     /** The check in a JVM of its own: fork_init first, then register, start a child, use the memory. */
