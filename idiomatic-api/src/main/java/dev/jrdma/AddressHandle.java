@@ -19,8 +19,8 @@ import java.lang.foreign.MemorySegment;
 public final class AddressHandle extends NativeObject {
     private final ProtectionDomain pd;
 
-    private AddressHandle(ProtectionDomain pd, MemorySegment handle, Endpoint remote) {
-        super(handle, "address handle " + ibv_ah.handle(handle) + " to " + remote.gid() + " on " + pd.context().name(),
+    private AddressHandle(ProtectionDomain pd, MemorySegment handle, Gid remote) {
+        super(handle, "address handle " + ibv_ah.handle(handle) + " to " + remote + " on " + pd.context().name(),
                 pd);
         this.pd = pd;
     }
@@ -35,7 +35,18 @@ public final class AddressHandle extends NativeObject {
                 throw RdmaException.of(Verb.IBV_CREATE_AH, pd + ", port " + port + ", GID index " + gidIndex + " to "
                         + remote.gid(), Errno.get(errno));
             }
-            return wrapCreated(ah, ibv_ah.layout(), h -> new AddressHandle(pd, h, remote), rdma_h::ibv_destroy_ah);
+            return wrapCreated(ah, ibv_ah.layout(), h -> new AddressHandle(pd, h, remote.gid()), rdma_h::ibv_destroy_ah);
+        }
+    }
+
+    /** The route back to the sender of the datagram {@code wc} received, whose GRH is {@code grh}. */
+    static AddressHandle toSender(ProtectionDomain pd, int port, WorkCompletion wc, MemorySegment grh) {
+        try (var _ = hold(pd)) {
+            MemorySegment ah = ReplyRoutes.createAddressHandle(pd, port, wc, grh);
+            // The same route as an address vector, for the sender's GID this handle's toString() names.
+            return wrapCreated(ah, ibv_ah.layout(), h -> new AddressHandle(pd, h,
+                    ReplyRoutes.addressVector(pd.context(), pd.context().handle(), port, wc, grh).gid()),
+                    ReplyRoutes::destroy);
         }
     }
 

@@ -18,6 +18,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 
@@ -156,17 +157,114 @@ public final class Context extends NativeResource {
      *
      * @param port the port number, counting from 1
      */
-    @Reaches("ibv_query_gid_ex")
+    @Reaches("ibv_query_gid_table")
     public List<GidEntry> gidTable(int port) {
-        int length = queryPort(port).gidTableLength();
-        List<GidEntry> entries = new ArrayList<>();
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment entry = arena.allocate(ibv_gid_entry.layout());
-            for (int i = 0; i < length; i++) {
-                queryGid(port, i, entry).ifPresent(entries::add);
-            }
+        checkPort(port);
+        return gidTable().stream().filter(e -> e.port() == port).toList();
+    }
+
+    /** {@return the valid GID entries of every port, read in one call ({@code ibv_query_gid_table})} */
+    @Reaches("ibv_query_gid_table")
+    public List<GidEntry> gidTable() {
+        int ports = queryDevice().physicalPortCount();
+        int[] lengths = new int[ports];
+        for (int port = FIRST_PORT; port <= ports; port++) {
+            lengths[port - 1] = queryPort(port).gidTableLength();
         }
-        return List.copyOf(entries);
+        try (var _ = hold(this)) {
+            return ContextQueries.gidTable(this, handle, ports, lengths);
+        }
+    }
+
+    /**
+     * {@return GID {@code index} of {@code port} as the classic {@code ibv_query_gid} reads it:
+     * the GID alone, {@link Gid#ZERO} for an unused entry} {@link #gid(int, int)} also gives
+     * the entry's type and network device.
+     *
+     * @param port  the port number, counting from 1
+     * @param index the GID table index, below {@link PortAttributes#gidTableLength()}
+     */
+    @Reaches("ibv_query_gid")
+    public Gid rawGid(int port, int index) {
+        checkPort(port);
+        try (var _ = hold(this)) {
+            return ContextQueries.rawGid(this, handle, port, index);
+        }
+    }
+
+    /**
+     * {@return P_Key table entry {@code index} of {@code port}} On RoCE and on a default
+     * InfiniBand subnet, entry 0 is the full-membership default partition 0xffff.
+     *
+     * @param port  the port number, counting from 1
+     * @param index the P_Key table index
+     */
+    @Reaches("ibv_query_pkey")
+    public int pkey(int port, int index) {
+        checkPort(port);
+        try (var _ = hold(this)) {
+            return ContextQueries.pkey(this, handle, port, index);
+        }
+    }
+
+    /**
+     * {@return the P_Key table index of {@code pkey} on {@code port}, empty if the port is not
+     * in that partition} The index is what a queue pair's INIT transition names.
+     *
+     * @param port the port number, counting from 1
+     * @param pkey the partition key, e.g. 0xffff
+     */
+    @Reaches("ibv_get_pkey_index")
+    public OptionalInt pkeyIndex(int port, int pkey) {
+        checkPort(port);
+        try (var _ = hold(this)) {
+            return ContextQueries.pkeyIndex(handle, port, pkey & 0xffff);
+        }
+    }
+
+    /**
+     * {@return the device's free-running clock now, in ns ({@code raw_clock} of
+     * {@code ibv_query_rt_values_ex})} Devices that stamp completions have one
+     * ({@link DeviceAttributes#hcaCoreClock()} non-zero); others throw
+     * {@link OperationNotSupportedException} naming the device.
+     */
+    @Reaches("ibv_query_rt_values_ex")
+    public long rawClockNanos() {
+        try (var _ = hold(this)) {
+            return ContextQueries.rawClock(this, handle);
+        }
+    }
+
+    /**
+     * {@return whether the device offers {@code offload} on queue pairs of {@code type}}
+     * Ask before creating a queue pair that needs it.
+     *
+     * @param offload TSO, RSS or packet pacing
+     * @param type    the queue pair type
+     */
+    @Reaches({"ibv_query_device_ex", "ibv_is_qpt_supported"})
+    public boolean supportsOffload(QueuePairOffload offload, QueuePairType type) {
+        try (var _ = hold(this)) {
+            return ContextQueries.supportsOffload(this, handle, offload, type);
+        }
+    }
+
+    /**
+     * Resolves the Ethernet next hop of a RoCE destination: the MAC address (and VLAN) that
+     * packets from GID entry {@code source} to {@code destination} are sent to, from the
+     * kernel's neighbour table, asking the network (ARP or neighbour discovery) when the entry
+     * is not there yet; blocks meanwhile. Providers do this when creating an address handle.
+     *
+     * @param source      the local GID entry to send from (a RoCE port)
+     * @param destination the remote GID, e.g. {@link Gid#ofIpv4}
+     * @return the next hop's MAC address and VLAN
+     * @throws RdmaException EHOSTUNREACH when no neighbour answers
+     */
+    @Reaches("ibv_resolve_eth_l2_from_gid")
+    public EthernetL2Address resolveEthernetAddress(GidEntry source, Gid destination) {
+        try (var _ = hold(this)) {
+            return ContextQueries.resolveEthernet(this, handle, source, destination);
+        }
     }
 
     /**
@@ -179,8 +277,8 @@ public final class Context extends NativeResource {
     public Optional<GidEntry> gid(int port, int index) {
         checkOpen();
         checkPort(port);
-        try (Arena arena = Arena.ofConfined()) {
-            return queryGid(port, index, arena.allocate(ibv_gid_entry.layout()));
+        try (Arena arena = Arena.ofConfined(); var _ = hold(this)) {
+            return ContextQueries.gid(this, handle, port, index, arena.allocate(ibv_gid_entry.layout()));
         }
     }
 
@@ -221,23 +319,22 @@ public final class Context extends NativeResource {
         return defaultGid(defaultPort());
     }
 
-    private Optional<GidEntry> queryGid(int port, int index, MemorySegment entry) {
-        int rc;
+    /**
+     * {@return the route back to the sender of a received UD datagram ({@code ibv_init_ah_from_wc}):
+     * its GID, and the local GID entry it was sent to} What
+     * {@link ProtectionDomain#createAddressHandle(int, WorkCompletion, MemorySegment)} creates a
+     * handle for; useful on its own to see who sent a datagram.
+     *
+     * @param port the port the datagram arrived at
+     * @param wc   the datagram's receive completion
+     * @param grh  the first 40 bytes of the datagram's receive buffer
+     */
+    @Reaches("ibv_init_ah_from_wc")
+    public AddressVector replyAddress(int port, WorkCompletion wc, MemorySegment grh) {
+        checkPort(port);
         try (var _ = hold(this)) {
-            rc = InlineVerbs.ibv_query_gid_ex(handle, port, index, entry, 0);
+            return ReplyRoutes.addressVector(this, handle, port, wc, grh);
         }
-        if (rc == Errno.ENODATA) {
-            return Optional.empty();
-        }
-        if (rc != 0) {
-            throw RdmaException.of(Verb.IBV_QUERY_GID_EX, this + " port " + port + " index " + index, rc);
-        }
-        Gid gid = Gid.read(ibv_gid_entry.gid(entry));
-        if (gid.equals(Gid.ZERO)) {
-            return Optional.empty();
-        }
-        return Optional.of(new GidEntry(ibv_gid_entry.gid_index(entry), ibv_gid_entry.port_num(entry), gid,
-                GidType.of(ibv_gid_entry.gid_type(entry)), ibv_gid_entry.ndev_ifindex(entry)));
     }
 
     private static void checkPort(int port) {

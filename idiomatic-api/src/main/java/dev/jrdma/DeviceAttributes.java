@@ -53,6 +53,14 @@ public record DeviceAttributes(String firmwareVersion, long nodeGuid, long syste
                                long odpGeneralCapabilities, long maxDeviceMemorySize,
                                TagMatching tagMatching, Rss rss, PacketPacing packetPacing,
                                int rawPacketCapabilities) {
+    /** {@code IBV_DEVICE_SRQ_RESIZE} of {@code enum ibv_device_cap_flags}. */
+    private static final int SRQ_RESIZE = 1 << 13;
+
+    /** {@return whether shared receive queues can grow after creation ({@link SharedReceiveQueue#resize})} */
+    public boolean canResizeSharedReceiveQueue() {
+        return (deviceCapabilityFlags & SRQ_RESIZE) != 0;
+    }
+
     /** {@code IBV_DEVICE_XRC} of {@code device_cap_flags}. */
     private static final int DEVICE_XRC = 1 << 20;
     /** {@code IBV_ODP_SUPPORT} of {@code odp_caps.general_caps}. */

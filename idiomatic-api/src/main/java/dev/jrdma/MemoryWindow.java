@@ -11,38 +11,68 @@ import java.lang.foreign.MemorySegment;
 import java.util.Set;
 
 /**
- * A type 1 memory window ({@code struct ibv_mw}): a remote key for a sub-range of a memory
- * region, bound and re-bound through a queue pair ({@link QueuePair#bind}) without
- * re-registering, so access can be granted and revoked cheaply. From
- * {@link ProtectionDomain#allocateMemoryWindow()}; providers without memory windows throw
- * {@link OperationNotSupportedException}. A window depends on the regions it was bound to:
- * closing such a region closes the window first. Not thread-safe.
+ * A memory window ({@code struct ibv_mw}): a remote key for a sub-range of a memory region,
+ * bound and re-bound through a queue pair without re-registering, so access can be granted
+ * and revoked cheaply. From {@link ProtectionDomain#allocateMemoryWindow()} (type 1, bound
+ * with {@link QueuePair#bind}) or {@link ProtectionDomain#allocateMemoryWindow(MemoryWindowType)}
+ * (type 2, bound with a {@link SendOpcode#BIND_MW} work request, {@link SendRequest#bind});
+ * providers without memory windows throw {@link OperationNotSupportedException}. A window
+ * depends on the regions it was bound to: closing such a region closes the window first.
+ * Not thread-safe.
  *
- * <p>{@link #toString()}: {@code memory window handle <n> on <device>}.
+ * <p>Keys: every bind gives the window a new rkey, the old one with its low 8 bits (the key
+ * tag) advanced ({@link #nextRkey}), which revokes the previous one. For a type 2 window
+ * jrdma keeps the key the device holds: the provider checks each bind against it.
+ *
+ * <p>{@link #toString()}: {@code memory window handle <n> (<type>) on <device>}.
  */
 public final class MemoryWindow extends NativeObject {
-    /** {@code IBV_MW_TYPE_1}: bound with ibv_bind_mw rather than a work request. */
-    private static final int TYPE_1 = 1;
-
     private final ProtectionDomain pd;
+    private final MemoryWindowType type;
     private long address;
     private long length;
     /** The region of the last bind; unbinding re-binds to it with length 0. */
     private MemoryRegion boundRegion;
+    /**
+     * Type 2: the key the device holds once the binds posted so far are done, and the one
+     * before the last claim, to give back when that bind's post fails.
+     */
+    private int deviceKey;
+    private int keyBeforeClaim;
+    private long addressBeforeClaim;
+    private long lengthBeforeClaim;
 
-    private MemoryWindow(ProtectionDomain pd, MemorySegment handle) {
-        super(handle, "memory window handle " + ibv_mw.handle(handle) + " on " + pd.context().name(),
+    private MemoryWindow(ProtectionDomain pd, MemorySegment handle, MemoryWindowType type) {
+        super(handle, "memory window handle " + ibv_mw.handle(handle) + " (" + type + ") on " + pd.context().name(),
                 pd);
         this.pd = pd;
+        this.type = type;
+        this.deviceKey = ibv_mw.rkey(handle);
     }
 
-    static MemoryWindow allocate(ProtectionDomain pd) {
+    static MemoryWindow allocate(ProtectionDomain pd, MemoryWindowType type) {
         try (Arena arena = Arena.ofConfined(); var _ = hold(pd)) {
             MemorySegment errno = Errno.allocate(arena);
-            MemorySegment mw = RdmaException.checkCreated(Verb.IBV_ALLOC_MW, pd, errno,
-                    InlineVerbs.ibv_alloc_mw(errno, pd.handle(), TYPE_1));
-            return wrapCreated(mw, ibv_mw.layout(), h -> new MemoryWindow(pd, h), InlineVerbs::ibv_dealloc_mw);
+            MemorySegment mw = RdmaException.checkCreated(Verb.IBV_ALLOC_MW, pd + ", " + type, errno,
+                    InlineVerbs.ibv_alloc_mw(errno, pd.handle(), type.value()));
+            return wrapCreated(mw, ibv_mw.layout(), h -> new MemoryWindow(pd, h, type), InlineVerbs::ibv_dealloc_mw);
         }
+    }
+
+    /**
+     * {@return the key a bind gives a window whose key is {@code rkey}: the same window index,
+     * the key tag (low 8 bits) advanced by one ({@code ibv_inc_rkey})}
+     *
+     * @param rkey the window's current key
+     */
+    @Reaches("ibv_inc_rkey")
+    public static int nextRkey(int rkey) {
+        return InlineVerbs.ibv_inc_rkey(rkey);
+    }
+
+    /** {@return how the window is bound: type 1 or type 2} */
+    public MemoryWindowType type() {
+        return type;
     }
 
     /** {@return the protection domain} */
@@ -50,11 +80,15 @@ public final class MemoryWindow extends NativeObject {
         return pd;
     }
 
-    /** {@return the current remote key; it changes with every bind, which revokes the previous one} */
+    /**
+     * {@return the current remote key; it changes with every bind, which revokes the previous
+     * one} For a type 2 window: the key of the last bind posted, which peers may use once its
+     * completion arrived. An invalidation leaves the key as it is but revokes it.
+     */
     public int rkey() {
         enter();
         try {
-            return ibv_mw.rkey(handle);
+            return type == MemoryWindowType.TYPE_2 ? deviceKey : ibv_mw.rkey(handle);
         } finally {
             exit();
         }
@@ -82,14 +116,11 @@ public final class MemoryWindow extends NativeObject {
     void bind(QueuePair qp, MemoryRegion mr, long offset, long length, Set<Access> access, long wrId,
               MemorySegment qpHandle) {
         checkOpen();
-        mr.checkUsable();
-        mr.checkRange(offset, length);
-        if (!mr.access().contains(Access.MW_BIND)) {
-            throw new IllegalArgumentException(mr + " was registered without MW_BIND");
+        if (type != MemoryWindowType.TYPE_1) {
+            throw new IllegalArgumentException(this + " is bound with a BIND_MW work request (SendRequest.bind),"
+                    + " not with ibv_bind_mw");
         }
-        if (mr.protectionDomain() != pd || qp.protectionDomain() != pd) {
-            throw new IllegalArgumentException(this + ", " + mr + " and " + qp + " must share a protection domain");
-        }
+        checkBindable(qp, mr, offset, length);
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment bind = arena.allocate(ibv_mw_bind.layout());
             ibv_mw_bind.wr_id(bind, wrId);
@@ -111,9 +142,58 @@ public final class MemoryWindow extends NativeObject {
         this.length = length;
     }
 
+    private void checkBindable(QueuePair qp, MemoryRegion mr, long offset, long length) {
+        mr.checkUsable();
+        mr.checkRange(offset, length);
+        if (!mr.access().contains(Access.MW_BIND)) {
+            throw new IllegalArgumentException(mr + " was registered without MW_BIND");
+        }
+        if (mr.protectionDomain() != pd || qp.protectionDomain() != pd) {
+            throw new IllegalArgumentException(this + ", " + mr + " and " + qp + " must share a protection domain");
+        }
+    }
+
+    /**
+     * Claims the next key for a BIND_MW work request about to be posted through {@code qp}
+     * (type 2): brings the native {@code ibv_mw.rkey} to the key the device holds, which the
+     * provider sends along to be checked, and returns the new key to write into the request.
+     * {@link #unclaim()} gives it back when the post fails.
+     */
+    int claimBind(QueuePair qp, MemoryRegion mr, long offset, long length) {
+        checkOpen();
+        if (type != MemoryWindowType.TYPE_2) {
+            throw new IllegalArgumentException(this + " is bound with QueuePair.bind (ibv_bind_mw), not with a"
+                    + " BIND_MW work request");
+        }
+        if (length == 0) {
+            throw new IllegalArgumentException(this + ": a type 2 window is revoked by invalidation (LOCAL_INV or"
+                    + " SEND_WITH_INV), not by a zero-length bind");
+        }
+        checkBindable(qp, mr, offset, length);
+        ibv_mw.rkey(handle, deviceKey);
+        keyBeforeClaim = deviceKey;
+        addressBeforeClaim = this.address;
+        lengthBeforeClaim = this.length;
+        deviceKey = nextRkey(deviceKey);
+        dependOn(mr);
+        this.boundRegion = mr;
+        this.address = mr.address() + offset;
+        this.length = length;
+        return deviceKey;
+    }
+
+    /** The post of the last claimed bind failed: the device keeps the key it had. */
+    void unclaim() {
+        deviceKey = keyBeforeClaim;
+        address = addressBeforeClaim;
+        length = lengthBeforeClaim;
+    }
+
     @Override
     @Reaches("ibv_dealloc_mw")
     void release() {
+        // A BIND_MW post already past its check of this window may still be reading it in the provider.
+        pd.awaitPostsQuiescent();
         RdmaException.check(Verb.IBV_DEALLOC_MW, this, InlineVerbs.ibv_dealloc_mw(handle));
     }
 }

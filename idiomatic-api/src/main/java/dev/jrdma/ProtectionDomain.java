@@ -193,8 +193,21 @@ public final class ProtectionDomain extends NativeObject {
      */
     @Reaches("ibv_alloc_mw")
     public MemoryWindow allocateMemoryWindow() {
+        return allocateMemoryWindow(MemoryWindowType.TYPE_1);
+    }
+
+    /**
+     * Allocates a memory window of {@code type}; {@link OperationNotSupportedException} when the
+     * provider has none (or none of that type).
+     *
+     * @param type type 1 (bound with {@link QueuePair#bind}) or type 2 (bound with a
+     *             {@link SendOpcode#BIND_MW} work request)
+     * @return the window, unbound, owned by this PD
+     */
+    @Reaches("ibv_alloc_mw")
+    public MemoryWindow allocateMemoryWindow(MemoryWindowType type) {
         checkOpen();
-        return MemoryWindow.allocate(this);
+        return MemoryWindow.allocate(this, java.util.Objects.requireNonNull(type, "type"));
     }
 
     /**
@@ -239,6 +252,35 @@ public final class ProtectionDomain extends NativeObject {
     public AddressHandle createAddressHandle(Endpoint remote, int port, int gidIndex, ConnectionOptions options) {
         checkOpen();
         return AddressHandle.create(this, remote, port, gidIndex, java.util.Objects.requireNonNull(options, "options"));
+    }
+
+    /**
+     * Creates an address handle for UD sends to multicast group {@code group} (with remote QPN
+     * {@link MulticastGroup#QPN}), leaving from GID entry {@code source} with hop limit 64.
+     *
+     * @param group  the group
+     * @param source the local GID entry to send from (on RoCE, of the group's IP family)
+     * @return the handle, owned by this PD
+     */
+    public AddressHandle createAddressHandle(MulticastGroup group, GidEntry source) {
+        return createAddressHandle(group.endpoint(), source.port(), source.index());
+    }
+
+    /**
+     * Creates an address handle back to the sender of a received UD datagram: the route comes
+     * from its completion and its GRH, so a server can answer anyone without learning their
+     * endpoints first. Reply to {@link WorkCompletion#sourceQpNumber()} with the Q_Key the
+     * sender uses. Datagrams sent to a multicast group have no such route (RdmaException, EINVAL).
+     *
+     * @param port the port the datagram arrived at
+     * @param wc   the datagram's receive completion (successful; read before it is reused)
+     * @param grh  the first 40 bytes of the datagram's receive buffer
+     * @return the handle, owned by this PD
+     */
+    @Reaches("ibv_create_ah_from_wc")
+    public AddressHandle createAddressHandle(int port, WorkCompletion wc, MemorySegment grh) {
+        checkOpen();
+        return AddressHandle.toSender(this, port, wc, grh);
     }
 
     /** {@return the kernel's handle of this domain, which another process sharing the context imports ({@link Context#importProtectionDomain})} */

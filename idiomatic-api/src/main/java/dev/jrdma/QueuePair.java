@@ -508,6 +508,7 @@ public final class QueuePair extends NativeObject {
     public void post(SendRequest request) {
         int rc = postSend(request);
         if (rc != 0) {
+            request.unposted(badSend.get(JAVA_LONG, 0));
             throw PostRefusals.failure(this, Verb.IBV_POST_SEND, rc, request.find(badSend.get(JAVA_LONG, 0)));
         }
     }
@@ -528,6 +529,7 @@ public final class QueuePair extends NativeObject {
         if (rc == 0) {
             return true;
         }
+        request.unposted(badSend.get(JAVA_LONG, 0));
         if (request.refusedForRoom(rc, badSend)) {
             return false;
         }
@@ -632,6 +634,34 @@ public final class QueuePair extends NativeObject {
         try (var _ = hold(this, mw)) {
             requireRts("unbind memory window");
             mw.unbind(this, wrId, handle);
+        }
+    }
+
+    /**
+     * Attaches this UD queue pair to multicast group {@code group} ({@code ibv_attach_mcast}):
+     * from now on the group's datagrams arrive here too, until the membership is closed.
+     *
+     * @param group the group
+     * @return the membership; close it (or {@link MulticastMembership#detach()}) to leave the group
+     */
+    @Reaches("ibv_attach_mcast")
+    public MulticastMembership attachMulticast(MulticastGroup group) {
+        checkOpen();
+        return MulticastMembership.attach(this, group);
+    }
+
+    /**
+     * {@return whether the device writes the data of one {@code opcode} work request in order
+     * ({@code ibv_query_qp_data_in_order}), so that a reader may poll the last byte of the
+     * buffer instead of the completion} For RDMA READ: reads posted here; for RDMA WRITE and
+     * SEND: those a peer does into this queue pair. False where the provider does not say (rxe).
+     *
+     * @param opcode RDMA_READ, RDMA_WRITE or SEND
+     */
+    @Reaches("ibv_query_qp_data_in_order")
+    public boolean isDataInOrder(SendOpcode opcode) {
+        try (var _ = hold(this)) {
+            return rdma_h.ibv_query_qp_data_in_order(handle, opcode.value(), 0) == 1;
         }
     }
 

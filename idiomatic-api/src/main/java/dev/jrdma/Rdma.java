@@ -13,6 +13,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.function.Function;
 
 /** Entry point: the RDMA devices of this host. Thread-safe. */
@@ -74,6 +75,44 @@ public final class Rdma {
         return devices().stream().findFirst().orElseThrow(() -> new IllegalStateException(
                 "no RDMA device (on a machine without RDMA hardware, Soft-RoCE: rdma link add rxe0 type rxe"
                         + " netdev eth0)")).open();
+    }
+
+    /**
+     * Makes registered memory safe across {@code fork()} ({@code ibv_fork_init}): call it
+     * before registering memory in a program that starts processes, on kernels older than
+     * 5.13 (see {@link ForkProtection}). Idempotent; also what setting the environment variable
+     * {@code RDMAV_FORK_SAFE} does.
+     *
+     * @return the protection now in force: {@link ForkProtection#ENABLED}, or
+     *         {@link ForkProtection#UNNEEDED} when the kernel protects pinned pages itself
+     * @throws RdmaException when libibverbs cannot enable it (EINVAL once memory is registered
+     *                       without it, on a kernel that needs it)
+     */
+    @Reaches("ibv_fork_init")
+    public static ForkProtection initializeForkProtection() {
+        NativeAccess.require();
+        RdmaException.check(Verb.IBV_FORK_INIT, "libibverbs", rdma_h.ibv_fork_init());
+        return forkProtection();
+    }
+
+    /** {@return whether registered memory survives a fork of this process now ({@code ibv_is_fork_initialized})} */
+    @Reaches("ibv_is_fork_initialized")
+    public static ForkProtection forkProtection() {
+        NativeAccess.require();
+        return ForkProtection.of(rdma_h.ibv_is_fork_initialized());
+    }
+
+    /** The kernel's index of the device called {@code name}; empty if the kernel does not report one. */
+    static OptionalInt deviceIndex(String name) {
+        return withDeviceList(list -> {
+            for (MemorySegment d : list) {
+                if (deviceName(d).equals(name)) {
+                    int index = rdma_h.ibv_get_device_index(d);
+                    return index < 0 ? OptionalInt.empty() : OptionalInt.of(index);
+                }
+            }
+            throw new IllegalStateException("device " + name + " is no longer present");
+        });
     }
 
     static RdmaDevice describe(MemorySegment device) {

@@ -10,7 +10,20 @@ package dev.jrdma;
  * @param nodeType      the node type
  * @param transportType the transport type
  */
-public record RdmaDevice(String name, long nodeGuid, NodeType nodeType, TransportType transportType) {
+public record RdmaDevice(String name, @Reaches("ibv_get_device_guid") long nodeGuid, NodeType nodeType,
+                         TransportType transportType) {
+    /**
+     * {@return the kernel's index of this device ({@code ibv_get_device_index}), as
+     * {@code rdma dev} and netlink name devices; stable while the device exists} Empty on
+     * kernels too old to report it.
+     *
+     * @throws IllegalStateException when the device is gone
+     */
+    @Reaches("ibv_get_device_index")
+    public java.util.OptionalInt index() {
+        return Rdma.deviceIndex(name);
+    }
+
     /** {@return the opened device: a {@link Context} the caller must close} */
     @Reaches("ibv_open_device")
     public Context open() {

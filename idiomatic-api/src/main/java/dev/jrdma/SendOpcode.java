@@ -16,11 +16,24 @@ public enum SendOpcode {
     /** Compare-and-swap on 8 aligned bytes of the peer's memory; the old value lands locally. */
     ATOMIC_CMP_AND_SWP,
     /** Fetch-and-add on 8 aligned bytes of the peer's memory; the old value lands locally. */
-    ATOMIC_FETCH_AND_ADD;
+    ATOMIC_FETCH_AND_ADD,
+    /**
+     * Invalidate a key of this side ({@link SendRequest#invalidate}): a type 2 memory window's
+     * rkey, revoking it, without sending anything.
+     */
+    LOCAL_INV,
+    /** Bind a type 2 memory window ({@link SendRequest#bind}); completes as {@link WorkCompletionOpcode#BIND_MW}. */
+    BIND_MW,
+    /**
+     * SEND that also invalidates a key of the receiver ({@link SendRequest#invalidate}), e.g. the
+     * rkey of the window the receiver exposed for this exchange; the receiver's completion
+     * names it ({@link WorkCompletion#invalidatedRkey()}).
+     */
+    SEND_WITH_INV;
 
     /** The value of the C enum constant. */
     int value() {
-        return ordinal();   // dense from IBV_WR_RDMA_WRITE
+        return ordinal();   // dense from IBV_WR_RDMA_WRITE to IBV_WR_SEND_WITH_INV (9)
     }
 
 }

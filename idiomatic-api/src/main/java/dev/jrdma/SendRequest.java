@@ -3,6 +3,7 @@ package dev.jrdma;
 
 import dev.jrdma.bindings.generated.ibv_send_wr;
 import java.lang.foreign.MemorySegment;
+import java.util.Set;
 
 /**
  * A send work request ({@code struct ibv_send_wr}) that lives in native memory: build it once,
@@ -34,6 +35,10 @@ public final class SendRequest extends WorkRequest<SendRequest> {
     private int remoteQkey;
     private long compareAdd;
     private long swap;
+    /** What a BIND_MW request binds; null until {@link #bind} is called. */
+    private WindowBinding binding;
+    /** Whether {@link #invalidate} set the key a LOCAL_INV or SEND_WITH_INV names. */
+    private boolean invalidateSet;
     /**
      * The queue pair the opcode-dependent fields were last checked against and written for;
      * null after any change that needs a new check. Re-posting an unchanged request (or one
@@ -210,6 +215,46 @@ public final class SendRequest extends WorkRequest<SendRequest> {
     }
 
     /**
+     * The key a {@link SendOpcode#LOCAL_INV} invalidates on this side, or a
+     * {@link SendOpcode#SEND_WITH_INV} invalidates at the receiver: typically a type 2 memory
+     * window's {@link MemoryWindow#rkey()}. Shares its field with the immediate data.
+     *
+     * @param rkey the key to invalidate
+     * @return this request
+     */
+    public SendRequest invalidate(int rkey) {
+        ibv_send_wr.invalidate_rkey(wr, rkey);
+        this.invalidateSet = true;
+        this.preparedFor = null;
+        return this;
+    }
+
+    /**
+     * What a {@link SendOpcode#BIND_MW} request binds: type 2 window {@code mw} to
+     * {@code [offset, offset + length)} of {@code mr} (registered with {@link Access#MW_BIND}),
+     * with {@code access} rights for peers. Every post of the request binds the window anew
+     * with its next key ({@link MemoryWindow#nextRkey}), which {@link MemoryWindow#rkey()} and
+     * {@link MemoryWindow#remote()} report from then on; a post the provider refuses gives the
+     * key back. A type 2 window must be invalidated before it is bound again, and peers may
+     * use it only through the queue pair that bound it. One bind per window in a chain.
+     *
+     * @param mw     a type 2 window of the queue pair's protection domain
+     * @param mr     the region to expose a part of
+     * @param offset from the start of the region
+     * @param length the number of bytes, at least 1
+     * @param access the rights peers get through the window
+     * @return this request
+     */
+    public SendRequest bind(MemoryWindow mw, MemoryRegion mr, long offset, long length, Set<Access> access) {
+        if (mw.type() != MemoryWindowType.TYPE_2) {
+            throw new IllegalArgumentException(mw + " is bound with QueuePair.bind, not with a BIND_MW work request");
+        }
+        this.binding = new WindowBinding(mw, mr, offset, length, access);
+        this.preparedFor = null;
+        return this;
+    }
+
+    /**
      * Sets the value added by fetch-and-add, or compared by compare-and-swap.
      *
      * @param value the 64-bit operand
@@ -236,7 +281,41 @@ public final class SendRequest extends WorkRequest<SendRequest> {
     /** Validates every request of the chain for {@code qp} and writes the opcode-dependent fields. */
     void prepare(QueuePair qp) {
         for (SendRequest r = this; r != null; r = r.next) {
-            r.prepareOne(qp);
+            try {
+                r.prepareOne(qp);
+            } catch (RuntimeException e) {
+                // Nothing is posted: give back the window keys the requests before r claimed.
+                for (SendRequest p = this; p != r; p = p.next) {
+                    p.unclaim();
+                }
+                throw e;
+            }
+        }
+    }
+
+    /**
+     * The post of this chain failed at {@code badAddress} (the provider's bad_wr; 0 or unknown
+     * when none of it was posted): the requests from there on were not posted, so the window
+     * keys their binds claimed go back. Failure path only.
+     */
+    void unposted(long badAddress) {
+        boolean found = false;
+        for (SendRequest r = this; r != null; r = r.next) {
+            found |= r.address() == badAddress;
+        }
+        for (SendRequest r = this, from = found ? null : this; r != null; r = r.next) {
+            if (from == null && r.address() == badAddress) {
+                from = r;
+            }
+            if (from != null) {
+                r.unclaim();
+            }
+        }
+    }
+
+    private void unclaim() {
+        if (binding != null && opcode == SendOpcode.BIND_MW) {
+            binding.unclaim();
         }
     }
 
@@ -279,6 +358,19 @@ public final class SendRequest extends WorkRequest<SendRequest> {
             ibv_send_wr.wr.ud.remote_qpn(ud, remoteQpn);
             ibv_send_wr.wr.ud.remote_qkey(ud, remoteQkey);
         }
+        if (type == QueuePairType.UC && opcode == SendOpcode.SEND_WITH_INV) {
+            throw new IllegalArgumentException("wr_id " + id + ": SEND_WITH_INV is an RC operation, not available on UC");
+        }
+        boolean windowOp = opcode == SendOpcode.BIND_MW || opcode == SendOpcode.LOCAL_INV;
+        if (windowOp && sges.count() != 0) {
+            throw new IllegalArgumentException("wr_id " + id + ": " + opcode + " carries no data; set sgeCount(0)");
+        }
+        if (opcode == SendOpcode.BIND_MW && binding == null) {
+            throw new IllegalStateException("wr_id " + id + ": BIND_MW needs a window to bind (bind(...))");
+        }
+        if ((opcode == SendOpcode.LOCAL_INV || opcode == SendOpcode.SEND_WITH_INV) && !invalidateSet) {
+            throw new IllegalStateException("wr_id " + id + ": " + opcode + " needs the key to invalidate (invalidate(...))");
+        }
         if (type == QueuePairType.UC && (opcode == SendOpcode.RDMA_READ || atomicOp)) {
             throw new IllegalArgumentException("wr_id " + id + ": " + opcode + " is not available on UC queue pairs");
         }
@@ -286,7 +378,7 @@ public final class SendRequest extends WorkRequest<SendRequest> {
             throw new IllegalStateException("wr_id " + id + ": " + opcode + " needs remote memory (remote(...))");
         }
         if ((flags & INLINE) != 0) {
-            if (opcode == SendOpcode.RDMA_READ || atomicOp) {
+            if (opcode == SendOpcode.RDMA_READ || atomicOp || windowOp) {
                 throw new IllegalArgumentException("wr_id " + id + ": " + opcode + " cannot be inline");
             }
             if (sges.totalLength() > qp.capabilities().maxInlineData()) {
@@ -320,6 +412,13 @@ public final class SendRequest extends WorkRequest<SendRequest> {
         } else if (oneSided) {
             ibv_send_wr.wr.rdma.remote_addr(rdma, remoteAddress);
             ibv_send_wr.wr.rdma.rkey(rdma, rkey);
+        }
+        if (opcode == SendOpcode.BIND_MW) {
+            // The provider refuses a bind with immediate data (it shares invalidate_rkey's field).
+            ibv_send_wr.imm_data(wr, 0);
+            invalidateSet = false;
+            binding.write(wr, qp);
+            return;   // not preparedFor: every post claims the window's next key
         }
         preparedFor = qp;
     }

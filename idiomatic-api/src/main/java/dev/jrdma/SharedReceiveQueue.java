@@ -23,11 +23,17 @@ import java.lang.ref.Reference;
  * {@link ProtectionDomain#createSharedReceiveQueue}. Closing it first closes the queue pairs
  * that use it. Posting is not thread-safe: post from one thread at a time.
  *
+ * <p>Refilling: {@link #armLimit} asks the device to raise {@link AsyncEventType#SRQ_LIMIT_REACHED}
+ * (to {@link Context#onAsyncEvent} listeners) once fewer receives than the limit are left, so a
+ * server can refill the queue when it runs low instead of counting completions; the limit
+ * disarms itself when it fires. {@link #query()} reads the sizes and the armed limit back.
+ *
  * <p>{@link #toString()}: {@code shared receive queue handle <n> on <device>}.
  */
 public final class SharedReceiveQueue extends NativeObject {
     private final ProtectionDomain pd;
-    private final int maxWorkRequests;
+    /** Set at creation and by {@link #resize}; read without the queue's lock, as a hint. */
+    private volatile int maxWorkRequests;
     private final int maxSges;
     // The bad_wr slot lives as long as this object (an automatic arena; posts fence this).
     private final MemorySegment badReceive = Arena.ofAuto().allocate(ADDRESS);
@@ -115,7 +121,7 @@ public final class SharedReceiveQueue extends NativeObject {
         return pd;
     }
 
-    /** {@return the outstanding receive work requests the provider granted} */
+    /** {@return the outstanding receive work requests the provider granted (at creation or the last resize)} */
     public int maxWorkRequests() {
         return maxWorkRequests;
     }
@@ -169,6 +175,74 @@ public final class SharedReceiveQueue extends NativeObject {
         } finally {
             exit();
             Reference.reachabilityFence(request);
+        }
+    }
+
+    /**
+     * Arms the limit ({@code ibv_modify_srq} with {@code IBV_SRQ_LIMIT}): when a receive taken
+     * from this queue leaves fewer than {@code limit} posted receives, the device raises
+     * {@link AsyncEventType#SRQ_LIMIT_REACHED} once, naming this queue, and disarms the limit
+     * (it reads 0 again in {@link #query()}). Arm it again after refilling. 0 disarms it.
+     *
+     * @param limit at most {@link #maxWorkRequests()}; 0 to disarm
+     * @throws RdmaException EINVAL when the device refuses the value (above the queue's size)
+     */
+    @Reaches("ibv_modify_srq")
+    public void armLimit(int limit) {
+        if (limit < 0) {
+            throw new IllegalArgumentException("an SRQ limit is not negative: " + limit);
+        }
+        modify(0, limit, LIMIT, "limit " + limit);
+    }
+
+    /**
+     * Grows the queue to hold at least {@code maxWorkRequests} receives ({@code ibv_modify_srq}
+     * with {@code IBV_SRQ_MAX_WR}); posted receives stay posted. Only devices with
+     * {@code IBV_DEVICE_SRQ_RESIZE} can ({@link DeviceAttributes#canResizeSharedReceiveQueue()}):
+     * others throw {@link OperationNotSupportedException} without a native call. Not while
+     * another thread posts to this queue.
+     *
+     * @param maxWorkRequests the new size, at least the current one
+     */
+    @Reaches("ibv_modify_srq")
+    public void resize(int maxWorkRequests) {
+        if (maxWorkRequests < 1) {
+            throw new IllegalArgumentException("a shared receive queue needs at least 1 work request, not "
+                    + maxWorkRequests);
+        }
+        if (!pd.context().queryDevice().canResizeSharedReceiveQueue()) {
+            throw RdmaException.of(Verb.IBV_MODIFY_SRQ, this, Errno.EOPNOTSUPP,
+                    "the device does not report IBV_DEVICE_SRQ_RESIZE, so its shared receive queues keep their size");
+        }
+        modify(maxWorkRequests, 0, MAX_WR, "max_wr " + maxWorkRequests);
+        this.maxWorkRequests = query().maxWorkRequests();
+    }
+
+    /** {@code IBV_SRQ_MAX_WR} and {@code IBV_SRQ_LIMIT} of {@code enum ibv_srq_attr_mask}. */
+    private static final int MAX_WR = 1;
+    private static final int LIMIT = 2;
+
+    private void modify(int maxWr, int limit, int mask, String what) {
+        try (Arena arena = Arena.ofConfined(); var _ = hold(this)) {
+            MemorySegment attr = arena.allocate(ibv_srq_attr.layout());
+            ibv_srq_attr.max_wr(attr, maxWr);
+            ibv_srq_attr.srq_limit(attr, limit);
+            int rc = rdma_h.ibv_modify_srq(handle, attr, mask);
+            if (rc != 0) {
+                throw RdmaException.of(Verb.IBV_MODIFY_SRQ, this, rc, "to " + what + " (the queue holds "
+                        + maxWorkRequests + " receives)");
+            }
+        }
+    }
+
+    /** {@return the queue's sizes and armed limit, as the device reports them ({@code ibv_query_srq})} */
+    @Reaches("ibv_query_srq")
+    public SharedReceiveQueueAttributes query() {
+        try (Arena arena = Arena.ofConfined(); var _ = hold(this)) {
+            MemorySegment attr = arena.allocate(ibv_srq_attr.layout());
+            RdmaException.check(Verb.IBV_QUERY_SRQ, this, rdma_h.ibv_query_srq(handle, attr));
+            return new SharedReceiveQueueAttributes(ibv_srq_attr.max_wr(attr), ibv_srq_attr.max_sge(attr),
+                    ibv_srq_attr.srq_limit(attr));
         }
     }
 

@@ -149,6 +149,30 @@ public enum Verb {
     IBV_CREATE_AH,
     /** Destroying an address handle. */
     IBV_DESTROY_AH,
+    /** Changing a shared receive queue's limit or size. */
+    IBV_MODIFY_SRQ,
+    /** Querying a shared receive queue. */
+    IBV_QUERY_SRQ,
+    /** Reading the GID tables of all ports at once. */
+    IBV_QUERY_GID_TABLE,
+    /** Reading a GID (the classic query). */
+    IBV_QUERY_GID,
+    /** Reading a P_Key table entry. */
+    IBV_QUERY_PKEY,
+    /** Reading the device's real-time values (its raw clock). */
+    IBV_QUERY_RT_VALUES_EX,
+    /** Resolving the Ethernet next hop of a RoCE GID. */
+    IBV_RESOLVE_ETH_L2_FROM_GID,
+    /** Preparing libibverbs for fork(). */
+    IBV_FORK_INIT,
+    /** Attaching a UD queue pair to a multicast group. */
+    IBV_ATTACH_MCAST,
+    /** Detaching a UD queue pair from a multicast group. */
+    IBV_DETACH_MCAST,
+    /** Creating an address handle back to the sender of a UD completion. */
+    IBV_CREATE_AH_FROM_WC,
+    /** Filling an address vector back to the sender of a UD completion. */
+    IBV_INIT_AH_FROM_WC,
     /** Creating an rdma_cm event channel. */
     RDMA_CREATE_EVENT_CHANNEL,
     /** Reading an rdma_cm event. */

@@ -24,6 +24,8 @@ public final class WorkCompletion {
     private static final int WITH_IMM = 1 << 1;
     /** {@code IBV_WC_GRH}: the first 40 bytes of a UD receive buffer hold a GRH. */
     private static final int GRH = 1;
+    /** {@code IBV_WC_WITH_INV}: invalidated_rkey is valid. */
+    private static final int WITH_INV = 1 << 3;
 
     private final MemorySegment wc;
     private final long address;
@@ -108,6 +110,27 @@ public final class WorkCompletion {
      */
     public int immediateData() {
         return Integer.reverseBytes(ibv_wc.imm_data(wc));
+    }
+
+    /**
+     * {@return whether the receive was a SEND_WITH_INV that invalidated a key of this side
+     * ({@link #invalidatedRkey()}), as {@code IBV_WC_WITH_INV} says} rxe (kernel 6.1) sets the
+     * kernel's {@code IB_WC_WITH_INVALIDATE} bit instead, which libibverbs passes through and
+     * names {@code IBV_WC_IP_CSUM_OK}: there this is false although {@link #invalidatedRkey()}
+     * holds the key and the key is revoked.
+     */
+    public boolean hasInvalidatedRkey() {
+        return (ibv_wc.wc_flags(wc) & WITH_INV) != 0;
+    }
+
+    /**
+     * The key a peer's {@link SendOpcode#SEND_WITH_INV} invalidated on this side (shares the
+     * field with the immediate data; valid when {@link #hasInvalidatedRkey()}).
+     *
+     * @return the invalidated rkey
+     */
+    public int invalidatedRkey() {
+        return ibv_wc.invalidated_rkey(wc);
     }
 
     /** {@return whether a UD receive buffer starts with a 40-byte GRH} */

@@ -175,4 +175,130 @@ class ConcurrentCloseDeviceTest {
                     + " IllegalStateException after the context was closed");
         }
     }
+
+    /** What a round of the surface objects closes first: a type 2 window bound by work requests, a multicast membership. */
+    enum SurfaceTarget { CONTEXT, PROTECTION_DOMAIN, MEMORY_WINDOW, MEMORY_REGION, BINDING_QUEUE_PAIR, UD_QUEUE_PAIR,
+        MEMBERSHIP }
+
+    private static final int SURFACE_ROUNDS = 70;
+    private static final java.util.Set<Access> BINDABLE = java.util.EnumSet.of(Access.LOCAL_WRITE, Access.MW_BIND);
+
+    /**
+     * The same, for the objects of the verbs-surface work: a type 2 window that one thread binds
+     * and invalidates with work requests (BIND_MW then LOCAL_INV, chained) while another polls,
+     * and a multicast membership that a third attaches and detaches, while the round closes one
+     * of them or what they depend on.
+     */
+    @Test
+    void closingWindowsAndMembershipsWhileOthersBindAndAttachThrowsIllegalStateNeverCrashes() throws Exception {
+        long seed = Long.getLong("jrdma.test.seed", System.nanoTime());
+        Random random = new Random(seed);
+        AtomicLong calls = new AtomicLong();
+        List<String> failures = new ArrayList<>();
+        MulticastGroup group = MulticastGroup.ofIp(java.net.InetAddress.getByName("239.7.7.7"));
+        MulticastGroup otherGroup = MulticastGroup.ofIp(java.net.InetAddress.getByName("239.7.7.8"));
+        for (int round = 0; round < SURFACE_ROUNDS && failures.isEmpty(); round++) {
+            SurfaceTarget target = SurfaceTarget.values()[round % SurfaceTarget.values().length];
+            long closeAfterMicros = random.nextInt(3_000);
+            String name = "surface round " + round + " (seed " + seed + ", " + target + " closed after "
+                    + closeAfterMicros + " us)";
+            try (Context context = TestDevices.device().open()) {
+                ProtectionDomain pd = context.allocateProtectionDomain();
+                CompletionQueue cq = context.createCompletionQueue(512);
+                MemoryRegion mr = pd.allocate(4096, BINDABLE);
+                QueuePair a = pd.queuePair(QueuePairType.RC).completionQueue(cq).build();
+                QueuePair b = pd.queuePair(QueuePairType.RC).completionQueue(cq).maxWorkRequests(64, 1).build();
+                int gidIndex = TestDevices.gid(context).index();
+                Endpoint ea = a.localEndpoint(TestDevices.PORT, gidIndex);
+                a.connect(b.localEndpoint(TestDevices.PORT, gidIndex));
+                b.connect(ea);
+                QueuePair ud = pd.queuePair(QueuePairType.UD).completionQueue(cq).build();
+                MemoryWindow mw = pd.allocateMemoryWindow(MemoryWindowType.TYPE_2);
+                // Another group than the worker's: the provider keeps one attachment per QP and group.
+                MulticastMembership first = ud.attachMulticast(otherGroup);
+                SendRequest inv = new SendRequest().wrId(2).opcode(SendOpcode.LOCAL_INV);
+                SendRequest bind = new SendRequest().wrId(1).opcode(SendOpcode.BIND_MW)
+                        .bind(mw, mr, 0, 64, java.util.EnumSet.of(Access.REMOTE_READ)).next(inv);
+                WorkCompletions batch = new WorkCompletions(16);
+                List<Step> steps = List.of(
+                        () -> {
+                            inv.invalidate(MemoryWindow.nextRkey(mw.rkey()));
+                            b.tryPost(bind);
+                        },
+                        () -> cq.poll(batch),
+                        () -> ud.attachMulticast(group).detach(),
+                        () -> mw.remote());
+                AutoCloseable closeFirst = switch (target) {
+                    case CONTEXT -> context;
+                    case PROTECTION_DOMAIN -> pd;
+                    case MEMORY_WINDOW -> mw;
+                    case MEMORY_REGION -> mr;
+                    case BINDING_QUEUE_PAIR -> b;
+                    case UD_QUEUE_PAIR -> ud;
+                    case MEMBERSHIP -> first;
+                };
+                runWorkers(steps, closeAfterMicros, closeFirst, context, calls, failures, name);
+            }
+        }
+        assertEquals(List.of(), failures);
+        assertTrue(calls.get() > SURFACE_ROUNDS * 4L, "the workers made " + calls.get() + " calls");
+    }
+
+    /**
+     * Runs {@code steps} on a thread each, closes {@code first} after {@code closeAfterMicros}, then
+     * the context; every worker must end with IllegalStateException. The membership and window
+     * steps stop only once their object is closed, so closing the context must reach them all.
+     */
+    private static void runWorkers(List<Step> steps, long closeAfterMicros, AutoCloseable first, Context context,
+                                   AtomicLong calls, List<String> failures, String round) throws Exception {
+        ConcurrentLinkedQueue<Throwable> unexpected = new ConcurrentLinkedQueue<>();
+        AtomicBoolean stop = new AtomicBoolean();
+        CountDownLatch started = new CountDownLatch(steps.size());
+        CountDownLatch stoppedByClose = new CountDownLatch(steps.size());
+        List<Thread> workers = new ArrayList<>();
+        for (Step step : steps) {
+            workers.add(Thread.ofPlatform().daemon().start(() -> {
+                started.countDown();
+                try {
+                    while (!stop.get()) {
+                        step.run();
+                        calls.incrementAndGet();
+                    }
+                } catch (IllegalStateException expected) {
+                    stoppedByClose.countDown();
+                } catch (Throwable t) {
+                    unexpected.add(t);
+                }
+            }));
+        }
+        try {
+            started.await();
+            TimeUnit.MICROSECONDS.sleep(closeAfterMicros);
+            first.close();
+            TimeUnit.MICROSECONDS.sleep(500);
+        } catch (RdmaException e) {
+            failures.add(round + ": closing " + first + ": " + e);
+        } finally {
+            try {
+                context.close();
+            } catch (RdmaException e) {
+                failures.add(round + ": closing the context: " + e);
+            }
+        }
+        boolean allStopped = stoppedByClose.await(WORKER_STOP.toMillis(), TimeUnit.MILLISECONDS);
+        stop.set(true);
+        for (Thread w : workers) {
+            w.join(WORKER_STOP.toMillis());
+            if (w.isAlive()) {
+                failures.add(round + ": a worker still runs " + WORKER_STOP + " after the context was closed");
+            }
+        }
+        for (Throwable t : unexpected) {
+            failures.add(round + ": " + t);
+        }
+        if (!allStopped && unexpected.isEmpty()) {
+            failures.add(round + ": " + stoppedByClose.getCount() + " worker(s) did not end with"
+                    + " IllegalStateException after the context was closed");
+        }
+    }
 }

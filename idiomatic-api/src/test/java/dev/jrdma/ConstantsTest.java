@@ -92,6 +92,11 @@ class ConstantsTest {
         assertEquals(IBV_WR_RDMA_READ(), SendOpcode.RDMA_READ.value());
         assertEquals(IBV_WR_ATOMIC_CMP_AND_SWP(), SendOpcode.ATOMIC_CMP_AND_SWP.value());
         assertEquals(IBV_WR_ATOMIC_FETCH_AND_ADD(), SendOpcode.ATOMIC_FETCH_AND_ADD.value());
+        assertEquals(IBV_WR_LOCAL_INV(), SendOpcode.LOCAL_INV.value());
+        assertEquals(IBV_WR_BIND_MW(), SendOpcode.BIND_MW.value());
+        assertEquals(IBV_WR_SEND_WITH_INV(), SendOpcode.SEND_WITH_INV.value());
+        assertEquals(IBV_MW_TYPE_1(), MemoryWindowType.TYPE_1.value());
+        assertEquals(IBV_MW_TYPE_2(), MemoryWindowType.TYPE_2.value());
     }
 
     @Test

@@ -130,6 +130,29 @@ class ExamplesDeviceTest {
     }
 
     @Test
+    @Exercises({"ibv_create_ah_from_wc", "ibv_init_ah_from_wc"})
+    void udReplyAnswersEachSenderFromItsCompletion() throws Exception {
+        String port = freePort();
+        String[] client = args(host, "--port", port);
+        String out = run(UdReply::run, args("--port", port, "--clients", "2"), client, client);
+        assertEquals(2, out.lines().filter(line -> line.startsWith("server: answered \"hello from QP 0x")
+                && line.contains(" from " + host + " QP 0x")).count(), out);
+        assertEquals(2, out.lines().filter(line -> line.startsWith("client: received \"ack: hello from QP 0x")).count(),
+                out);
+    }
+
+    @Test
+    @Exercises({"ibv_attach_mcast", "ibv_detach_mcast"})
+    void udMulticastReachesTheSendersOwnReceiverAndAClient() throws Exception {
+        String port = freePort();
+        String out = run(UdMulticast::run, args("--port", port, "--clients", "1", "--datagrams", "16"),
+                args(host, "--port", port, "--datagrams", "16"));
+        assertLine(out, "server: its own receiver got 16 of 16");
+        assertLine(out, "client: received 16 of 16 datagrams");
+        assertLine(out, "server: every receiver got every datagram");
+    }
+
+    @Test
     @Exercises({"rdma_listen", "rdma_resolve_addr", "rdma_resolve_route", "rdma_connect", "rdma_accept",
             "rdma_disconnect"})
     void cmHello() throws Exception {

@@ -38,7 +38,8 @@ class TwoNodeExamplesDeviceTest {
     private static final Duration TIMEOUT = Duration.ofSeconds(300);
     private static final Map<String, Function<String[], Integer>> SERVERS = Map.of(
             "HelloServer", HelloServer::run, "RdmaWrite", RdmaWrite::run, "RdmaRead", RdmaRead::run,
-            "AtomicCounter", AtomicCounter::run, "UdDatagram", UdDatagram::run, "CmHello", CmHello::run);
+            "AtomicCounter", AtomicCounter::run, "UdDatagram", UdDatagram::run, "CmHello", CmHello::run,
+            "UdReply", UdReply::run, "UdMulticast", UdMulticast::run);
     private static int port = 7600;
     private static AgentProcess node2;
 
@@ -57,6 +58,9 @@ class TwoNodeExamplesDeviceTest {
         "atomic, AtomicCounter, AtomicCounter, 2, --clients 2",
         "ud, UdDatagram, UdDatagram, 1, ''",
         "cm, CmHello, CmHello, 1, ''",
+        "udreply, UdReply, UdReply, 1, --clients 1",
+        // The group's datagrams reach the sender's own receiver on node 1 and the client's on node 2.
+        "multicast, UdMulticast, UdMulticast, 1, --clients 1",
     })
     void serverOnNode1ClientOnNode2(String name, String server, String client, int clients, String serverArgs)
             throws Exception {

@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.jrdma;
+
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.jrdma.testing.DeviceTest;
+import dev.jrdma.testing.Exercises;
+import java.util.EnumSet;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Type 2 memory windows: bound with a BIND_MW work request on the queue pair that exposes
+ * them (b), used by the peer (a), and revoked by invalidation, from b itself (LOCAL_INV) or
+ * from a (SEND_WITH_INV). A remote access with a revoked key ends the peer's connection, so it
+ * is the last step of each test.
+ */
+@DeviceTest
+class MemoryWindowType2DeviceTest {
+    private static final Set<Access> BINDABLE = EnumSet.of(Access.LOCAL_WRITE, Access.MW_BIND);
+    private static final Set<Access> READ_WRITE = EnumSet.of(Access.REMOTE_WRITE, Access.REMOTE_READ);
+
+    @Test
+    @Exercises({"ibv_alloc_mw", "ibv_inc_rkey", "ibv_post_send", "ibv_dealloc_mw"})
+    void aPeersSendWithInvalidateRevokesTheWindow() {
+        try (Loopback lo = new Loopback(QueuePairType.RC, BINDABLE, ConnectionOptions.DEFAULTS)) {
+            MemoryWindow mw = lo.pd.allocateMemoryWindow(MemoryWindowType.TYPE_2);
+            assertEquals(MemoryWindowType.TYPE_2, mw.type());
+            int allocated = mw.rkey();
+            bind(lo, mw, 256, 128, 10);
+            int key = mw.rkey();
+            assertEquals(MemoryWindow.nextRkey(allocated), key, "a bind advances the key tag");
+            assertEquals(allocated >>> 8, key >>> 8, "of the same window");
+            assertNotEquals(allocated & 0xff, key & 0xff);
+            RemoteMemory window = mw.remote();
+            assertEquals(lo.memB.address() + 256, window.address());
+            assertEquals(128, window.length());
+
+            lo.memA.segment().set(JAVA_LONG, 0, 0x0A0B0C0D01020304L);
+            lo.a.post(new SendRequest().wrId(11).opcode(SendOpcode.RDMA_WRITE).sge(lo.memA, 0, 8).remote(window));
+            assertEquals(11, lo.take().checkSuccess().wrId());
+            assertEquals(0x0A0B0C0D01020304L, lo.memB.segment().get(JAVA_LONG, 256), "written through the window");
+
+            // a is done with the window: its SEND_WITH_INV revokes it as b receives the message.
+            lo.b.post(new ReceiveRequest().wrId(12).sge(lo.memB, 4096, 64));
+            lo.a.post(new SendRequest().wrId(13).opcode(SendOpcode.SEND_WITH_INV).invalidate(key).sge(lo.memA, 0, 8));
+            WorkCompletion received = null;
+            for (int i = 0; i < 2; i++) {
+                WorkCompletion wc = lo.take().checkSuccess();
+                if (wc.wrId() == 12) {
+                    assertEquals(WorkCompletionOpcode.RECV, wc.opcode());
+                    // rxe (kernel 6.1) marks the completion with the kernel's IB_WC_WITH_INVALIDATE
+                    // (1 << 2) instead of IBV_WC_WITH_INV (1 << 3); libibverbs passes its flags through
+                    // unchanged and reads that bit as IBV_WC_IP_CSUM_OK. Measured: wc_flags 0x5.
+                    int flags = dev.jrdma.bindings.generated.ibv_wc.wc_flags(wc.segment());
+                    assertTrue(wc.hasInvalidatedRkey() || flags == (1 | 1 << 2), "wc_flags 0x" + Integer.toHexString(flags));
+                    assertEquals(key, wc.invalidatedRkey());
+                    assertEquals(8, wc.byteLength());
+                    received = wc;
+                } else {
+                    assertEquals(13, wc.wrId());
+                    assertEquals(WorkCompletionOpcode.SEND, wc.opcode());
+                }
+            }
+            assertTrue(received != null);
+
+            lo.a.post(new SendRequest().wrId(14).opcode(SendOpcode.RDMA_WRITE).sge(lo.memA, 0, 8).remote(window));
+            WorkCompletion revoked = lo.take();
+            assertEquals(14, revoked.wrId());
+            assertEquals(WorkCompletionStatus.REM_ACCESS_ERR, revoked.status());
+            mw.close();
+            assertTrue(mw.isClosed());
+        }
+    }
+
+    @Test
+    @Exercises({"ibv_alloc_mw", "ibv_inc_rkey", "ibv_post_send"})
+    void aLocalInvalidateRevokesTheKeyAndTheWindowBindsAgain() {
+        try (Loopback lo = new Loopback(QueuePairType.RC, BINDABLE, ConnectionOptions.DEFAULTS)) {
+            MemoryWindow mw = lo.pd.allocateMemoryWindow(MemoryWindowType.TYPE_2);
+            bind(lo, mw, 0, 64, 20);
+            RemoteMemory first = mw.remote();
+            lo.memB.segment().set(JAVA_LONG, 0, 0x7766554433221100L);
+            lo.a.post(new SendRequest().wrId(21).opcode(SendOpcode.RDMA_READ).sge(lo.memA, 0, 8).remote(first));
+            lo.take().checkSuccess();
+            assertEquals(0x7766554433221100L, lo.memA.segment().get(JAVA_LONG, 0));
+
+            lo.b.post(new SendRequest().wrId(22).opcode(SendOpcode.LOCAL_INV).sgeCount(0).invalidate(first.rkey()));
+            WorkCompletion invalidated = lo.take().checkSuccess();
+            assertEquals(22, invalidated.wrId());
+            assertEquals(WorkCompletionOpcode.LOCAL_INV, invalidated.opcode());
+
+            // Free again: a second bind, to another range, with the next key.
+            bind(lo, mw, 1024, 64, 23);
+            RemoteMemory second = mw.remote();
+            assertEquals(MemoryWindow.nextRkey(first.rkey()), second.rkey());
+            lo.memA.segment().set(JAVA_LONG, 8, 0x1234567812345678L);
+            lo.a.post(new SendRequest().wrId(24).opcode(SendOpcode.RDMA_WRITE).sge(lo.memA, 8, 8).remote(second));
+            lo.take().checkSuccess();
+            assertEquals(0x1234567812345678L, lo.memB.segment().get(JAVA_LONG, 1024));
+
+            lo.a.post(new SendRequest().wrId(25).opcode(SendOpcode.RDMA_READ).sge(lo.memA, 0, 8).remote(first));
+            WorkCompletion stale = lo.take();
+            assertEquals(25, stale.wrId());
+            assertEquals(WorkCompletionStatus.REM_ACCESS_ERR, stale.status(), "the invalidated key stays revoked");
+        }
+    }
+
+    @Test
+    void bindRequestsRefuseMisuse() {
+        try (Loopback lo = new Loopback(QueuePairType.RC, BINDABLE, ConnectionOptions.DEFAULTS)) {
+            MemoryWindow type1 = lo.pd.allocateMemoryWindow();
+            MemoryWindow type2 = lo.pd.allocateMemoryWindow(MemoryWindowType.TYPE_2);
+            assertThrows(IllegalArgumentException.class, () -> new SendRequest().bind(type1, lo.memB, 0, 8, READ_WRITE));
+            assertThrows(IllegalArgumentException.class,
+                    () -> lo.b.bind(type2, lo.memB, 0, 8, READ_WRITE, 1), "type 2 is not bound with ibv_bind_mw");
+            assertThrows(IllegalStateException.class,
+                    () -> lo.b.post(new SendRequest().opcode(SendOpcode.BIND_MW).sgeCount(0)), "nothing to bind");
+            assertThrows(IllegalStateException.class,
+                    () -> lo.b.post(new SendRequest().opcode(SendOpcode.LOCAL_INV).sgeCount(0)), "no key");
+            int key = type2.rkey();
+            assertThrows(IllegalArgumentException.class, () -> lo.b.post(new SendRequest().opcode(SendOpcode.BIND_MW)
+                    .sgeCount(0).bind(type2, lo.memA, 0, 8, READ_WRITE)), "memA was registered without MW_BIND");
+            assertEquals(key, type2.rkey(), "a refused bind claims no key");
+        }
+    }
+
+    private static void bind(Loopback lo, MemoryWindow mw, long offset, long length, long wrId) {
+        lo.b.post(new SendRequest().wrId(wrId).opcode(SendOpcode.BIND_MW).sgeCount(0)
+                .bind(mw, lo.memB, offset, length, READ_WRITE));
+        WorkCompletion bound = lo.take().checkSuccess();
+        assertEquals(wrId, bound.wrId());
+        assertEquals(WorkCompletionOpcode.BIND_MW, bound.opcode());
+    }
+}
