@@ -19,8 +19,8 @@ import java.lang.foreign.MemorySegment;
 public final class AddressHandle extends NativeObject {
     private final ProtectionDomain pd;
 
-    private AddressHandle(ProtectionDomain pd, MemorySegment handle, Endpoint remote) {
-        super(handle, "address handle " + ibv_ah.handle(handle) + " to " + remote.gid() + " on " + pd.context().name(),
+    private AddressHandle(ProtectionDomain pd, MemorySegment handle, Gid destination) {
+        super(handle, "address handle " + ibv_ah.handle(handle) + " to " + destination + " on " + pd.context().name(),
                 pd);
         this.pd = pd;
     }
@@ -35,7 +35,22 @@ public final class AddressHandle extends NativeObject {
                 throw RdmaException.of(Verb.IBV_CREATE_AH, pd + ", port " + port + ", GID index " + gidIndex + " to "
                         + remote.gid(), Errno.get(errno));
             }
-            return wrapCreated(ah, ibv_ah.layout(), h -> new AddressHandle(pd, h, remote), rdma_h::ibv_destroy_ah);
+            return wrapCreated(ah, ibv_ah.layout(), h -> new AddressHandle(pd, h, remote.gid()), rdma_h::ibv_destroy_ah);
+        }
+    }
+
+    /**
+     * An address handle for an address vector ({@code struct ibv_ah_attr}) filled elsewhere, e.g.
+     * the one rdma_cm resolved for a UD peer or a multicast group ({@link DatagramPeer}).
+     */
+    static AddressHandle create(ProtectionDomain pd, MemorySegment attr, Gid destination) {
+        try (Arena arena = Arena.ofConfined(); var _ = hold(pd)) {
+            MemorySegment errno = Errno.allocate(arena);
+            MemorySegment ah = ErrnoVerbs.ibv_create_ah(errno, pd.handle(), attr);
+            if (ah.address() == 0) {
+                throw RdmaException.of(Verb.IBV_CREATE_AH, pd + " to " + destination, Errno.get(errno));
+            }
+            return wrapCreated(ah, ibv_ah.layout(), h -> new AddressHandle(pd, h, destination), rdma_h::ibv_destroy_ah);
         }
     }
 
