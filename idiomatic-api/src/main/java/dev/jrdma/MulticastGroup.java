@@ -41,8 +41,13 @@ public final class MulticastGroup extends NativeResource {
     private final JoinType type;
     private final DatagramPeer destination;
 
-    private MulticastGroup(CmId id, InetAddress group, JoinType type, DatagramPeer destination) {
-        super(id);
+    /**
+     * Owned by the id and by its queue pair, if it has one: closing the queue pair leaves the
+     * group first, which detaches it; rxe (Linux 6.1) refuses to destroy a queue pair still
+     * attached to a group (EBUSY).
+     */
+    private MulticastGroup(CmId id, QueuePair qp, InetAddress group, JoinType type, DatagramPeer destination) {
+        super(id, qp);
         this.id = id;
         this.group = group;
         this.type = type;
@@ -106,7 +111,8 @@ public final class MulticastGroup extends NativeResource {
         CmEventChannel.Event event = id.expect(CmEventType.MULTICAST_JOIN, timeout, Verb.RDMA_JOIN_MULTICAST,
                 "joining " + group.getHostAddress());
         try {
-            return new MulticastGroup(id, group, type == null ? JoinType.FULL_MEMBER : type, event.peer());
+            return new MulticastGroup(id, id.queuePair(), group, type == null ? JoinType.FULL_MEMBER : type,
+                    event.peer());
         } catch (RuntimeException e) {
             leave(id, group);
             throw e;
