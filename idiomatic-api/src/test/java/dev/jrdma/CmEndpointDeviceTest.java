@@ -109,6 +109,7 @@ class CmEndpointDeviceTest {
             id.awaitDisconnect(TIMEOUT);
             verbs.deregister(mr);
             assertTrue(mr.isClosed());
+            id.close();   // the DREP: the client's disconnect completes
             return message;
         });
 
