@@ -96,7 +96,7 @@ public final class CmEventChannel extends NativeResource {
     /**
      * {@return a new id for datagrams (port space UDP, UD queue pairs)}: resolve and connect it
      * for one peer's address handle and QPN ({@link CmId#connectDatagram}), or join multicast
-     * groups with it ({@link MulticastGroup#join})
+     * groups with it ({@link MulticastJoin#join})
      */
     @Reaches("rdma_create_id")
     public CmId createDatagramId() {

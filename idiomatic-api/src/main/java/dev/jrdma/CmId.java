@@ -25,7 +25,7 @@ import java.util.List;
  * through its states, unless the application drives its own queue pair
  * ({@link ExternalQueuePair#of}). Datagram
  * ids ({@link CmEventChannel#createDatagramId}) resolve a UD peer ({@link #connectDatagram}) or
- * join multicast groups ({@link MulticastGroup#join}). Every wait is bounded by a timeout.
+ * join multicast groups ({@link MulticastJoin#join}). Every wait is bounded by a timeout.
  *
  * <p>The device is the one librdmacm resolved: {@link #context()} is a view of librdmacm's own
  * context, on which the protection domain, completion queues and memory regions for this

@@ -122,7 +122,7 @@ class CmDatagramDeviceTest {
         Inet4Address address = TestDevices.ipv4Address();
         InetAddress group = InetAddress.getByName("239.0.35.1");
         CmId[] receivers = {serverChannel.createDatagramId(), serverChannel.createDatagramId()};
-        MulticastGroup[] joined = new MulticastGroup[2];
+        MulticastJoin[] joined = new MulticastJoin[2];
         MemoryRegion[] buffers = new MemoryRegion[2];
         for (int r = 0; r < 2; r++) {
             CmId id = receivers[r];
@@ -133,8 +133,8 @@ class CmDatagramDeviceTest {
             for (int i = 0; i < DATAGRAMS; i++) {
                 qp.post(new ReceiveRequest().wrId(i).sge(buffers[r], i * 256L, 256));
             }
-            joined[r] = r == 0 ? MulticastGroup.join(id, group, TIMEOUT)
-                    : MulticastGroup.join(id, group, MulticastGroup.JoinType.FULL_MEMBER, TIMEOUT);
+            joined[r] = r == 0 ? MulticastJoin.join(id, group, TIMEOUT)
+                    : MulticastJoin.join(id, group, MulticastJoin.JoinType.FULL_MEMBER, TIMEOUT);
             assertEquals(DatagramPeer.MULTICAST_QPN, joined[r].destination().qpNumber());
         }
         assertEquals(joined[0].destination().gid(), joined[1].destination().gid(), "one group, one MGID");
@@ -143,7 +143,7 @@ class CmDatagramDeviceTest {
         sender.bind(new InetSocketAddress(address, 0));
         sender.resolveAddress(new InetSocketAddress(group, 0), TIMEOUT);
         QueuePair qp = udQueuePair(sender);
-        MulticastGroup sending = MulticastGroup.join(sender, group, MulticastGroup.JoinType.SEND_ONLY_FULL_MEMBER,
+        MulticastJoin sending = MulticastJoin.join(sender, group, MulticastJoin.JoinType.SEND_ONLY_FULL_MEMBER,
                 TIMEOUT);
         DatagramPeer destination = sending.destination();
         AddressHandle ah = destination.createAddressHandle(qp.protectionDomain());

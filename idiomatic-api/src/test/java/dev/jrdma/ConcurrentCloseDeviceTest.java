@@ -141,7 +141,7 @@ class ConcurrentCloseDeviceTest {
                 QueuePair qp = ud.createQueuePair(pd.queuePair(QueuePairType.UD).completionQueue(cq)
                         .maxWorkRequests(64, 64));
                 MemoryRegion mr = pd.allocate(4096);
-                MulticastGroup joined = MulticastGroup.join(ud, group, TestDevices.TIMEOUT);
+                MulticastJoin joined = MulticastJoin.join(ud, group, TestDevices.TIMEOUT);
                 AddressHandle ah = joined.destination().createAddressHandle(pd);
                 CmId endpoint = channel.createEndpoint(passive);
                 endpoint.listen(1);

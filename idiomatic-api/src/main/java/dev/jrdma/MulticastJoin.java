@@ -12,7 +12,7 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 
 /**
- * A multicast group a datagram id joined ({@link #join}). rdma_cm attached the
+ * An rdma_cm multicast join: a multicast group a datagram id joined ({@link #join}). rdma_cm attached the
  * id's UD queue pair to the group (unless it joined as a send-only member), so datagrams sent to
  * the group arrive in its receive queue; {@link #destination()} is where to send to the group.
  * {@link #close()} leaves the group ({@code rdma_leave_multicast}, which also detaches the
@@ -21,7 +21,7 @@ import java.time.Duration;
  * <p>{@link #toString()}: {@code multicast group <address> joined by <id>}.
  */
 @Reaches("rdma_leave_multicast")
-public final class MulticastGroup extends NativeResource {
+public final class MulticastJoin extends NativeResource {
     /** How an id joins a group ({@code RDMA_MC_JOIN_FLAG_*}). */
     public enum JoinType {
         /** Sends to and receives from the group: the id's queue pair is attached. */
@@ -46,7 +46,7 @@ public final class MulticastGroup extends NativeResource {
      * group first, which detaches it; rxe (Linux 6.1) refuses to destroy a queue pair still
      * attached to a group (EBUSY).
      */
-    private MulticastGroup(CmId id, QueuePair qp, InetAddress group, JoinType type, DatagramPeer destination) {
+    private MulticastJoin(CmId id, QueuePair qp, InetAddress group, JoinType type, DatagramPeer destination) {
         super(id, qp);
         this.id = id;
         this.group = group;
@@ -65,7 +65,7 @@ public final class MulticastGroup extends NativeResource {
      * @return the membership; closing it leaves the group
      */
     @Reaches("rdma_join_multicast")
-    public static MulticastGroup join(CmId id, InetAddress group, Duration timeout) {
+    public static MulticastJoin join(CmId id, InetAddress group, Duration timeout) {
         return joinAs(id, group, null, timeout);
     }
 
@@ -80,12 +80,12 @@ public final class MulticastGroup extends NativeResource {
      * @return the membership; closing it leaves the group
      */
     @Reaches("rdma_join_multicast_ex")
-    public static MulticastGroup join(CmId id, InetAddress group, JoinType type, Duration timeout) {
+    public static MulticastJoin join(CmId id, InetAddress group, JoinType type, Duration timeout) {
         return joinAs(id, group, java.util.Objects.requireNonNull(type, "type"), timeout);
     }
 
     /** Joins (rdma_join_multicast without a type, else rdma_join_multicast_ex); waits for MULTICAST_JOIN. */
-    private static MulticastGroup joinAs(CmId id, InetAddress group, JoinType type, Duration timeout) {
+    private static MulticastJoin joinAs(CmId id, InetAddress group, JoinType type, Duration timeout) {
         if (!group.isMulticastAddress()) {
             throw new IllegalArgumentException(group + " is not a multicast address");
         }
@@ -111,7 +111,7 @@ public final class MulticastGroup extends NativeResource {
         CmEventChannel.Event event = id.expect(CmEventType.MULTICAST_JOIN, timeout, Verb.RDMA_JOIN_MULTICAST,
                 "joining " + group.getHostAddress());
         try {
-            return new MulticastGroup(id, id.queuePair(), group, type == null ? JoinType.FULL_MEMBER : type,
+            return new MulticastJoin(id, id.queuePair(), group, type == null ? JoinType.FULL_MEMBER : type,
                     event.peer());
         } catch (RuntimeException e) {
             leave(id, group);
