@@ -50,6 +50,21 @@ public final class AddressHandle extends NativeObject {
         }
     }
 
+    /**
+     * An address handle for an address vector ({@code struct ibv_ah_attr}) filled elsewhere, e.g.
+     * the one rdma_cm resolved for a UD peer or a multicast group ({@link DatagramPeer}).
+     */
+    static AddressHandle create(ProtectionDomain pd, MemorySegment attr, Gid destination) {
+        try (Arena arena = Arena.ofConfined(); var _ = hold(pd)) {
+            MemorySegment errno = Errno.allocate(arena);
+            MemorySegment ah = ErrnoVerbs.ibv_create_ah(errno, pd.handle(), attr);
+            if (ah.address() == 0) {
+                throw RdmaException.of(Verb.IBV_CREATE_AH, pd + " to " + destination, Errno.get(errno));
+            }
+            return wrapCreated(ah, ibv_ah.layout(), h -> new AddressHandle(pd, h, destination), rdma_h::ibv_destroy_ah);
+        }
+    }
+
     /** {@return the protection domain} */
     public ProtectionDomain protectionDomain() {
         return pd;

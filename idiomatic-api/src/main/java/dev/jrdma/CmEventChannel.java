@@ -5,6 +5,7 @@ import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 
 import dev.jrdma.bindings.generated.rdma_cm_event;
+import dev.jrdma.bindings.generated.rdma_cm_id;
 import dev.jrdma.bindings.generated.rdma_conn_param;
 import dev.jrdma.bindings.generated.rdma_event_channel;
 import dev.jrdma.bindings.generated.rdma_h;
@@ -16,6 +17,7 @@ import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
@@ -34,9 +36,10 @@ import java.util.function.BooleanSupplier;
  * wakes the waits, which throw {@link IllegalStateException} (a platform thread's within
  * 50 ms: it waits in slices), and destroys the channel or id only after they have left.
  */
+@Reaches({"rdma_get_cm_event", "rdma_ack_cm_event"})
 public final class CmEventChannel extends NativeResource {
     /** An event, copied out of librdmacm before it was acknowledged. */
-    record Event(CmEventType type, int status, byte[] privateData, CmId newId) {}
+    record Event(CmEventType type, int status, byte[] privateData, CmId newId, DatagramPeer peer) {}
 
     private final MemorySegment handle;
     private final int fd;
@@ -68,7 +71,7 @@ public final class CmEventChannel extends NativeResource {
      * @throws IllegalCallerException when the JVM runs without native access for jrdma; the
      *         message names the {@code --enable-native-access} flag to add
      */
-    @Reaches("rdma_create_event_channel")
+    @Reaches({"rdma_create_event_channel", "rdma_destroy_event_channel"})
     public static CmEventChannel create() {
         NativeAccess.require();
         MemorySegment channel;
@@ -82,12 +85,40 @@ public final class CmEventChannel extends NativeResource {
     }
 
     /** {@return a new connection id for reliable connections (port space TCP, RC queue pairs)} */
-    @Reaches("rdma_create_id")
+    @Reaches({"rdma_create_id", "rdma_destroy_id"})
     public CmId createId() {
         // Held: a close() from another thread must not destroy the channel under rdma_create_id.
         try (var _ = hold(this)) {
-            return CmId.create(this);
+            return CmId.create(this, rdma_h.RDMA_PS_TCP());
         }
+    }
+
+    /**
+     * {@return a new id for datagrams (port space UDP, UD queue pairs)}: resolve and connect it
+     * for one peer's address handle and QPN ({@link CmId#connectDatagram}), or join multicast
+     * groups with it ({@link MulticastJoin#join})
+     */
+    @Reaches("rdma_create_id")
+    public CmId createDatagramId() {
+        try (var _ = hold(this)) {
+            return CmId.create(this, rdma_h.RDMA_PS_UDP());
+        }
+    }
+
+    /**
+     * Creates an endpoint ({@code rdma_create_ep}) for an {@link AddressInfo} result: an active
+     * one comes back with its address and route resolved (create its queue pair, then
+     * {@link CmId#connect}); a passive one bound to the source address ({@link CmId#listen},
+     * then {@link CmId#awaitConnectRequest}, which takes requests with {@code rdma_get_request}).
+     * Closing it destroys it with {@code rdma_destroy_ep}.
+     *
+     * @param info where to connect to or listen on
+     * @return the endpoint's id, on this channel
+     * @throws RdmaException when the address or route does not resolve within librdmacm's 2 s
+     */
+    @Reaches({"rdma_create_ep", "rdma_destroy_ep"})
+    public CmId createEndpoint(AddressInfo info) {
+        return CmEndpoints.create(this, info);
     }
 
     MemorySegment handle() {
@@ -99,6 +130,32 @@ public final class CmEventChannel extends NativeResource {
         lock.lock();
         try {
             ids.put(address, id);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Registers a migrated id, with the events the old channel had read for it but not handed out. */
+    void register(CmId id, long address, List<Event> queued) {
+        lock.lock();
+        try {
+            ids.put(address, id);
+            if (!queued.isEmpty()) {
+                pending.computeIfAbsent(address, k -> new ArrayDeque<>()).addAll(queued);
+                arrived.signalAll();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Unregisters an id migrating away, returning the events read for it and not yet taken. */
+    List<Event> unregisterMigrating(long address) {
+        lock.lock();
+        try {
+            ids.remove(address);
+            ArrayDeque<Event> queued = pending.remove(address);
+            return queued == null ? List.of() : List.copyOf(queued);
         } finally {
             lock.unlock();
         }
@@ -219,7 +276,14 @@ public final class CmEventChannel extends NativeResource {
                 } else {
                     target = id.address();
                 }
-                copy = new Event(type, rdma_cm_event.status(event), data, newId);
+                DatagramPeer peer = null;
+                boolean datagram = rdma_cm_id.qp_type(id.reinterpret(rdma_cm_id.layout().byteSize()))
+                        == rdma_h.IBV_QPT_UD();
+                if (type == CmEventType.MULTICAST_JOIN || datagram && (type == CmEventType.ESTABLISHED
+                        || type == CmEventType.CONNECT_REQUEST)) {
+                    peer = DatagramPeer.copyOf(rdma_cm_event.param.ud(rdma_cm_event.param(event)));
+                }
+                copy = new Event(type, rdma_cm_event.status(event), data, newId, peer);
                 Events.cm(this, type, copy.status());
             } finally {
                 // rdma_destroy_id waits for every event of its id to be acknowledged.

@@ -2,44 +2,50 @@
 package dev.jrdma;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
-import static java.lang.foreign.ValueLayout.JAVA_BYTE;
-import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
+import dev.jrdma.bindings.generated.ibv_ece;
+import dev.jrdma.bindings.generated.rdma_addr;
 import dev.jrdma.bindings.generated.rdma_cm_id;
-import dev.jrdma.bindings.generated.rdma_conn_param;
 import dev.jrdma.bindings.generated.rdma_h;
+import dev.jrdma.bindings.generated.rdma_route;
 import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.RdmaCmVerbs;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.net.Inet4Address;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.nio.ByteOrder;
 import java.time.Duration;
+import java.util.List;
 
 /**
  * An rdma_cm connection id ({@code struct rdma_cm_id}): the rdma_cm counterpart of a socket.
  * Client: {@link #resolveAddress}, {@link #resolveRoute}, {@link #createQueuePair},
  * {@link #connect}. Server: {@link #bind}, {@link #listen}, {@link #awaitConnectRequest}, then
  * on the new id {@link #createQueuePair} and {@link #accept}. rdma_cm moves the queue pair
- * through its states. Every wait is bounded by a timeout. IPv4 addresses only.
+ * through its states, unless the application drives its own queue pair
+ * ({@link ExternalQueuePair#of}). Datagram
+ * ids ({@link CmEventChannel#createDatagramId}) resolve a UD peer ({@link #connectDatagram}) or
+ * join multicast groups ({@link MulticastJoin#join}). Every wait is bounded by a timeout.
  *
  * <p>The device is the one librdmacm resolved: {@link #context()} is a view of librdmacm's own
  * context, on which the protection domain, completion queues and memory regions for this
  * connection are created; they are closed with the id. Not thread-safe.
  */
 public final class CmId extends NativeResource {
-    private static final int MAX_PRIVATE_DATA = 56;
-
-    private final CmEventChannel channel;
+    /** Where this id's events arrive; another channel after {@link #migrate}. */
+    private volatile CmEventChannel channel;
     private final MemorySegment handle;
+    /** How the id goes: rdma_destroy_ep for ids of the endpoint API, else rdma_destroy_id. */
+    private final boolean endpoint;
     private Context context;
+    private RdmaVerbs verbs;
 
-    private CmId(CmEventChannel channel, MemorySegment handle) {
+    private CmId(CmEventChannel channel, MemorySegment handle, boolean endpoint) {
         // The channel becomes the owner last: a close() of the channel from another thread would
         // otherwise find this id among its dependents before its fields are set, and release it
         // with a null handle.
         this.channel = channel;
+        this.endpoint = endpoint;
         this.handle = handle.reinterpret(rdma_cm_id.layout().byteSize());
         channel.register(this, handle.address());
         try {
@@ -50,12 +56,11 @@ public final class CmId extends NativeResource {
         }
     }
 
-    static CmId create(CmEventChannel channel) {
+    static CmId create(CmEventChannel channel, int portSpace) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment errno = Errno.allocate(arena);
             MemorySegment out = arena.allocate(ADDRESS);
-            if (RdmaCmVerbs.rdma_create_id(errno, channel.handle(), out, MemorySegment.NULL, rdma_h.RDMA_PS_TCP())
-                    != 0) {
+            if (RdmaCmVerbs.rdma_create_id(errno, channel.handle(), out, MemorySegment.NULL, portSpace) != 0) {
                 throw RdmaException.of(Verb.RDMA_CREATE_ID, channel, Errno.get(errno));
             }
             return adopt(channel, out.get(ADDRESS, 0));
@@ -64,14 +69,28 @@ public final class CmId extends NativeResource {
 
     /** Wraps an id librdmacm created (a connect request's), destroying it if wrapping fails. */
     static CmId adopt(CmEventChannel channel, MemorySegment id) {
+        return adopt(channel, id, false);
+    }
+
+    /** As {@link #adopt(CmEventChannel, MemorySegment)}; {@code endpoint}: an id of the endpoint API. */
+    static CmId adopt(CmEventChannel channel, MemorySegment id, boolean endpoint) {
         try {
-            return new CmId(channel, id);
+            return new CmId(channel, id, endpoint);
         } catch (RuntimeException e) {
             try (Arena arena = Arena.ofConfined()) {
-                RdmaCmVerbs.rdma_destroy_id(Errno.allocate(arena), id);
+                if (endpoint) {
+                    rdma_h.rdma_destroy_ep(id);
+                } else {
+                    RdmaCmVerbs.rdma_destroy_id(Errno.allocate(arena), id);
+                }
             }
             throw e;
         }
+    }
+
+    /** The channel this id's events arrive on now. */
+    CmEventChannel channel() {
+        return channel;
     }
 
     MemorySegment handle() {
@@ -84,18 +103,18 @@ public final class CmId extends NativeResource {
         return handle;
     }
 
-    private void check(int rc, Verb verb, MemorySegment errno) {
+    void check(int rc, Verb verb, MemorySegment errno) {
         if (rc != 0) {
             throw RdmaException.of(verb, this, Errno.get(errno));
         }
     }
 
-    private CmEventChannel.Event expect(CmEventType expected, Duration timeout, Verb verb) {
+    CmEventChannel.Event expect(CmEventType expected, Duration timeout, Verb verb) {
         return expect(expected, timeout, verb, verb.toString());
     }
 
     /** Waits for {@code expected}; another event fails {@code verb}, described as {@code what}. */
-    private CmEventChannel.Event expect(CmEventType expected, Duration timeout, Verb verb, String what) {
+    CmEventChannel.Event expect(CmEventType expected, Duration timeout, Verb verb, String what) {
         CmEventChannel.Event event = channel.await(this, handle.address(), timeout, what);
         if (event.type() != expected) {
             throw new RdmaException(what + " on " + this + " failed: rdma_cm reported " + event.type() + " ("
@@ -116,8 +135,9 @@ public final class CmId extends NativeResource {
     public void resolveAddress(InetSocketAddress destination, Duration timeout) {
         try (Arena arena = Arena.ofConfined(); var _ = hold(this)) {
             MemorySegment errno = Errno.allocate(arena);
-            check(RdmaCmVerbs.rdma_resolve_addr(errno, handle, MemorySegment.NULL, sockaddr(arena, destination),
-                    timeoutMillis(timeout)), Verb.RDMA_RESOLVE_ADDR, errno);
+            check(RdmaCmVerbs.rdma_resolve_addr(errno, handle, MemorySegment.NULL,
+                    SocketAddresses.encode(arena, destination), CmParams.timeoutMillis(timeout)),
+                    Verb.RDMA_RESOLVE_ADDR, errno);
         }
         expect(CmEventType.ADDR_RESOLVED, timeout, Verb.RDMA_RESOLVE_ADDR);
     }
@@ -132,7 +152,8 @@ public final class CmId extends NativeResource {
     public void resolveRoute(Duration timeout) {
         try (Arena arena = Arena.ofConfined(); var _ = hold(this)) {
             MemorySegment errno = Errno.allocate(arena);
-            check(RdmaCmVerbs.rdma_resolve_route(errno, handle, timeoutMillis(timeout)), Verb.RDMA_RESOLVE_ROUTE, errno);
+            check(RdmaCmVerbs.rdma_resolve_route(errno, handle, CmParams.timeoutMillis(timeout)),
+                    Verb.RDMA_RESOLVE_ROUTE, errno);
         }
         expect(CmEventType.ROUTE_RESOLVED, timeout, Verb.RDMA_RESOLVE_ROUTE);
     }
@@ -146,7 +167,8 @@ public final class CmId extends NativeResource {
     public void bind(InetSocketAddress local) {
         try (Arena arena = Arena.ofConfined(); var _ = hold(this)) {
             MemorySegment errno = Errno.allocate(arena);
-            check(RdmaCmVerbs.rdma_bind_addr(errno, handle, sockaddr(arena, local)), Verb.RDMA_BIND_ADDR, errno);
+            check(RdmaCmVerbs.rdma_bind_addr(errno, handle, SocketAddresses.encode(arena, local)),
+                    Verb.RDMA_BIND_ADDR, errno);
         }
     }
 
@@ -155,6 +177,80 @@ public final class CmId extends NativeResource {
     public int localPort() {
         try (var _ = hold(this)) {
             return Short.toUnsignedInt(Short.reverseBytes(rdma_h.rdma_get_src_port(handle)));
+        }
+    }
+
+    /**
+     * {@return the local address and port of the id}: the bound address, or after
+     * {@link #resolveAddress} the source address rdma_cm chose; null before either
+     */
+    @Reaches({"rdma_get_local_addr", "rdma_get_src_port"})
+    public InetSocketAddress localAddress() {
+        try (var _ = hold(this)) {
+            // rdma_get_local_addr is static inline: &id->route.addr.src_addr.
+            return SocketAddresses.withPort(rdma_addr.src_addr(rdma_route.addr(rdma_cm_id.route(handle))),
+                    rdma_h.rdma_get_src_port(handle));
+        }
+    }
+
+    /**
+     * {@return the peer's address and port}: the resolved destination of a client id, the
+     * client's address on a connect request's id; null before either
+     */
+    @Reaches({"rdma_get_peer_addr", "rdma_get_dst_port"})
+    public InetSocketAddress peerAddress() {
+        try (var _ = hold(this)) {
+            // rdma_get_peer_addr is static inline: &id->route.addr.dst_addr.
+            return SocketAddresses.withPort(rdma_addr.dst_addr(rdma_route.addr(rdma_cm_id.route(handle))),
+                    rdma_h.rdma_get_dst_port(handle));
+        }
+    }
+
+    /**
+     * Sets an option of the id ({@code rdma_set_option}), e.g.
+     * {@code id.setOption(CmOption.TYPE_OF_SERVICE, 32)}.
+     *
+     * @param option the option
+     * @param value  its value
+     * @param <T>    the option's value type
+     * @throws RdmaException if rdma_cm refuses the option (the errno says why)
+     */
+    @Reaches("rdma_set_option")
+    public <T> void setOption(CmOption<T> option, T value) {
+        try (Arena arena = Arena.ofConfined(); var _ = hold(this)) {
+            MemorySegment c = option.encode(arena, value);
+            MemorySegment errno = Errno.allocate(arena);
+            if (RdmaCmVerbs.rdma_set_option(errno, handle, option.level(), option.optname(), c, c.byteSize()) != 0) {
+                throw RdmaException.of(Verb.RDMA_SET_OPTION, this, Errno.get(errno), option + " = " + value);
+            }
+        }
+    }
+
+    /**
+     * Moves this id to another event channel ({@code rdma_migrate_id}): its events, also those
+     * not yet taken, arrive there from now on, and closing that channel closes the id. Not while
+     * another thread waits for an event of this id.
+     *
+     * @param target the channel to move to
+     */
+    @Reaches("rdma_migrate_id")
+    public void migrate(CmEventChannel target) {
+        CmEventChannel from = channel;
+        if (target == from) {
+            return;
+        }
+        try (Arena arena = Arena.ofConfined(); var _ = hold(this, from, target)) {
+            MemorySegment errno = Errno.allocate(arena);
+            // Registered first: the old channel's reader may be about to hand this id an event.
+            target.register(this, handle.address(), List.of());
+            if (RdmaCmVerbs.rdma_migrate_id(errno, handle, target.handle()) != 0) {
+                target.unregister(handle.address());
+                throw RdmaException.of(Verb.RDMA_MIGRATE_ID, this, Errno.get(errno), "to " + target);
+            }
+            // The kernel moved the unread events; those the old channel read but nobody took follow.
+            target.register(this, handle.address(), from.unregisterMigrating(handle.address()));
+            channel = target;
+            moveOwner(from, target);
         }
     }
 
@@ -178,9 +274,12 @@ public final class CmId extends NativeResource {
      * @return the request: a new id for the connection and the client's private data
      * @throws RdmaException if no request arrives in time or another event comes first
      */
-    @Reaches({"rdma_get_cm_event", "rdma_ack_cm_event"})
+    @Reaches({"rdma_get_cm_event", "rdma_ack_cm_event", "rdma_get_request"})
     public ConnectionRequest awaitConnectRequest(Duration timeout) {
         checkOpen();
+        if (endpoint && rdma_cm_id.channel(handle).address() != channel.handle().address()) {
+            return CmEndpoints.getRequest(this, timeout);
+        }
         CmEventChannel.Event event = expect(CmEventType.CONNECT_REQUEST, timeout, Verb.RDMA_GET_CM_EVENT,
                 "awaiting a connect request");
         return new ConnectionRequest(event.newId(), event.privateData());
@@ -213,11 +312,15 @@ public final class CmId extends NativeResource {
      * @param builder the queue pair's capabilities and completion queues
      * @return the new queue pair, owned by this id
      */
-    @Reaches("rdma_create_qp")
+    @Reaches({"rdma_create_qp", "rdma_destroy_qp"})
     public QueuePair createQueuePair(QueuePair.Builder builder) {
         checkOpen();
         if (builder.protectionDomain().context() != context) {
             throw new IllegalArgumentException("the protection domain must come from " + this + ".context()");
+        }
+        SharedReceiveQueue srq = sharedReceiveQueue();
+        if (srq != null && builder.srq == null && builder.protectionDomain() == srq.protectionDomain()) {
+            builder.sharedReceiveQueue(srq);   // rdma_create_qp gives it id->srq anyway: say so to QueuePair
         }
         return builder.build(this);
     }
@@ -234,7 +337,8 @@ public final class CmId extends NativeResource {
     public byte[] connect(byte[] privateData, Duration timeout) {
         try (Arena arena = Arena.ofConfined(); var _ = hold(this)) {
             MemorySegment errno = Errno.allocate(arena);
-            check(RdmaCmVerbs.rdma_connect(errno, handle, connParam(arena, privateData)), Verb.RDMA_CONNECT, errno);
+            check(RdmaCmVerbs.rdma_connect(errno, handle, CmParams.connParam(arena, privateData, null)),
+                    Verb.RDMA_CONNECT, errno);
         }
         CmEventChannel.Event event = expect(CmEventType.ESTABLISHED, timeout, Verb.RDMA_CONNECT);
         refreshQueuePair();
@@ -243,7 +347,8 @@ public final class CmId extends NativeResource {
     }
 
     /**
-     * Accepts this connect request's connection (waits for ESTABLISHED).
+     * Accepts this connect request's connection (waits for ESTABLISHED; on a datagram id it
+     * answers the peer's resolution and returns).
      *
      * @param privateData sent with the reply
      * @param timeout     how long to wait for ESTABLISHED
@@ -252,7 +357,11 @@ public final class CmId extends NativeResource {
     public void accept(byte[] privateData, Duration timeout) {
         try (Arena arena = Arena.ofConfined(); var _ = hold(this)) {
             MemorySegment errno = Errno.allocate(arena);
-            check(RdmaCmVerbs.rdma_accept(errno, handle, connParam(arena, privateData)), Verb.RDMA_ACCEPT, errno);
+            check(RdmaCmVerbs.rdma_accept(errno, handle, CmParams.connParam(arena, privateData, null)),
+                    Verb.RDMA_ACCEPT, errno);
+        }
+        if (isDatagram()) {
+            return;   // UD (SIDR): the reply carries the QPN and Q_Key; no ESTABLISHED follows here
         }
         expect(CmEventType.ESTABLISHED, timeout, Verb.RDMA_ACCEPT);
         refreshQueuePair();
@@ -266,11 +375,9 @@ public final class CmId extends NativeResource {
      */
     @Reaches("rdma_reject")
     public void reject(byte[] privateData) {
-        checkPrivateData(privateData);
         try (Arena arena = Arena.ofConfined(); var _ = hold(this)) {
             MemorySegment errno = Errno.allocate(arena);
-            MemorySegment data = privateData.length == 0 ? MemorySegment.NULL
-                    : arena.allocateFrom(JAVA_BYTE, privateData);
+            MemorySegment data = CmParams.privateData(arena, privateData);
             check(RdmaCmVerbs.rdma_reject(errno, handle, data, (byte) privateData.length), Verb.RDMA_REJECT, errno);
         }
     }
@@ -303,7 +410,7 @@ public final class CmId extends NativeResource {
     }
 
     /** The queue pair created on this id, or null. */
-    private QueuePair queuePair() {
+    QueuePair queuePair() {
         for (NativeResource r : dependents()) {
             if (r instanceof QueuePair qp) {
                 return qp;
@@ -320,46 +427,70 @@ public final class CmId extends NativeResource {
         }
     }
 
-    private static void checkPrivateData(byte[] privateData) {
-        if (privateData.length > MAX_PRIVATE_DATA) {
-            throw new IllegalArgumentException("private data is limited to " + MAX_PRIVATE_DATA + " bytes here, not "
-                    + privateData.length);
+    /** Whether this is a datagram id (port space UDP, UD queue pair). */
+    boolean isDatagram() {
+        try (var _ = hold(this)) {
+            return rdma_cm_id.qp_type(handle) == rdma_h.IBV_QPT_UD();
         }
     }
 
-    private static MemorySegment connParam(Arena arena, byte[] privateData) {
-        checkPrivateData(privateData);
-        MemorySegment param = arena.allocate(rdma_conn_param.layout());
-        if (privateData.length > 0) {
-            rdma_conn_param.private_data(param, arena.allocateFrom(JAVA_BYTE, privateData));
-            rdma_conn_param.private_data_len(param, (byte) privateData.length);
+    /**
+     * Resolves the UD peer a datagram id's route leads to (waits for ESTABLISHED): rdma_cm asks
+     * the listening datagram id at the destination for its QPN and Q_Key (SIDR) and builds the
+     * address vector. Create this id's UD queue pair first: the peer learns its QPN.
+     *
+     * @param privateData sent with the request
+     * @param timeout     how long to wait
+     * @return the peer's QPN, Q_Key and address vector
+     */
+    @Reaches("rdma_connect")
+    public DatagramPeer connectDatagram(byte[] privateData, Duration timeout) {
+        if (!isDatagram()) {
+            throw new IllegalStateException(this + " is not a datagram id: use connect()");
         }
-        // One outstanding RDMA READ/atomic each way and full retries, as ConnectionOptions.DEFAULTS.
-        rdma_conn_param.responder_resources(param, (byte) 1);
-        rdma_conn_param.initiator_depth(param, (byte) 1);
-        rdma_conn_param.retry_count(param, (byte) 7);
-        rdma_conn_param.rnr_retry_count(param, (byte) 7);
-        return param;
+        try (Arena arena = Arena.ofConfined(); var _ = hold(this)) {
+            MemorySegment errno = Errno.allocate(arena);
+            check(RdmaCmVerbs.rdma_connect(errno, handle, CmParams.connParam(arena, privateData, null)),
+                    Verb.RDMA_CONNECT, errno);
+        }
+        return expect(CmEventType.ESTABLISHED, timeout, Verb.RDMA_CONNECT).peer();
     }
 
-    /** A {@code struct sockaddr_in}: family in host order, port and address in network order. */
-    private static MemorySegment sockaddr(Arena arena, InetSocketAddress address) {
-        if (!(address.getAddress() instanceof Inet4Address ipv4)) {
-            throw new IllegalArgumentException("only IPv4 addresses are supported, not " + address);
+    /**
+     * Creates a shared receive queue for this id ({@code rdma_create_srq}): queue pairs created
+     * on the id afterwards take their receives from it, and {@link RdmaVerbs#postReceive} posts
+     * to it. Closing it (or the id) destroys it ({@code rdma_destroy_srq}).
+     *
+     * @param pd              a protection domain of {@link #context()}
+     * @param maxWorkRequests receives it holds
+     * @param maxSges         SGEs per receive
+     * @return the shared receive queue, owned by this id and {@code pd}
+     */
+    @Reaches({"rdma_create_srq", "rdma_destroy_srq"})
+    public SharedReceiveQueue createSharedReceiveQueue(ProtectionDomain pd, int maxWorkRequests, int maxSges) {
+        if (pd.context() != context()) {
+            throw new IllegalArgumentException(pd + " must come from " + this + ".context()");
         }
-        MemorySegment sin = arena.allocate(16, 4);
-        sin.set(JAVA_SHORT, 0, (short) rdma_h.AF_INET());
-        sin.set(JAVA_SHORT.withOrder(ByteOrder.BIG_ENDIAN), 2, (short) address.getPort());
-        MemorySegment.copy(ipv4.getAddress(), 0, sin, JAVA_BYTE, 4, 4);
-        return sin;
+        return SharedReceiveQueue.create(pd, this, maxWorkRequests, maxSges);
     }
 
-    private static int timeoutMillis(Duration timeout) {
-        long millis = timeout.toMillis();
-        if (millis <= 0) {
-            throw new IllegalArgumentException("the timeout must be positive: " + timeout);
+    /** {@return rdma_verbs.h's helpers over this id's queue pair} */
+    public RdmaVerbs verbs() {
+        checkOpen();
+        if (verbs == null) {
+            verbs = new RdmaVerbs(this);
         }
-        return (int) Math.min(Integer.MAX_VALUE, millis);
+        return verbs;
+    }
+
+    /** The shared receive queue created on this id, or null. */
+    SharedReceiveQueue sharedReceiveQueue() {
+        for (NativeResource r : dependents()) {
+            if (r instanceof SharedReceiveQueue srq) {
+                return srq;
+            }
+        }
+        return null;
     }
 
     @Override
@@ -373,7 +504,9 @@ public final class CmId extends NativeResource {
         channel.unregister(handle.address());
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment errno = Errno.allocate(arena);
-            if (RdmaCmVerbs.rdma_destroy_id(errno, handle) != 0) {
+            if (endpoint) {
+                rdma_h.rdma_destroy_ep(handle);   // also destroys an SRQ or QP rdma_cm still holds
+            } else if (RdmaCmVerbs.rdma_destroy_id(errno, handle) != 0) {
                 throw RdmaException.of(Verb.RDMA_DESTROY_ID, this, Errno.get(errno));
             }
         }

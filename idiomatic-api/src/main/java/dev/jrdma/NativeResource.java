@@ -235,6 +235,18 @@ abstract class NativeResource implements RdmaResource {
         owners.add(owner);
     }
 
+    /**
+     * Moves this resource from owner {@code from} to owner {@code to} (an rdma_cm id migrated to
+     * another event channel): closing {@code to} closes it from now on, closing {@code from} no
+     * longer does.
+     */
+    final void moveOwner(NativeResource from, NativeResource to) {
+        to.adopt(this);
+        owners.add(to);
+        owners.remove(from);
+        from.forget(this);
+    }
+
     private synchronized void adopt(NativeResource dependent) {
         if (closed) {
             throw new IllegalStateException(this + " is closed");

@@ -458,6 +458,13 @@ public final class QueuePair extends NativeObject {
         }
     }
 
+    /** A transition with attributes filled elsewhere: rdma_cm's, for {@link ExternalQueuePair#moveTo}. */
+    void modifyWith(MemorySegment attr, int mask, QueuePairState target) {
+        try (var _ = hold(this)) {
+            modify(attr, mask, target);
+        }
+    }
+
     private void modify(MemorySegment attr, int mask, QueuePairState target) {
         int rc = rdma_h.ibv_modify_qp(handle, attr, mask);
         if (rc != 0) {

@@ -7,12 +7,14 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import dev.jrdma.bindings.generated.ibv_srq;
 import dev.jrdma.bindings.generated.ibv_srq_attr;
 import dev.jrdma.bindings.generated.ibv_srq_init_attr;
+import dev.jrdma.bindings.generated.rdma_cm_id;
 import dev.jrdma.bindings.generated.rdma_h;
 import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.ErrnoVerbs;
 import dev.jrdma.bindings.shim.ExtensionVerbs;
 import dev.jrdma.bindings.shim.BoundVerbs;
 import dev.jrdma.bindings.shim.InlineVerbs;
+import dev.jrdma.bindings.shim.RdmaCmVerbs;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.ref.Reference;
@@ -32,6 +34,8 @@ import java.lang.ref.Reference;
  */
 public final class SharedReceiveQueue extends NativeObject {
     private final ProtectionDomain pd;
+    /** The rdma_cm id that created this SRQ ({@code rdma_create_srq}), which destroys it; or null. */
+    private final CmId cmId;
     /** Set at creation and by {@link #resize}; read without the queue's lock, as a hint. */
     private volatile int maxWorkRequests;
     private final int maxSges;
@@ -44,10 +48,12 @@ public final class SharedReceiveQueue extends NativeObject {
     /** Whether the provider's function is the one BoundVerbs calls as a constant. */
     private final boolean bound;
 
-    private SharedReceiveQueue(ProtectionDomain pd, MemorySegment handle, int maxWorkRequests, int maxSges) {
+    private SharedReceiveQueue(ProtectionDomain pd, CmId cmId, MemorySegment handle, int maxWorkRequests,
+                               int maxSges) {
         super(handle, "shared receive queue handle " + ibv_srq.handle(handle) + " on " + pd.context().name(),
-                pd);
+                pd, cmId);
         this.pd = pd;
+        this.cmId = cmId;
         this.address = handle.address();
         this.postSrqRecvFn = InlineVerbs.postSrqRecvFunction(handle);
         this.bound = BoundVerbs.bindPostSrqRecv(postSrqRecvFn);
@@ -73,7 +79,7 @@ public final class SharedReceiveQueue extends NativeObject {
             }
             // As for QPs, the provider writes back what it granted.
             return wrapCreated(srq, ibv_srq.layout(),
-                    h -> new SharedReceiveQueue(pd, h, ibv_srq_attr.max_wr(attr), ibv_srq_attr.max_sge(attr)),
+                    h -> new SharedReceiveQueue(pd, null, h, ibv_srq_attr.max_wr(attr), ibv_srq_attr.max_sge(attr)),
                     rdma_h::ibv_destroy_srq);
         }
     }
@@ -82,7 +88,7 @@ public final class SharedReceiveQueue extends NativeObject {
     static SharedReceiveQueue wrap(ProtectionDomain pd, MemorySegment created, int maxWorkRequests, int maxSges,
                                    NativeResource... alsoOwners) {
         return wrapCreated(created, ibv_srq.layout(), h -> {
-            SharedReceiveQueue srq = new SharedReceiveQueue(pd, h, maxWorkRequests, maxSges);
+            SharedReceiveQueue srq = new SharedReceiveQueue(pd, null, h, maxWorkRequests, maxSges);
             for (NativeResource owner : alsoOwners) {
                 if (owner != null) {
                     srq.dependOn(owner);
@@ -113,6 +119,30 @@ public final class SharedReceiveQueue extends NativeObject {
                         Unsupported.detail(pd.context(), rc, "SRQ numbers (XRC)"));
             }
             return number.get(java.lang.foreign.ValueLayout.JAVA_INT, 0);
+        }
+    }
+
+    /** Creates the SRQ of rdma_cm id {@code cmId} ({@code rdma_create_srq}, then {@code id->srq}). */
+    static SharedReceiveQueue create(ProtectionDomain pd, CmId cmId, int maxWorkRequests, int maxSges) {
+        if (maxWorkRequests < 1 || maxSges < 1) {
+            throw new IllegalArgumentException("a shared receive queue needs at least 1 work request and 1 SGE, not "
+                    + maxWorkRequests + " and " + maxSges);
+        }
+        try (Arena arena = Arena.ofConfined(); var _ = hold(pd, cmId)) {
+            MemorySegment init = arena.allocate(ibv_srq_init_attr.layout());
+            MemorySegment attr = ibv_srq_init_attr.attr(init);
+            ibv_srq_attr.max_wr(attr, maxWorkRequests);
+            ibv_srq_attr.max_sge(attr, maxSges);
+            MemorySegment errno = Errno.allocate(arena);
+            MemorySegment id = cmId.handle();
+            if (RdmaCmVerbs.rdma_create_srq(errno, id, pd.handle(), init) != 0) {
+                throw RdmaException.of(Verb.RDMA_CREATE_SRQ, cmId + ", " + pd + ", " + maxWorkRequests
+                        + " work requests, " + maxSges + " SGEs", Errno.get(errno));
+            }
+            MemorySegment srq = rdma_cm_id.srq(id);
+            return wrapCreated(srq, ibv_srq.layout(),
+                    h -> new SharedReceiveQueue(pd, cmId, h, ibv_srq_attr.max_wr(attr), ibv_srq_attr.max_sge(attr)),
+                    h -> RdmaCmVerbs.rdma_destroy_srq(id));
         }
     }
 
@@ -249,6 +279,10 @@ public final class SharedReceiveQueue extends NativeObject {
     @Override
     @Reaches("ibv_destroy_srq")
     void release() {
+        if (cmId != null) {
+            RdmaCmVerbs.rdma_destroy_srq(cmId.rawHandle());   // also clears id->srq
+            return;
+        }
         RdmaException.check(Verb.IBV_DESTROY_SRQ, this, rdma_h.ibv_destroy_srq(handle));
     }
 }

@@ -199,6 +199,34 @@ public enum Verb {
     RDMA_DISCONNECT,
     /** Creating the queue pair of an rdma_cm id. */
     RDMA_CREATE_QP,
+    /** Setting an option of an rdma_cm id. */
+    RDMA_SET_OPTION,
+    /** Moving an rdma_cm id to another event channel. */
+    RDMA_MIGRATE_ID,
+    /** Asking rdma_cm for the attributes of a queue pair state. */
+    RDMA_INIT_QP_ATTR,
+    /** Telling the peer a connection with an application-driven queue pair is up. */
+    RDMA_ESTABLISH,
+    /** Reporting a queue pair event to rdma_cm. */
+    RDMA_NOTIFY,
+    /** Setting the ECE options of a connection. */
+    RDMA_SET_LOCAL_ECE,
+    /** Reading the peer's ECE options. */
+    RDMA_GET_REMOTE_ECE,
+    /** Joining a multicast group. */
+    RDMA_JOIN_MULTICAST,
+    /** Leaving a multicast group. */
+    RDMA_LEAVE_MULTICAST,
+    /** Resolving an address for the endpoint API. */
+    RDMA_GETADDRINFO,
+    /** Creating an endpoint (rdma_cm id of the endpoint API). */
+    RDMA_CREATE_EP,
+    /** Taking a connect request from a listening endpoint. */
+    RDMA_GET_REQUEST,
+    /** Creating the shared receive queue of an rdma_cm id. */
+    RDMA_CREATE_SRQ,
+    /** Listing the device contexts rdma_cm uses. */
+    RDMA_GET_DEVICES,
     /** Creating the virtual-thread poller's epoll instance. */
     EPOLL_CREATE1,
     /** Adding a file descriptor to the virtual-thread poller. */

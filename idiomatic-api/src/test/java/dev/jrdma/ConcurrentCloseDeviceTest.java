@@ -111,6 +111,132 @@ class ConcurrentCloseDeviceTest {
         assertEquals(Target.values().length, roundsBy.size());
     }
 
+    /** What an rdma_cm round closes first: the kinds of rdma_cm object, and the channel owning them all. */
+    enum CmTarget { EVENT_CHANNEL, DATAGRAM_ID, MULTICAST_GROUP, ENDPOINT, QUEUE_PAIR }
+
+    private static final int CM_ROUNDS = 10;
+
+    /**
+     * The rdma_cm objects: a datagram id joined to a multicast group whose UD queue pair sends to
+     * the group, a passive endpoint (a synchronous id, waited for on its own channel) and a
+     * listening datagram id, each waited on by a thread, closed in turn while the others run.
+     */
+    @Test
+    void closingRdmaCmObjectsWhileOthersWaitAndSendNeverCrashes() throws Exception {
+        long seed = Long.getLong("jrdma.test.seed", System.nanoTime());
+        Random random = new Random(seed);
+        java.net.Inet4Address address = TestDevices.ipv4Address();
+        java.net.InetAddress group = java.net.InetAddress.getByName("239.0.35.2");
+        AddressInfo passive = AddressInfo.resolve(address.getHostAddress(), "0", true, QueuePairType.RC).get(0);
+        AtomicLong calls = new AtomicLong();
+        List<String> failures = new ArrayList<>();
+        for (int round = 0; round < CM_ROUNDS && failures.isEmpty(); round++) {
+            CmTarget target = CmTarget.values()[round % CmTarget.values().length];
+            long closeAfterMicros = random.nextInt(3_000);
+            CmEventChannel channel = CmEventChannel.create();
+            try {
+                CmId ud = channel.createDatagramId();
+                ud.bind(new java.net.InetSocketAddress(address, 0));
+                ud.resolveAddress(new java.net.InetSocketAddress(group, 0), TestDevices.TIMEOUT);
+                ProtectionDomain pd = ud.context().allocateProtectionDomain();
+                CompletionQueue cq = ud.context().createCompletionQueue(256);
+                QueuePair qp = ud.createQueuePair(pd.queuePair(QueuePairType.UD).completionQueue(cq)
+                        .maxWorkRequests(64, 64));
+                MemoryRegion mr = pd.allocate(4096);
+                MulticastJoin joined = MulticastJoin.join(ud, group, TestDevices.TIMEOUT);
+                AddressHandle ah = joined.destination().createAddressHandle(pd);
+                CmId endpoint = channel.createEndpoint(passive);
+                endpoint.listen(1);
+                CmId udListener = channel.createDatagramId();
+                udListener.bind(new java.net.InetSocketAddress(address, 0));
+                udListener.listen(1);
+                SendRequest send = new SendRequest().wrId(1).sge(mr, 0, 32)
+                        .datagram(ah, joined.destination().qpNumber(), joined.destination().qkey());
+                ReceiveRequest receive = new ReceiveRequest().wrId(2).sge(mr, 1024, 1024);
+                WorkCompletions batch = new WorkCompletions(16);
+                AutoCloseable first = switch (target) {
+                    case EVENT_CHANNEL -> channel;
+                    case DATAGRAM_ID -> ud;
+                    case MULTICAST_GROUP -> joined;
+                    case ENDPOINT -> endpoint;
+                    case QUEUE_PAIR -> qp;
+                };
+                List<Step> steps = List.of(
+                        () -> qp.tryPost(send),
+                        () -> qp.tryPost(receive),
+                        () -> cq.poll(batch),
+                        () -> awaitQuietly(() -> endpoint.awaitConnectRequest(Duration.ofMillis(2))),
+                        () -> awaitQuietly(() -> udListener.awaitConnectRequest(Duration.ofMillis(2))));
+                runWorkers(steps, first, channel, closeAfterMicros, calls, failures, "rdma_cm round " + round
+                        + " (seed " + seed + ", " + target + " closed after " + closeAfterMicros + " us)");
+            } finally {
+                channel.close();
+            }
+        }
+        assertEquals(List.of(), failures);
+        assertTrue(calls.get() > CM_ROUNDS * 4L, "the workers made " + calls.get() + " calls in " + CM_ROUNDS
+                + " rounds");
+    }
+
+    private static void awaitQuietly(Runnable wait) {
+        try {
+            wait.run();
+        } catch (RdmaTimeoutException quiet) {
+            // nothing to take in 2 ms: the loop waits again
+        }
+    }
+
+    /**
+     * Runs each step in a loop on its own thread, closes {@code first} after a while and then
+     * {@code last}, and records a worker that does not stop with IllegalStateException.
+     */
+    private static void runWorkers(List<Step> steps, AutoCloseable first, AutoCloseable last, long closeAfterMicros,
+                                   AtomicLong calls, List<String> failures, String round) throws Exception {
+        ConcurrentLinkedQueue<Throwable> unexpected = new ConcurrentLinkedQueue<>();
+        AtomicBoolean stop = new AtomicBoolean();
+        CountDownLatch started = new CountDownLatch(steps.size());
+        CountDownLatch stoppedByClose = new CountDownLatch(steps.size());
+        List<Thread> workers = new ArrayList<>();
+        for (Step step : steps) {
+            workers.add(Thread.ofPlatform().daemon().start(() -> {
+                started.countDown();
+                try {
+                    while (!stop.get()) {
+                        step.run();
+                        calls.incrementAndGet();
+                    }
+                } catch (IllegalStateException expected) {
+                    stoppedByClose.countDown();
+                } catch (Throwable t) {
+                    unexpected.add(t);
+                }
+            }));
+        }
+        try {
+            started.await();
+            TimeUnit.MICROSECONDS.sleep(closeAfterMicros);
+            first.close();
+            TimeUnit.MICROSECONDS.sleep(500);
+        } finally {
+            last.close();
+        }
+        boolean allStopped = stoppedByClose.await(WORKER_STOP.toMillis(), TimeUnit.MILLISECONDS);
+        stop.set(true);
+        for (Thread w : workers) {
+            w.join(WORKER_STOP.toMillis());
+            if (w.isAlive()) {
+                failures.add(round + ": a worker still runs " + WORKER_STOP + " after everything was closed");
+            }
+        }
+        for (Throwable t : unexpected) {
+            failures.add(round + ": " + t);
+        }
+        if (!allStopped && unexpected.isEmpty()) {
+            failures.add(round + ": " + stoppedByClose.getCount() + " worker(s) did not end with"
+                    + " IllegalStateException after everything was closed");
+        }
+    }
+
     private static void runRound(Target target, long closeAfterMicros, AtomicLong calls, List<String> failures,
                                  String round) throws Exception {
         Round r = new Round();

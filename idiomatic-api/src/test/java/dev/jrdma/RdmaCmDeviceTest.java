@@ -69,10 +69,10 @@ class RdmaCmDeviceTest {
     }
 
     @Test
-    @Exercises({
-            "rdma_create_id", "rdma_bind_addr", "rdma_listen", "rdma_get_src_port", "rdma_resolve_addr",
-            "rdma_resolve_route", "rdma_get_cm_event", "rdma_ack_cm_event", "rdma_create_qp", "rdma_connect",
-            "rdma_accept", "rdma_disconnect", "rdma_destroy_qp", "rdma_destroy_id"})
+    @Exercises({"rdma_create_event_channel", "rdma_destroy_event_channel", "rdma_create_id", "rdma_destroy_id",
+            "rdma_bind_addr", "rdma_listen", "rdma_get_src_port", "rdma_resolve_addr", "rdma_resolve_route",
+            "rdma_create_qp", "rdma_destroy_qp", "rdma_connect", "rdma_accept", "rdma_disconnect",
+            "rdma_get_cm_event", "rdma_ack_cm_event"})
     void connectSendAndDisconnect() throws Exception {
         Inet4Address address = TestDevices.ipv4Address();
         CmId listener = TestDevices.listen(serverChannel, address, 4);
