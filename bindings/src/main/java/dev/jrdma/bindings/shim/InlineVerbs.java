@@ -409,8 +409,11 @@ public final class InlineVerbs {
     /** {@code __VERBS_ABI_IS_EXTENDED}: {@code (void *) UINTPTR_MAX}. */
     private static final long VERBS_ABI_IS_EXTENDED = -1L;
 
-    /** {@code verbs_get_ctx_op(ctx, op)->op}: the extension op's function pointer, or 0 if absent. */
-    private static long extendedOp(MemorySegment context, long opOffset) {
+    /**
+     * {@code verbs_get_ctx_op(ctx, op)->op}: the extension op's function pointer, or 0 if absent.
+     * Package-private for the other shims of this package (ExtendedPollVerbs' ibv_modify_cq).
+     */
+    static long extendedOp(MemorySegment context, long opOffset) {
         long ctx = context.address();
         if (ctx == 0) {
             throw new NullPointerException("context is NULL");
