@@ -32,6 +32,10 @@ package dev.jrdma;
  * @param hcaCoreClock            device clock in kHz (extended; 0 when unsupported)
  * @param odpGeneralCapabilities  on-demand paging capabilities (extended; 0 when unsupported)
  * @param maxDeviceMemorySize     device memory available for allocation, bytes (extended)
+ * @param maxCqModerationCount    the largest completion count {@link CompletionQueue#moderate} takes (extended; 0: no moderation)
+ * @param maxCqModerationPeriod   the longest moderation period, microseconds (extended)
+ * @param maxTsoBytes             the largest TCP segmentation offload send, bytes (extended; 0: no TSO, so no
+ *                                {@link SendOp#TSO})
  */
 public record DeviceAttributes(String firmwareVersion, long nodeGuid, long systemImageGuid, long maxMrSize,
                                long pageSizeCap, int vendorId, int vendorPartId, int hardwareVersion, int maxQp,
@@ -39,5 +43,6 @@ public record DeviceAttributes(String firmwareVersion, long nodeGuid, long syste
                                int maxQpInitRdAtom, int maxSrq, int maxAh, int maxMw,
                                AtomicCapability atomicCapability, int physicalPortCount, int deviceCapabilityFlags,
                                long deviceCapabilityFlagsEx, long completionTimestampMask, long hcaCoreClock,
-                               long odpGeneralCapabilities, long maxDeviceMemorySize) {
+                               long odpGeneralCapabilities, long maxDeviceMemorySize, int maxCqModerationCount,
+                               int maxCqModerationPeriod, int maxTsoBytes) {
 }

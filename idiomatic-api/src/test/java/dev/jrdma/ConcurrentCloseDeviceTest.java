@@ -173,4 +173,113 @@ class ConcurrentCloseDeviceTest {
                     + " IllegalStateException after the context was closed");
         }
     }
+
+    /** What an extended round closes first. */
+    enum ExtendedTarget { CONTEXT, EXTENDED_COMPLETION_QUEUE, EXTENDED_QUEUE_PAIR, PROTECTION_DOMAIN, MEMORY_REGION }
+
+    /**
+     * The extended post and poll APIs under the same stress: one thread posts batches through an
+     * {@link ExtendedSendQueue} (closing an open batch when a call throws), one polls the
+     * extended CQ by batch and by the raw start/next/end loop, one re-posts receives, while the
+     * round closes one of the objects at a random moment.
+     */
+    @Test
+    void closingWhileExtendedPostAndPollRunThrowsIllegalStateNeverCrashes() throws Exception {
+        long seed = Long.getLong("jrdma.test.seed", System.nanoTime());
+        Random random = new Random(seed);
+        AtomicLong calls = new AtomicLong();
+        List<String> failures = new ArrayList<>();
+        int rounds = 40;
+        for (int round = 0; round < rounds && failures.isEmpty(); round++) {
+            ExtendedTarget target = ExtendedTarget.values()[round % ExtendedTarget.values().length];
+            long closeAfterMicros = random.nextInt(3_000);
+            try (ExtendedLoopback lo = new ExtendedLoopback(QueuePairType.RC, SendOp.SEND, SendOp.RDMA_WRITE)) {
+                ReceiveRequest receive = new ReceiveRequest().wrId(2).sge(lo.memB, 1024, 1024);
+                ExtendedCompletions batch = new ExtendedCompletions(16);
+                boolean[] raw = new boolean[1];
+                List<Step> steps = List.of(
+                        () -> {
+                            try (var b = lo.sa.start()) {
+                                b.wrId(1).signaled(true).send().sge(lo.memA, 0, 32);
+                                b.wrId(3).rdmaWrite(lo.memB.remote(), 0).sge(lo.memA, 64, 64);
+                                b.tryComplete();
+                            }
+                        },
+                        () -> {
+                            raw[0] = !raw[0];
+                            if (!raw[0]) {
+                                lo.cq.poll(batch);
+                            } else if (lo.cq.startPoll()) {
+                                try {
+                                    while (lo.cq.nextPoll()) {
+                                        lo.cq.byteLength();
+                                    }
+                                } finally {
+                                    lo.cq.endPoll();
+                                }
+                            }
+                        },
+                        () -> lo.b.tryPost(receive));
+                AutoCloseable closed = switch (target) {
+                    case CONTEXT -> lo.context;
+                    case EXTENDED_COMPLETION_QUEUE -> lo.cq;
+                    case EXTENDED_QUEUE_PAIR -> lo.a;
+                    case PROTECTION_DOMAIN -> lo.pd;
+                    case MEMORY_REGION -> lo.memA;
+                };
+                runSteps(steps, lo.context, closed, closeAfterMicros, calls, failures, "extended round " + round
+                        + " (seed " + seed + ", " + target + " closed after " + closeAfterMicros + " us)");
+            }
+        }
+        assertEquals(List.of(), failures);
+        assertTrue(calls.get() > rounds * 3L, "the workers made " + calls.get() + " calls in " + rounds + " rounds");
+    }
+
+    /** Runs each step on its own thread until a call throws; closes {@code first}, then {@code context}. */
+    private static void runSteps(List<Step> steps, Context context, AutoCloseable first, long closeAfterMicros,
+                                 AtomicLong calls, List<String> failures, String round) throws Exception {
+        ConcurrentLinkedQueue<Throwable> unexpected = new ConcurrentLinkedQueue<>();
+        AtomicBoolean stop = new AtomicBoolean();
+        CountDownLatch started = new CountDownLatch(steps.size());
+        CountDownLatch stoppedByClose = new CountDownLatch(steps.size());
+        List<Thread> workers = new ArrayList<>();
+        for (Step step : steps) {
+            workers.add(Thread.ofPlatform().daemon().start(() -> {
+                started.countDown();
+                try {
+                    while (!stop.get()) {
+                        step.run();
+                        calls.incrementAndGet();
+                    }
+                } catch (IllegalStateException expected) {
+                    stoppedByClose.countDown();
+                } catch (Throwable t) {
+                    unexpected.add(t);
+                }
+            }));
+        }
+        try {
+            started.await();
+            TimeUnit.MICROSECONDS.sleep(closeAfterMicros);
+            first.close();
+            TimeUnit.MICROSECONDS.sleep(500);
+        } finally {
+            context.close();
+        }
+        boolean allStopped = stoppedByClose.await(WORKER_STOP.toMillis(), TimeUnit.MILLISECONDS);
+        stop.set(true);
+        for (Thread w : workers) {
+            w.join(WORKER_STOP.toMillis());
+            if (w.isAlive()) {
+                failures.add(round + ": a worker still runs " + WORKER_STOP + " after the context was closed");
+            }
+        }
+        for (Throwable t : unexpected) {
+            failures.add(round + ": " + t);
+        }
+        if (!allStopped && unexpected.isEmpty()) {
+            failures.add(round + ": " + stoppedByClose.getCount() + " worker(s) did not end with"
+                    + " IllegalStateException after the context was closed");
+        }
+    }
 }
