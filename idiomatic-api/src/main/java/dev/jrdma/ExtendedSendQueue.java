@@ -31,9 +31,13 @@ import java.util.Set;
  * setter before an operation, a second start, an operation the queue pair was not created for,
  * or a UD operation without {@link #udAddress} throws {@link IllegalStateException} before any
  * native code runs; {@link #close()} aborts a batch that was not completed, so that an exception
- * inside a try-with-resources block never leaves the queue locked. Closing the queue pair (from
- * any thread) makes every call throw IllegalStateException; closing this object does not close
- * the queue pair.
+ * inside a try-with-resources block never leaves the queue locked. Closing this object does not
+ * close the queue pair.
+ *
+ * <p>A batch is one post as far as closing goes: closing the queue pair (or its PD, CQ, context,
+ * or a region or window the batch uses) from another thread waits until the open batch ends,
+ * then makes {@link #start()} throw IllegalStateException. So end a batch before closing its
+ * queue pair on the same thread (close() would wait for it in vain, and give up after 30 s).
  *
  * <p>{@link #wrId}, {@link #signaled}, {@link #fence}, {@link #solicited} and {@link #inline}
  * are written into {@code ibv_qp_ex.wr_id} and {@code wr_flags} before each operation, and stay
@@ -141,7 +145,7 @@ public final class ExtendedSendQueue implements AutoCloseable {
     }
 
 
-    /** Aborts the batch if one is open ({@code ibv_wr_abort}); does nothing otherwise, also after the queue pair closed. */
+    /** Aborts the batch if one is open ({@code ibv_wr_abort}); does nothing otherwise. */
     @Override
     @Reaches("ibv_wr_abort")
     public void close() {

@@ -80,6 +80,11 @@ final class SendOperations {
 
     // ---- the batch ---------------------------------------------------------------------------
 
+    // The queue pair is entered from start() to complete() or abort(), not around each call: a
+    // batch is one post, as far as closing goes (close() waits for it, and a region or window
+    // closed meanwhile waits too), and the guard's two atomic adds are paid once per batch rather
+    // than once per builder and setter (each drains the store buffer the builders just filled).
+
     void start() {
         qp.enter();
         try {
@@ -91,56 +96,48 @@ final class SendOperations {
                         + ", which takes no send work requests");
             }
             ExtendedPostVerbs.wrStart(fn.start(), qpEx);
-            state = STARTED;
-            needsAddress = false;
-        } finally {
+        } catch (RuntimeException | Error e) {
             qp.exit();
+            throw e;
         }
+        state = STARTED;
+        needsAddress = false;
     }
 
     /** ibv_wr_complete; 0 or the errno value (the batch is ended either way). */
     int complete() {
-        qp.enter();
+        requireOpen(Verb.IBV_WR_COMPLETE);
+        if (needsAddress) {
+            abort();
+            throw missingAddress();
+        }
         try {
-            requireOpen(Verb.IBV_WR_COMPLETE);
-            if (needsAddress) {
-                abortBatch();
-                throw missingAddress();
-            }
-            int rc = ExtendedPostVerbs.wrComplete(fn.complete(), qpEx);
-            state = IDLE;
-            return rc;
+            return ExtendedPostVerbs.wrComplete(fn.complete(), qpEx);
         } finally {
-            qp.exit();
+            end();
         }
     }
 
     void abort() {
-        qp.enter();
+        requireOpen(Verb.IBV_WR_ABORT);
         try {
-            requireOpen(Verb.IBV_WR_ABORT);
-            abortBatch();
+            ExtendedPostVerbs.wrAbort(fn.abort(), qpEx);
         } finally {
-            qp.exit();
+            end();
         }
     }
 
-    /** Aborts an open batch; after the queue pair closed, only forgets it (destroying the QP freed the lock). */
-    void abortIfStarted() {
-        if (state == IDLE) {
-            return;
-        }
-        if (qp.isClosed()) {
-            state = IDLE;
-            return;
-        }
-        abort();
-    }
-
-    private void abortBatch() {
-        ExtendedPostVerbs.wrAbort(fn.abort(), qpEx);
+    private void end() {
         state = IDLE;
         needsAddress = false;
+        qp.exit();
+    }
+
+    /** Aborts the batch if one is open (the queue pair cannot have been destroyed meanwhile: the batch holds it). */
+    void abortIfStarted() {
+        if (state != IDLE) {
+            abort();
+        }
     }
 
     boolean isStarted() {
@@ -158,36 +155,21 @@ final class SendOperations {
     // ---- builders and setters ------------------------------------------------------------------
 
     void send() {
-        qp.enter();
-        try {
-            beforeOperation(fn.send(), SendOp.SEND, Verb.IBV_WR_SEND);
-            ExtendedPostVerbs.wrSend(fn.send(), qpEx);
-            afterOperation();
-        } finally {
-            qp.exit();
-        }
+        beforeOperation(fn.send(), SendOp.SEND, Verb.IBV_WR_SEND);
+        ExtendedPostVerbs.wrSend(fn.send(), qpEx);
+        afterOperation();
     }
 
     void sendWithImmediate(int immediate) {
-        qp.enter();
-        try {
-            beforeOperation(fn.sendImm(), SendOp.SEND_WITH_IMM, Verb.IBV_WR_SEND_IMM);
-            ExtendedPostVerbs.wrInt(fn.sendImm(), qpEx, Integer.reverseBytes(immediate));
-            afterOperation();
-        } finally {
-            qp.exit();
-        }
+        beforeOperation(fn.sendImm(), SendOp.SEND_WITH_IMM, Verb.IBV_WR_SEND_IMM);
+        ExtendedPostVerbs.wrInt(fn.sendImm(), qpEx, Integer.reverseBytes(immediate));
+        afterOperation();
     }
 
     void sendWithInvalidate(int rkey) {
-        qp.enter();
-        try {
-            beforeOperation(fn.sendInv(), SendOp.SEND_WITH_INV, Verb.IBV_WR_SEND_INV);
-            ExtendedPostVerbs.wrInt(fn.sendInv(), qpEx, rkey);
-            afterOperation();
-        } finally {
-            qp.exit();
-        }
+        beforeOperation(fn.sendInv(), SendOp.SEND_WITH_INV, Verb.IBV_WR_SEND_INV);
+        ExtendedPostVerbs.wrInt(fn.sendInv(), qpEx, rkey);
+        afterOperation();
     }
 
     void sendTso(MemorySegment header, int mss) {
@@ -195,89 +177,54 @@ final class SendOperations {
             throw new IllegalArgumentException("TSO header of " + header.byteSize() + " bytes or MSS " + mss
                     + " does not fit 16 bits");
         }
-        qp.enter();
-        try {
-            beforeOperation(fn.sendTso(), SendOp.TSO, Verb.IBV_WR_SEND_TSO);
-            ExtendedPostVerbs.wrSendTso(fn.sendTso(), qpEx, header, (short) mss);
-            afterOperation();
-        } finally {
-            qp.exit();
-        }
+        beforeOperation(fn.sendTso(), SendOp.TSO, Verb.IBV_WR_SEND_TSO);
+        ExtendedPostVerbs.wrSendTso(fn.sendTso(), qpEx, header, (short) mss);
+        afterOperation();
     }
 
     void rdmaWrite(RemoteMemory remote, long offset) {
         long address = remoteAddress(remote, offset, 0);
-        qp.enter();
-        try {
-            beforeOperation(fn.rdmaWrite(), SendOp.RDMA_WRITE, Verb.IBV_WR_RDMA_WRITE);
-            ExtendedPostVerbs.wrRemote(fn.rdmaWrite(), qpEx, remote.rkey(), address);
-            afterOperation();
-        } finally {
-            qp.exit();
-        }
+        beforeOperation(fn.rdmaWrite(), SendOp.RDMA_WRITE, Verb.IBV_WR_RDMA_WRITE);
+        ExtendedPostVerbs.wrRemote(fn.rdmaWrite(), qpEx, remote.rkey(), address);
+        afterOperation();
     }
 
     void rdmaWriteWithImmediate(RemoteMemory remote, long offset, int immediate) {
         long address = remoteAddress(remote, offset, 0);
-        qp.enter();
-        try {
-            beforeOperation(fn.rdmaWriteImm(), SendOp.RDMA_WRITE_WITH_IMM, Verb.IBV_WR_RDMA_WRITE_IMM);
-            ExtendedPostVerbs.wrIntLongInt(fn.rdmaWriteImm(), qpEx, remote.rkey(), address,
-                    Integer.reverseBytes(immediate));
-            afterOperation();
-        } finally {
-            qp.exit();
-        }
+        beforeOperation(fn.rdmaWriteImm(), SendOp.RDMA_WRITE_WITH_IMM, Verb.IBV_WR_RDMA_WRITE_IMM);
+        ExtendedPostVerbs.wrIntLongInt(fn.rdmaWriteImm(), qpEx, remote.rkey(), address,
+                Integer.reverseBytes(immediate));
+        afterOperation();
     }
 
     void rdmaRead(RemoteMemory remote, long offset) {
         long address = remoteAddress(remote, offset, 0);
-        qp.enter();
-        try {
-            beforeOperation(fn.rdmaRead(), SendOp.RDMA_READ, Verb.IBV_WR_RDMA_READ);
-            ExtendedPostVerbs.wrRemote(fn.rdmaRead(), qpEx, remote.rkey(), address);
-            afterOperation();
-        } finally {
-            qp.exit();
-        }
+        beforeOperation(fn.rdmaRead(), SendOp.RDMA_READ, Verb.IBV_WR_RDMA_READ);
+        ExtendedPostVerbs.wrRemote(fn.rdmaRead(), qpEx, remote.rkey(), address);
+        afterOperation();
     }
 
     void compareAndSwap(RemoteMemory remote, long offset, long compare, long swap) {
         long address = remoteAddress(remote, offset, 8);
-        qp.enter();
-        try {
-            beforeOperation(fn.cmpSwp(), SendOp.ATOMIC_CMP_AND_SWP, Verb.IBV_WR_ATOMIC_CMP_SWP);
-            ExtendedPostVerbs.wrAtomicCmpSwp(fn.cmpSwp(), qpEx, remote.rkey(), address, compare, swap);
-            afterOperation();
-        } finally {
-            qp.exit();
-        }
+        beforeOperation(fn.cmpSwp(), SendOp.ATOMIC_CMP_AND_SWP, Verb.IBV_WR_ATOMIC_CMP_SWP);
+        ExtendedPostVerbs.wrAtomicCmpSwp(fn.cmpSwp(), qpEx, remote.rkey(), address, compare, swap);
+        afterOperation();
     }
 
     void fetchAndAdd(RemoteMemory remote, long offset, long add) {
         long address = remoteAddress(remote, offset, 8);
-        qp.enter();
-        try {
-            beforeOperation(fn.fetchAdd(), SendOp.ATOMIC_FETCH_AND_ADD, Verb.IBV_WR_ATOMIC_FETCH_ADD);
-            ExtendedPostVerbs.wrIntLongLong(fn.fetchAdd(), qpEx, remote.rkey(), address, add);
-            afterOperation();
-        } finally {
-            qp.exit();
-        }
+        beforeOperation(fn.fetchAdd(), SendOp.ATOMIC_FETCH_AND_ADD, Verb.IBV_WR_ATOMIC_FETCH_ADD);
+        ExtendedPostVerbs.wrIntLongLong(fn.fetchAdd(), qpEx, remote.rkey(), address, add);
+        afterOperation();
     }
 
     void atomicWrite(RemoteMemory remote, long offset, long value) {
         long address = remoteAddress(remote, offset, 8);
-        qp.enter();
-        try {
-            beforeOperation(fn.atomicWrite(), SendOp.ATOMIC_WRITE, Verb.IBV_WR_ATOMIC_WRITE);
-            scratch.set(JAVA_LONG, ATOMIC_VALUE, value);
-            ExtendedPostVerbs.wrIntLongLong(fn.atomicWrite(), qpEx, remote.rkey(), address,
-                    scratch.address() + ATOMIC_VALUE);
-            afterOperation();
-        } finally {
-            qp.exit();
-        }
+        beforeOperation(fn.atomicWrite(), SendOp.ATOMIC_WRITE, Verb.IBV_WR_ATOMIC_WRITE);
+        scratch.set(JAVA_LONG, ATOMIC_VALUE, value);
+        ExtendedPostVerbs.wrIntLongLong(fn.atomicWrite(), qpEx, remote.rkey(), address,
+                scratch.address() + ATOMIC_VALUE);
+        afterOperation();
     }
 
     void bindMemoryWindow(MemoryWindow mw, int rkey, MemoryRegion mr, long offset, long length, Set<Access> access) {
@@ -287,7 +234,6 @@ final class SendOperations {
         if (mw.protectionDomain() != pd || mr.protectionDomain() != pd) {
             throw new IllegalArgumentException(mw + " and " + mr + " must be in " + pd + ", the queue pair's");
         }
-        qp.enter();
         try (var _ = NativeResource.hold(mw)) {
             beforeOperation(fn.bindMw(), SendOp.BIND_MW, Verb.IBV_WR_BIND_MW);
             MemorySegment info = scratch;
@@ -297,31 +243,19 @@ final class SendOperations {
             info.set(JAVA_INT, BIND_ACCESS, Access.flags(access));
             ExtendedPostVerbs.wrBindMw(fn.bindMw(), qpEx, mw.handle().address(), rkey, info.address());
             afterOperation();
-        } finally {
-            qp.exit();
         }
     }
 
     void localInvalidate(int rkey) {
-        qp.enter();
-        try {
-            beforeOperation(fn.localInv(), SendOp.LOCAL_INV, Verb.IBV_WR_LOCAL_INV);
-            ExtendedPostVerbs.wrInt(fn.localInv(), qpEx, rkey);
-            afterOperation();
-        } finally {
-            qp.exit();
-        }
+        beforeOperation(fn.localInv(), SendOp.LOCAL_INV, Verb.IBV_WR_LOCAL_INV);
+        ExtendedPostVerbs.wrInt(fn.localInv(), qpEx, rkey);
+        afterOperation();
     }
 
     void sge(MemoryRegion mr, long offset, int length) {
         checkRegion(mr, offset, length);
-        qp.enter();
-        try {
-            beforeSetter(fn.setSge(), Verb.IBV_WR_SET_SGE);
-            ExtendedPostVerbs.wrIntLongInt(fn.setSge(), qpEx, mr.lkey(), mr.address() + offset, length);
-        } finally {
-            qp.exit();
-        }
+        beforeSetter(fn.setSge(), Verb.IBV_WR_SET_SGE);
+        ExtendedPostVerbs.wrIntLongInt(fn.setSge(), qpEx, mr.lkey(), mr.address() + offset, length);
     }
 
     void sgeList(int count) {
@@ -331,13 +265,8 @@ final class SendOperations {
         }
         sgl.count(count);
         sgl.check(qp.protectionDomain(), -1);
-        qp.enter();
-        try {
-            beforeSetter(fn.setSgeList(), Verb.IBV_WR_SET_SGE_LIST);
-            ExtendedPostVerbs.wrLongLong(fn.setSgeList(), qpEx, count, sgeArray.address());
-        } finally {
-            qp.exit();
-        }
+        beforeSetter(fn.setSgeList(), Verb.IBV_WR_SET_SGE_LIST);
+        ExtendedPostVerbs.wrLongLong(fn.setSgeList(), qpEx, count, sgeArray.address());
     }
 
     void inlineData(MemorySegment data) {
@@ -345,14 +274,9 @@ final class SendOperations {
             throw new IllegalArgumentException("inline data must be native memory: the provider reads it by address");
         }
         checkInlineSize(data.byteSize());
-        qp.enter();
-        try {
-            beforeSetter(fn.setInline(), Verb.IBV_WR_SET_INLINE_DATA);
-            requireInlineFlag(Verb.IBV_WR_SET_INLINE_DATA);
-            ExtendedPostVerbs.wrSetInlineData(fn.setInline(), qpEx, data);
-        } finally {
-            qp.exit();
-        }
+        beforeSetter(fn.setInline(), Verb.IBV_WR_SET_INLINE_DATA);
+        requireInlineFlag(Verb.IBV_WR_SET_INLINE_DATA);
+        ExtendedPostVerbs.wrSetInlineData(fn.setInline(), qpEx, data);
     }
 
     void inlineEntry(int index, MemoryRegion mr, long offset, int length) {
@@ -380,38 +304,23 @@ final class SendOperations {
             total += dataBufs.get(JAVA_LONG, i * 16L + 8);
         }
         checkInlineSize(total);
-        qp.enter();
-        try {
-            beforeSetter(fn.setInlineList(), Verb.IBV_WR_SET_INLINE_DATA_LIST);
-            requireInlineFlag(Verb.IBV_WR_SET_INLINE_DATA_LIST);
-            ExtendedPostVerbs.wrLongLong(fn.setInlineList(), qpEx, count, dataBufs.address());
-        } finally {
-            qp.exit();
-        }
+        beforeSetter(fn.setInlineList(), Verb.IBV_WR_SET_INLINE_DATA_LIST);
+        requireInlineFlag(Verb.IBV_WR_SET_INLINE_DATA_LIST);
+        ExtendedPostVerbs.wrLongLong(fn.setInlineList(), qpEx, count, dataBufs.address());
     }
 
     void udAddress(AddressHandle ah, int remoteQpn, int remoteQkey) {
         if (ah.protectionDomain() != qp.protectionDomain()) {
             throw new IllegalArgumentException(ah + " is not in " + qp.protectionDomain());
         }
-        qp.enter();
-        try {
-            beforeSetter(fn.setUdAddr(), Verb.IBV_WR_SET_UD_ADDR);
-            ExtendedPostVerbs.wrSetUdAddr(fn.setUdAddr(), qpEx, ah.handle().address(), remoteQpn, remoteQkey);
-            needsAddress = false;
-        } finally {
-            qp.exit();
-        }
+        beforeSetter(fn.setUdAddr(), Verb.IBV_WR_SET_UD_ADDR);
+        ExtendedPostVerbs.wrSetUdAddr(fn.setUdAddr(), qpEx, ah.handle().address(), remoteQpn, remoteQkey);
+        needsAddress = false;
     }
 
     void xrcSrqNumber(int srqNumber) {
-        qp.enter();
-        try {
-            beforeSetter(fn.setXrcSrqn(), Verb.IBV_WR_SET_XRC_SRQN);
-            ExtendedPostVerbs.wrInt(fn.setXrcSrqn(), qpEx, srqNumber);
-        } finally {
-            qp.exit();
-        }
+        beforeSetter(fn.setXrcSrqn(), Verb.IBV_WR_SET_XRC_SRQN);
+        ExtendedPostVerbs.wrInt(fn.setXrcSrqn(), qpEx, srqNumber);
     }
 
     void sgeEntry(int index, MemoryRegion mr, long offset, int length) {
