@@ -45,4 +45,16 @@ public record DeviceAttributes(String firmwareVersion, long nodeGuid, long syste
                                long deviceCapabilityFlagsEx, long completionTimestampMask, long hcaCoreClock,
                                long odpGeneralCapabilities, long maxDeviceMemorySize, int maxCqModerationCount,
                                int maxCqModerationPeriod, int maxTsoBytes) {
+    /** {@code IB_UVERBS_DEVICE_ATOMIC_WRITE}: a bit of {@code device_cap_flags_ex} above what verbs.h 44 names. */
+    private static final long ATOMIC_WRITE = 1L << 40;
+
+    /**
+     * {@return whether the device executes atomic writes ({@link SendOp#ATOMIC_WRITE}), from
+     * {@code device_cap_flags_ex}} Ask this first: librxe 44 lets a queue pair be created for
+     * atomic write whatever the kernel, and rxe in Linux 6.1 then fails each one with a local QP
+     * operation error; rxe from Linux 6.3 reports the capability and executes them.
+     */
+    public boolean supportsAtomicWrite() {
+        return (deviceCapabilityFlagsEx & ATOMIC_WRITE) != 0;
+    }
 }
