@@ -17,6 +17,7 @@ import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestReporter;
 
 /**
  * The extended post API ({@code ibv_wr_*}) on RC, UC and UD queue pairs of one device, with
@@ -324,12 +325,13 @@ class ExtendedPostDeviceTest {
     @Test
     @Exercises(value = "ibv_wr_atomic_write", refused = "rxe in Linux 6.1 has no atomic write opcode: librxe 44 builds"
             + " the request and the kernel completes it with an error (Linux 6.3 and later execute it)")
-    void atomicWriteDependsOnTheKernel() {
+    void atomicWriteDependsOnTheKernel(TestReporter reporter) {
         try (ExtendedLoopback lo = new ExtendedLoopback(QueuePairType.RC, SendOp.ATOMIC_WRITE, SendOp.SEND)) {
             MemorySegment target = lo.memB.segment().asSlice(256, 8);
             target.set(JAVA_LONG, 0, 7);
             lo.sa.start().wrId(1).signaled(true).atomicWrite(lo.memB.remote(), 256, 0x1122_3344_5566_7788L).complete();
             Completion c = lo.take(1).get(0);
+            reporter.publishEntry("atomic write on Linux " + System.getProperty("os.version"), c.status().toString());
             assertEquals(ProviderVersion.kernel() >= 603, lo.context.queryDevice().supportsAtomicWrite(),
                     "the device answers first what the kernel does");
             if (ProviderVersion.kernel() < 603) {
