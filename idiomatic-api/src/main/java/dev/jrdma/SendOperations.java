@@ -65,7 +65,7 @@ final class SendOperations {
     SendOperations(QueuePair qp, long qpEx) {
         this.qp = qp;
         this.qpEx = qpEx;
-        this.ops = qp.extendedOps;
+        this.ops = java.util.Collections.unmodifiableSet(qp.extendedOps);
         this.datagram = qp.type() == QueuePairType.UD;
         this.fn = ExtendedPostFunctions.of(qpEx);
         // An automatic arena: the staging memory lives as long as this object, and every call
