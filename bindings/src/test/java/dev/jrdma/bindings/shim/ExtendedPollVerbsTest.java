@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
+// SPDX-License-Identifier: Apache-2.0
 package dev.jrdma.bindings.shim;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
