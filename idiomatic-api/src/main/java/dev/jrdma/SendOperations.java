@@ -4,6 +4,7 @@ package dev.jrdma;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
+import dev.jrdma.bindings.generated.ibv_mw;
 import dev.jrdma.bindings.generated.ibv_mw_bind_info;
 import dev.jrdma.bindings.generated.rdma_h;
 import dev.jrdma.bindings.shim.Errno;
@@ -242,6 +243,10 @@ final class SendOperations {
             info.set(JAVA_LONG, BIND_LENGTH, length);
             info.set(JAVA_INT, BIND_ACCESS, Access.flags(access));
             ExtendedPostVerbs.wrBindMw(fn.bindMw(), qpEx, mw.handle().address(), rkey, info.address());
+            // The provider names the window by ibv_mw.rkey (librxe copies it into the request), and
+            // the device refuses a bind that does not name its current key, which for a type 2
+            // window only the application knows: the key this bind gives it.
+            ibv_mw.rkey(mw.handle(), rkey);
             afterOperation();
         }
     }
