@@ -2,10 +2,13 @@
 package dev.jrdma;
 
 import dev.jrdma.bindings.generated.ibv_cq;
+import dev.jrdma.bindings.generated.ibv_modify_cq_attr;
+import dev.jrdma.bindings.generated.ibv_moderate_cq;
 import dev.jrdma.bindings.generated.rdma_h;
 import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.ErrnoVerbs;
 import dev.jrdma.bindings.shim.BoundVerbs;
+import dev.jrdma.bindings.shim.ExtendedPollVerbs;
 import dev.jrdma.bindings.shim.InlineVerbs;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -28,7 +31,8 @@ public final class CompletionQueue extends NativeObject {
     private final Context context;
     /** The handle as an address: libibverbs owns the struct until ibv_destroy_cq, no arena involved. */
     private final long address;
-    private final int capacity;
+    /** Changed only by {@link #resize}. */
+    private volatile int capacity;
     /** The provider's poll_cq and req_notify_cq, read from the ops table once. */
     private final MemorySegment pollFn;
     /** Whether the provider's poll_cq is the one BoundVerbs calls as a constant. */
@@ -51,6 +55,11 @@ public final class CompletionQueue extends NativeObject {
     // would hand the fake to libibverbs.
     static CompletionQueue overStubProvider(Context context, MemorySegment handle) {
         return new CompletionQueue(context, null, handle);
+    }
+
+    /** Wraps a CQ that {@code ibv_create_cq_ex} created ({@link ExtendedCompletionQueue}); owned and destroyed as any other. */
+    static CompletionQueue adopt(Context context, CompletionChannel channel, MemorySegment handle) {
+        return new CompletionQueue(context, channel, handle);
     }
 
     static CompletionQueue create(Context context, int depth, CompletionChannel channel) {
@@ -191,6 +200,54 @@ public final class CompletionQueue extends NativeObject {
             throw new RdmaTimeoutException("no completion", this, timeout);
         }
         return wc;
+    }
+
+    /**
+     * Changes the number of completions the queue holds ({@code ibv_resize_cq}); the provider
+     * may round up, and refuses a size below the completions it holds now. {@link #capacity()}
+     * reports the size granted.
+     *
+     * @param depth the completions the queue must hold
+     */
+    @Reaches("ibv_resize_cq")
+    public void resize(int depth) {
+        if (depth < 1) {
+            throw new IllegalArgumentException("a completion queue needs a depth of at least 1, not " + depth);
+        }
+        try (var _ = hold(this)) {
+            RdmaException.check(Verb.IBV_RESIZE_CQ, this, rdma_h.ibv_resize_cq(handle, depth));
+            capacity = ibv_cq.cqe(handle);
+        }
+    }
+
+    /**
+     * Sets completion moderation ({@code ibv_modify_cq}): an event after {@code count}
+     * completions or {@code periodMicros} microseconds, whichever comes first. The device's
+     * limits are in {@link DeviceAttributes#maxCqModerationCount()}.
+     *
+     * @param count        completions per event (16 bits)
+     * @param periodMicros microseconds per event (16 bits)
+     * @throws OperationNotSupportedException when the provider has no moderation (librxe 44)
+     */
+    @Reaches("ibv_modify_cq")
+    public void moderate(int count, int periodMicros) {
+        try (Arena arena = Arena.ofConfined(); var _ = hold(this)) {
+            MemorySegment attr = modifyAttributes(arena, count, periodMicros);
+            RdmaException.check(Verb.IBV_MODIFY_CQ, this, ExtendedPollVerbs.ibv_modify_cq(handle, attr));
+        }
+    }
+
+    private static MemorySegment modifyAttributes(Arena arena, int count, int periodMicros) {
+        if (count < 0 || count > 0xffff || periodMicros < 0 || periodMicros > 0xffff) {
+            throw new IllegalArgumentException("moderation count " + count + " and period " + periodMicros
+                    + " must fit 16 bits");
+        }
+        MemorySegment attr = arena.allocate(ibv_modify_cq_attr.layout());
+        ibv_modify_cq_attr.attr_mask(attr, rdma_h.IBV_CQ_ATTR_MODERATE());
+        MemorySegment moderate = ibv_modify_cq_attr.moderate(attr);
+        ibv_moderate_cq.cq_count(moderate, (short) count);
+        ibv_moderate_cq.cq_period(moderate, (short) periodMicros);
+        return attr;
     }
 
     private int check(int n) {

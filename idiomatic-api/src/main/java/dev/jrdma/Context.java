@@ -4,7 +4,9 @@ package dev.jrdma;
 import dev.jrdma.bindings.generated.ibv_async_event;
 import dev.jrdma.bindings.generated.ibv_context;
 import dev.jrdma.bindings.generated.ibv_device_attr;
+import dev.jrdma.bindings.generated.ibv_cq_moderation_caps;
 import dev.jrdma.bindings.generated.ibv_device_attr_ex;
+import dev.jrdma.bindings.generated.ibv_tso_caps;
 import dev.jrdma.bindings.generated.ibv_gid_entry;
 import dev.jrdma.bindings.generated.ibv_odp_caps;
 import dev.jrdma.bindings.generated.ibv_port_attr;
@@ -127,6 +129,9 @@ public final class Context extends NativeResource {
                     ibv_device_attr.device_cap_flags(a), ibv_device_attr_ex.device_cap_flags_ex(ex),
                     ibv_device_attr_ex.completion_timestamp_mask(ex), ibv_device_attr_ex.hca_core_clock(ex),
                     ibv_odp_caps.general_caps(ibv_device_attr_ex.odp_caps(ex)), ibv_device_attr_ex.max_dm_size(ex),
+                    Short.toUnsignedInt(ibv_cq_moderation_caps.max_cq_count(ibv_device_attr_ex.cq_mod_caps(ex))),
+                    Short.toUnsignedInt(ibv_cq_moderation_caps.max_cq_period(ibv_device_attr_ex.cq_mod_caps(ex))),
+                    ibv_tso_caps.max_tso(ibv_device_attr_ex.tso_caps(ex)),
                     DeviceAttributes.TagMatching.read(ex), DeviceAttributes.Rss.read(ex),
                     DeviceAttributes.PacketPacing.read(ex), ibv_device_attr_ex.raw_packet_caps(ex));
         }
@@ -517,6 +522,18 @@ public final class Context extends NativeResource {
         checkOpen();
         channel.checkOpen();
         return CompletionQueue.create(this, depth, channel);
+    }
+
+    /**
+     * Builds an extended completion queue ({@code ibv_create_cq_ex}), which reports only the
+     * fields chosen and is read with start/next/end poll; see {@link ExtendedCompletionQueue}.
+     *
+     * @param depth the minimum number of completions it must hold
+     * @return the builder
+     */
+    public ExtendedCompletionQueue.Builder extendedCompletionQueue(int depth) {
+        checkOpen();
+        return new ExtendedCompletionQueue.Builder(this, depth);
     }
 
     /** {@return a new completion channel, to wait for completions without spinning} */

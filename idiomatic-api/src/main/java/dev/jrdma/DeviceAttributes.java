@@ -39,6 +39,10 @@ import java.lang.foreign.MemorySegment;
  * @param odpGeneralCapabilities  on-demand paging capabilities (extended; 0 when unsupported)
  * @param maxDeviceMemorySize     device memory available for allocation, bytes (extended; 0: no
  *                                {@link DeviceMemory})
+ * @param maxCqModerationCount    the largest completion count {@link CompletionQueue#moderate} takes (extended; 0: no moderation)
+ * @param maxCqModerationPeriod   the longest moderation period, microseconds (extended)
+ * @param maxTsoBytes             the largest TCP segmentation offload send, bytes (extended; 0: no TSO, so no
+ *                                {@link SendOp#TSO})
  * @param tagMatching             tag-matching limits (extended; all 0 without tag matching)
  * @param rss                     receive-side scaling limits (extended; all 0 without RSS)
  * @param packetPacing            packet pacing limits, for {@link RateLimit} (extended; all 0 without pacing)
@@ -50,7 +54,8 @@ public record DeviceAttributes(String firmwareVersion, long nodeGuid, long syste
                                int maxQpInitRdAtom, int maxSrq, int maxAh, int maxMw,
                                AtomicCapability atomicCapability, int physicalPortCount, int deviceCapabilityFlags,
                                long deviceCapabilityFlagsEx, long completionTimestampMask, long hcaCoreClock,
-                               long odpGeneralCapabilities, long maxDeviceMemorySize,
+                               long odpGeneralCapabilities, long maxDeviceMemorySize, int maxCqModerationCount,
+                               int maxCqModerationPeriod, int maxTsoBytes,
                                TagMatching tagMatching, Rss rss, PacketPacing packetPacing,
                                int rawPacketCapabilities) {
     /** {@code IBV_DEVICE_SRQ_RESIZE} of {@code enum ibv_device_cap_flags}. */
@@ -142,5 +147,18 @@ public record DeviceAttributes(String firmwareVersion, long nodeGuid, long syste
         public boolean supported() {
             return maxKilobitsPerSecond > 0;
         }
+    }
+
+    /** {@code IB_UVERBS_DEVICE_ATOMIC_WRITE}: a bit of {@code device_cap_flags_ex} above what verbs.h 44 names. */
+    private static final long ATOMIC_WRITE = 1L << 40;
+
+    /**
+     * {@return whether the device executes atomic writes ({@link SendOp#ATOMIC_WRITE}), from
+     * {@code device_cap_flags_ex}} Ask this first: librxe 44 lets a queue pair be created for
+     * atomic write whatever the kernel, and rxe in Linux 6.1 then fails each one with a local QP
+     * operation error; rxe from Linux 6.3 reports the capability and executes them.
+     */
+    public boolean supportsAtomicWrite() {
+        return (deviceCapabilityFlagsEx & ATOMIC_WRITE) != 0;
     }
 }

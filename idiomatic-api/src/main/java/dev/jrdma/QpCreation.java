@@ -4,10 +4,12 @@ package dev.jrdma;
 import dev.jrdma.bindings.generated.ibv_qp;
 import dev.jrdma.bindings.generated.ibv_qp_cap;
 import dev.jrdma.bindings.generated.ibv_qp_init_attr;
+import dev.jrdma.bindings.generated.ibv_qp_init_attr_ex;
 import dev.jrdma.bindings.generated.rdma_cm_id;
 import dev.jrdma.bindings.generated.rdma_h;
 import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.ErrnoVerbs;
+import dev.jrdma.bindings.shim.InlineVerbs;
 import dev.jrdma.bindings.shim.RdmaCmVerbs;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -32,7 +34,8 @@ final class QpCreation {
             throw new IllegalArgumentException(b.srq + " is not in " + b.pd);
         }
         try (Arena arena = Arena.ofConfined(); var _ = NativeResource.hold(b.pd, b.sendCq, b.receiveCq, b.srq, cmId)) {
-            MemorySegment init = arena.allocate(ibv_qp_init_attr.layout());
+            // ibv_qp_init_attr is the prefix of ibv_qp_init_attr_ex: one allocation serves both verbs.
+            MemorySegment init = arena.allocate(ibv_qp_init_attr_ex.layout());
             if (b.srq != null) {
                 ibv_qp_init_attr.srq(init, b.srq.handle());
             }
@@ -48,7 +51,16 @@ final class QpCreation {
             ibv_qp_cap.max_inline_data(cap, b.maxInlineData);
             MemorySegment errno = Errno.allocate(arena);
             MemorySegment qp;
-            if (cmId == null) {
+            if (b.sendOps != null) {
+                if (cmId != null) {
+                    throw new IllegalArgumentException("the extended post API needs ibv_create_qp_ex; build the queue"
+                            + " pair without an rdma_cm id and connect it with connect(Endpoint)");
+                }
+                ibv_qp_init_attr_ex.comp_mask(init, rdma_h.IBV_QP_INIT_ATTR_PD() | rdma_h.IBV_QP_INIT_ATTR_SEND_OPS_FLAGS());
+                ibv_qp_init_attr_ex.pd(init, b.pd.handle());
+                ibv_qp_init_attr_ex.send_ops_flags(init, SendOp.flags(b.sendOps));
+                qp = InlineVerbs.ibv_create_qp_ex(errno, b.pd.context().handle(), init);
+            } else if (cmId == null) {
                 qp = ErrnoVerbs.ibv_create_qp(errno, b.pd.handle(), init);
             } else {
                 qp = RdmaCmVerbs.rdma_create_qp(errno, cmId.handle(), b.pd.handle(), init) == 0
@@ -56,9 +68,10 @@ final class QpCreation {
                         : MemorySegment.NULL;
             }
             if (qp.address() == 0) {
-                throw RdmaException.of(cmId == null ? Verb.IBV_CREATE_QP : Verb.RDMA_CREATE_QP, b.pd + ", " + b.type + ", send/receive WRs " + b.maxSendWr + "/"
-                        + b.maxReceiveWr + ", SGEs " + b.maxSendSge + "/" + b.maxReceiveSge + ", inline " + b.maxInlineData,
-                        Errno.get(errno));
+                Verb verb = b.sendOps != null ? Verb.IBV_CREATE_QP_EX : cmId == null ? Verb.IBV_CREATE_QP : Verb.RDMA_CREATE_QP;
+                throw RdmaException.of(verb, b.pd + ", " + b.type + ", send/receive WRs " + b.maxSendWr + "/"
+                        + b.maxReceiveWr + ", SGEs " + b.maxSendSge + "/" + b.maxReceiveSge + ", inline " + b.maxInlineData
+                        + (b.sendOps == null ? "" : ", send ops " + b.sendOps), Errno.get(errno));
             }
             qp = qp.reinterpret(ibv_qp.layout().byteSize());
             // The provider writes the capabilities it granted back into init_attr.cap.

@@ -15,6 +15,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.ref.Reference;
 import java.security.SecureRandom;
+import java.util.List;
 import java.util.Set;
 
 /**
@@ -76,6 +77,8 @@ public final class QueuePair extends NativeObject {
     private volatile int refused = NO_SEND | NO_RECEIVE;
     private static final int NO_SEND = 1;
     private static final int NO_RECEIVE = 2;
+    /** The operations of the extended post API this QP was created for ({@link ExtendedSendQueue}); null if none. */
+    final Set<SendOp> extendedOps;
 
     QueuePair(Builder b, CmId cmId, MemorySegment handle, QueuePairCapabilities capabilities) {
         super(handle, "queue pair 0x" + Integer.toHexString(ibv_qp.qp_num(handle)) + " (" + b.type + ") on " + b.pd.context().name(),
@@ -88,6 +91,7 @@ public final class QueuePair extends NativeObject {
         this.type = b.type;
         this.qpn = ibv_qp.qp_num(handle);
         this.capabilities = capabilities;
+        this.extendedOps = b.sendOps;
         Arena arena = Arena.ofAuto();
         this.badSend = arena.allocate(ADDRESS);
         this.badReceive = arena.allocate(ADDRESS);
@@ -122,6 +126,7 @@ public final class QueuePair extends NativeObject {
         int maxReceiveSge = 1;
         int maxInlineData;
         boolean signalAll;
+        Set<SendOp> sendOps;
 
         Builder(ProtectionDomain pd, QueuePairType type) {
             this.pd = pd;
@@ -226,6 +231,19 @@ public final class QueuePair extends NativeObject {
          */
         public Builder signalAll(boolean signalAll) {
             this.signalAll = signalAll;
+            return this;
+        }
+
+        /**
+         * Creates the queue pair with {@code ibv_create_qp_ex} for the extended post API
+         * ({@link ExtendedSendQueue#of}), able to build exactly {@code ops}; see {@link SendOp}.
+         *
+         * @param ops the operations the queue pair will build
+         * @return this builder
+         */
+        @Reaches("ibv_create_qp_ex")
+        public Builder extendedPost(SendOp... ops) {
+            this.sendOps = ops.length == 0 ? java.util.EnumSet.noneOf(SendOp.class) : java.util.EnumSet.copyOf(List.of(ops));
             return this;
         }
 
@@ -678,6 +696,16 @@ public final class QueuePair extends NativeObject {
             throw new IllegalStateException("cannot " + what + " through " + this + ": it is in " + state
                     + ", which needs RTS");
         }
+    }
+
+    /** Whether the send queue takes work requests (not in RESET, INIT, RTR, or ERR after {@link #toError()}). */
+    boolean sendAllowed() {
+        return (refused & NO_SEND) == 0;
+    }
+
+    /** The state as of this object's last transition. */
+    QueuePairState lastState() {
+        return lastState;
     }
 
     /** Re-reads the state after rdma_cm moved the QP behind this object's back. */

@@ -139,6 +139,62 @@ public enum Verb {
     IBV_POST_SEND,
     /** Posting receive work requests. */
     IBV_POST_RECV,
+    /** Creating a queue pair for the extended post API. */
+    IBV_CREATE_QP_EX,
+    /** Finding a queue pair's extended post API. */
+    IBV_QP_TO_QP_EX,
+    /** Opening a batch of extended work requests. */
+    IBV_WR_START,
+    /** Posting a batch of extended work requests. */
+    IBV_WR_COMPLETE,
+    /** Dropping a batch of extended work requests. */
+    IBV_WR_ABORT,
+    /** Building a SEND. */
+    IBV_WR_SEND,
+    /** Building a SEND with immediate data. */
+    IBV_WR_SEND_IMM,
+    /** Building a SEND that invalidates a remote key. */
+    IBV_WR_SEND_INV,
+    /** Building a TCP segmentation offload send. */
+    IBV_WR_SEND_TSO,
+    /** Building an RDMA WRITE. */
+    IBV_WR_RDMA_WRITE,
+    /** Building an RDMA WRITE with immediate data. */
+    IBV_WR_RDMA_WRITE_IMM,
+    /** Building an RDMA READ. */
+    IBV_WR_RDMA_READ,
+    /** Building an atomic compare-and-swap. */
+    IBV_WR_ATOMIC_CMP_SWP,
+    /** Building an atomic fetch-and-add. */
+    IBV_WR_ATOMIC_FETCH_ADD,
+    /** Building an atomic write. */
+    IBV_WR_ATOMIC_WRITE,
+    /** Building a memory window bind. */
+    IBV_WR_BIND_MW,
+    /** Building a local invalidate. */
+    IBV_WR_LOCAL_INV,
+    /** Setting a work request's scatter/gather entry. */
+    IBV_WR_SET_SGE,
+    /** Setting a work request's scatter/gather list. */
+    IBV_WR_SET_SGE_LIST,
+    /** Setting a work request's inline data. */
+    IBV_WR_SET_INLINE_DATA,
+    /** Setting a work request's inline data from a list of buffers. */
+    IBV_WR_SET_INLINE_DATA_LIST,
+    /** Setting a UD work request's destination. */
+    IBV_WR_SET_UD_ADDR,
+    /** Setting an XRC work request's remote SRQ number. */
+    IBV_WR_SET_XRC_SRQN,
+    /** Creating an extended completion queue. */
+    IBV_CREATE_CQ_EX,
+    /** Starting to read an extended completion queue. */
+    IBV_START_POLL,
+    /** Reading the next completion of an extended completion queue. */
+    IBV_NEXT_POLL,
+    /** Changing a completion queue's moderation. */
+    IBV_MODIFY_CQ,
+    /** Changing a completion queue's size. */
+    IBV_RESIZE_CQ,
     /** Creating a shared receive queue. */
     IBV_CREATE_SRQ,
     /** Posting receives to a shared receive queue. */

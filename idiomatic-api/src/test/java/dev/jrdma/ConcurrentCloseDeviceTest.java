@@ -88,7 +88,7 @@ class ConcurrentCloseDeviceTest {
     }
 
     /** A worker's loop body; it runs until a call throws. */
-    private interface Step {
+    interface Step {
         void run();
     }
 
@@ -190,8 +190,8 @@ class ConcurrentCloseDeviceTest {
      * Runs each step in a loop on its own thread, closes {@code first} after a while and then
      * {@code last}, and records a worker that does not stop with IllegalStateException.
      */
-    private static void runWorkers(List<Step> steps, AutoCloseable first, AutoCloseable last, long closeAfterMicros,
-                                   AtomicLong calls, List<String> failures, String round) throws Exception {
+    static void runWorkers(List<Step> steps, AutoCloseable first, AutoCloseable last, long closeAfterMicros,
+                           AtomicLong calls, List<String> failures, String round) throws Exception {
         ConcurrentLinkedQueue<Throwable> unexpected = new ConcurrentLinkedQueue<>();
         AtomicBoolean stop = new AtomicBoolean();
         CountDownLatch started = new CountDownLatch(steps.size());
@@ -363,68 +363,10 @@ class ConcurrentCloseDeviceTest {
                     case UD_QUEUE_PAIR -> ud;
                     case MEMBERSHIP -> first;
                 };
-                runWorkers(steps, closeAfterMicros, closeFirst, context, calls, failures, name);
+                runWorkers(steps, closeFirst, context, closeAfterMicros, calls, failures, name);
             }
         }
         assertEquals(List.of(), failures);
         assertTrue(calls.get() > SURFACE_ROUNDS * 4L, "the workers made " + calls.get() + " calls");
-    }
-
-    /**
-     * Runs {@code steps} on a thread each, closes {@code first} after {@code closeAfterMicros}, then
-     * the context; every worker must end with IllegalStateException. The membership and window
-     * steps stop only once their object is closed, so closing the context must reach them all.
-     */
-    private static void runWorkers(List<Step> steps, long closeAfterMicros, AutoCloseable first, Context context,
-                                   AtomicLong calls, List<String> failures, String round) throws Exception {
-        ConcurrentLinkedQueue<Throwable> unexpected = new ConcurrentLinkedQueue<>();
-        AtomicBoolean stop = new AtomicBoolean();
-        CountDownLatch started = new CountDownLatch(steps.size());
-        CountDownLatch stoppedByClose = new CountDownLatch(steps.size());
-        List<Thread> workers = new ArrayList<>();
-        for (Step step : steps) {
-            workers.add(Thread.ofPlatform().daemon().start(() -> {
-                started.countDown();
-                try {
-                    while (!stop.get()) {
-                        step.run();
-                        calls.incrementAndGet();
-                    }
-                } catch (IllegalStateException expected) {
-                    stoppedByClose.countDown();
-                } catch (Throwable t) {
-                    unexpected.add(t);
-                }
-            }));
-        }
-        try {
-            started.await();
-            TimeUnit.MICROSECONDS.sleep(closeAfterMicros);
-            first.close();
-            TimeUnit.MICROSECONDS.sleep(500);
-        } catch (RdmaException e) {
-            failures.add(round + ": closing " + first + ": " + e);
-        } finally {
-            try {
-                context.close();
-            } catch (RdmaException e) {
-                failures.add(round + ": closing the context: " + e);
-            }
-        }
-        boolean allStopped = stoppedByClose.await(WORKER_STOP.toMillis(), TimeUnit.MILLISECONDS);
-        stop.set(true);
-        for (Thread w : workers) {
-            w.join(WORKER_STOP.toMillis());
-            if (w.isAlive()) {
-                failures.add(round + ": a worker still runs " + WORKER_STOP + " after the context was closed");
-            }
-        }
-        for (Throwable t : unexpected) {
-            failures.add(round + ": " + t);
-        }
-        if (!allStopped && unexpected.isEmpty()) {
-            failures.add(round + ": " + stoppedByClose.getCount() + " worker(s) did not end with"
-                    + " IllegalStateException after the context was closed");
-        }
     }
 }

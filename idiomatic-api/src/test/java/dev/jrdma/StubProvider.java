@@ -126,7 +126,7 @@ final class StubProvider {
         return s;
     }
 
-    private static MethodHandle handle(String name, FunctionDescriptor descriptor) {
+    static MethodHandle handle(String name, FunctionDescriptor descriptor) {
         MemorySegment symbol = LIBRARY.find(name).orElseThrow(
                 () -> new IllegalStateException("the stub provider has no symbol " + name));
         return LINKER.downcallHandle(symbol, descriptor);

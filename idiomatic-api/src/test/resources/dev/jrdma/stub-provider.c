@@ -272,3 +272,108 @@ long stub_harness_send_and_poll(struct ibv_qp *qp, struct ibv_send_wr *wr, struc
     }
     return polled;
 }
+
+/* ---- The extended post API: a queue pair with struct ibv_qp_ex (ExtendedStubProviderBench) ----
+ * The builders write the same stub_wqe as stub_post_send; wr_complete pushes the completions of
+ * the batch's signalled requests, wr_abort drops the batch. Only what the benchmark builds is
+ * implemented (send, set_sge); the other function pointers stay NULL, as a provider leaves the
+ * builders a queue pair was not created for. */
+
+struct stub_qp_ex {
+    struct ibv_qp_ex qpx;
+    struct stub_wq sq;
+    struct stub_wqe *cur;
+    uint64_t start_head;
+    int sq_sig_all;
+};
+
+static void stubx_wr_start(struct ibv_qp_ex *qpx) {
+    struct stub_qp_ex *q = (struct stub_qp_ex *) qpx;
+    q->start_head = q->sq.head;
+    q->cur = NULL;
+}
+
+static void stubx_wr_send(struct ibv_qp_ex *qpx) {
+    struct stub_qp_ex *q = (struct stub_qp_ex *) qpx;
+    struct stub_wqe *wqe = &q->sq.ring[q->sq.head++ & q->sq.mask];
+    wqe->wr_id = qpx->wr_id;
+    wqe->opcode = IBV_WR_SEND;
+    wqe->flags = qpx->wr_flags;
+    wqe->num_sge = 0;
+    wqe->imm_data = 0;
+    q->cur = wqe;
+}
+
+static void stubx_wr_set_sge(struct ibv_qp_ex *qpx, uint32_t lkey, uint64_t addr, uint32_t length) {
+    struct stub_wqe *wqe = ((struct stub_qp_ex *) qpx)->cur;
+    wqe->num_sge = 1;
+    wqe->sge[0].addr = addr;
+    wqe->sge[0].length = length;
+    wqe->sge[0].lkey = lkey;
+}
+
+static int stubx_wr_complete(struct ibv_qp_ex *qpx) {
+    struct stub_qp_ex *q = (struct stub_qp_ex *) qpx;
+    for (uint64_t i = q->start_head; i != q->sq.head; i++) {
+        struct stub_wqe *wqe = &q->sq.ring[i & q->sq.mask];
+        if (q->sq_sig_all || (wqe->flags & IBV_SEND_SIGNALED)) {
+            push_completion((struct stub_cq *) qpx->qp_base.send_cq, wqe->wr_id, IBV_WC_SEND,
+                            wqe->num_sge ? wqe->sge[0].length : 0, qpx->qp_base.qp_num);
+        }
+    }
+    q->cur = NULL;
+    return 0;
+}
+
+static void stubx_wr_abort(struct ibv_qp_ex *qpx) {
+    struct stub_qp_ex *q = (struct stub_qp_ex *) qpx;
+    q->sq.head = q->start_head;
+    q->cur = NULL;
+}
+
+/* A queue pair whose struct ibv_qp is the first member of a struct ibv_qp_ex, as libibverbs'
+ * verbs_qp lays it out; returns the ibv_qp_ex (its qp_base is the ibv_qp). */
+struct ibv_qp_ex *stub_create_qp_ex(struct ibv_pd *pd, struct ibv_cq *send_cq, struct ibv_cq *recv_cq, int depth) {
+    struct stub_qp_ex *q = calloc(1, sizeof *q);
+    uint32_t n = ring_size(depth);
+    if (q == NULL || (q->sq.ring = calloc(n, sizeof(struct stub_wqe))) == NULL) {
+        return NULL;
+    }
+    q->sq.mask = n - 1;
+    struct ibv_qp *qp = &q->qpx.qp_base;
+    qp->context = pd->context;
+    qp->pd = pd;
+    qp->send_cq = send_cq;
+    qp->recv_cq = recv_cq;
+    qp->handle = next_handle++;
+    qp->qp_num = 0x100 + qp->handle;
+    qp->state = IBV_QPS_RTS;
+    qp->qp_type = IBV_QPT_RC;
+    q->qpx.wr_start = stubx_wr_start;
+    q->qpx.wr_complete = stubx_wr_complete;
+    q->qpx.wr_abort = stubx_wr_abort;
+    q->qpx.wr_send = stubx_wr_send;
+    q->qpx.wr_set_sge = stubx_wr_set_sge;
+    return &q->qpx;
+}
+
+/* The last WQE the extended queue pair wrote, for the functional test. */
+const struct stub_wqe *stub_last_wqe_ex(struct ibv_qp_ex *qpx) {
+    struct stub_qp_ex *q = (struct stub_qp_ex *) qpx;
+    return q->sq.head == 0 ? NULL : &q->sq.ring[(q->sq.head - 1) & q->sq.mask];
+}
+
+/* The C twin of ExtendedSendQueue's one-request batch: start, wr_id and flags, send, set_sge,
+ * complete, n times, through verbs.h's inline ibv_wr_*; returns the failed completes. */
+long stub_harness_wr_send(struct ibv_qp_ex *qpx, uint32_t lkey, uint64_t addr, uint32_t length, long n) {
+    long failed = 0;
+    for (long i = 0; i < n; i++) {
+        ibv_wr_start(qpx);
+        qpx->wr_id = (uint64_t) i;
+        qpx->wr_flags = 0;
+        ibv_wr_send(qpx);
+        ibv_wr_set_sge(qpx, lkey, addr, length);
+        failed += ibv_wr_complete(qpx) != 0;
+    }
+    return failed;
+}

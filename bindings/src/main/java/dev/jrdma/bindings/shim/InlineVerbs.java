@@ -411,7 +411,7 @@ public final class InlineVerbs {
 
     /**
      * {@code verbs_get_ctx_op(ctx, op)->op}: the extension op's function pointer, or 0 if absent.
-     * Package-private for the other shims of verbs_context ops ({@link ExtensionVerbs}, {@link SteeringVerbs}, {@link SurfaceVerbs}).
+     * Package-private for the other shims of verbs_context ops ({@link ExtensionVerbs}, {@link SteeringVerbs}, {@link SurfaceVerbs}, {@link ExtendedPollVerbs}'s ibv_modify_cq).
      */
     static long extendedOp(MemorySegment context, long opOffset) {
         long ctx = context.address();
