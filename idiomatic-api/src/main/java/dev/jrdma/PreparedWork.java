@@ -211,6 +211,8 @@ abstract sealed class PreparedWork extends NativeResource permits PreparedSend, 
 
     @Override
     final void release() {
-        arena.close();
+        if (arena != null) {   // null when the allocation failed after the owners adopted this object
+            arena.close();
+        }
     }
 }
