@@ -54,8 +54,8 @@ abstract sealed class PreparedWork extends NativeResource permits PreparedSend, 
     private final MemorySegment.Scope[] callerScopes;
 
     /**
-     * Copies the chain that starts at {@code head} (each request already checked for its queue)
-     * into new memory.
+     * Copies {@code chain} (its requests in order, each already checked for its queue) into new
+     * memory, and registers with {@code owners} (the queue, the regions, a UD address handle).
      */
     PreparedWork(List<? extends WorkRequest<?>> chain, long wrSize, NativeResource... owners) {
         super(owners);
