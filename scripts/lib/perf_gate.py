@@ -9,13 +9,17 @@ write_bw for perftest (C) and jrdma (J). Per run, user-mode instructions of the 
 iteration (one post: one Soft-RoCE doorbell write(2)), the median over rounds per test and tool:
 
 - read_lat, write_bw: every user-mode instruction of the client's CPU per read / per message;
-  target: jrdma <= 1.5 x perftest.
+  targets (issue 37): read_lat jrdma <= 540 (perftest: 310), write_bw 2 B jrdma <= 400 (354).
 - send_lat: both sides busy-poll for the peer's message, so the totals count waiting. The
   critical path of a half round trip (post the send, the poll that finds the receive, re-post the
   receive) is the count with every busy-poll block (one run at least SPIN times per iteration)
   counted once, as the poll that finds the completion runs it; "own" is the tool's code without
   the provider, libc and other processes' blocks (jrdma: JIT-compiled Java, FFM stubs, the
-  JVM, the clock; perftest: its binary, rdtsc included). Target: jrdma <= perftest + 100.
+  JVM, the clock; perftest: its binary, rdtsc included). Target (issue 37): jrdma <= 450. It was
+  perftest + 100 (234); research/notes/2026-11-25-perf-gate.md shows from measured parts that no
+  Java loop keeping every check meets that: the clock (99, no public cycle counter in Java), the
+  FFM transition (36) and the checks of two posts (~160) alone exceed it. The checks stay and
+  move to prepare time (PreparedSend/PreparedReceive), and the target is an absolute count.
 - compiled code: a jrdma figure counts only when the window ran compiled code: the interpreter,
   the adapters and libjvm (the JIT compiler, the runtime) must stay under COMPILED_MAX of the
   window's user instructions on the critical path (busy-poll blocks once); a run counts with its
@@ -124,6 +128,12 @@ def load(logs):
     return runs, problems
 
 
+# The targets of issue 37 (user-mode instructions per iteration; see the module comment).
+READ_LAT_MAX = 540
+WRITE_BW_MAX = 400
+SEND_LAT_OWN_MAX = 450
+
+
 def median(rows, f):
     return statistics.median(f(m) for m in rows) if rows else None
 
@@ -134,18 +144,16 @@ def gate(logs):
         print("perf-gate: " + p)
     rows = []   # (test, measure, perftest, jrdma, target text, met or None)
 
-    def ratio_target(test, what):
+    def total_target(test, what, limit):
         c, j = median(runs[(test, "C")], lambda m: m.total), median(runs[(test, "J")], lambda m: m.total)
-        met = None if c is None or j is None else j <= 1.5 * c
-        rows.append((test, what, c, j, "<= 1.5 x perftest" + ("" if c is None else " (%.0f)" % (1.5 * c)), met))
+        rows.append((test, what, c, j, "<= %d" % limit, None if j is None else j <= limit))
 
-    ratio_target("read_lat", "user instructions per read")
-    ratio_target("write_bw", "user instructions per 2 B message")
+    total_target("read_lat", "user instructions per read", READ_LAT_MAX)
+    total_target("write_bw", "user instructions per 2 B message", WRITE_BW_MAX)
     c_rows, j_rows = runs[("send_lat", "C")], runs[("send_lat", "J")]
     c, j = median(c_rows, lambda m: m.own(True)), median(j_rows, lambda m: m.own(True))
     rows.append(("send_lat", "own instructions on the critical path, per side", c, j,
-                 "<= perftest + 100" + ("" if c is None else " (%.0f)" % (c + 100)),
-                 None if c is None or j is None else j <= c + 100))
+                 "<= %d" % SEND_LAT_OWN_MAX, None if j is None else j <= SEND_LAT_OWN_MAX))
 
     print("| test | measure | perftest | jrdma | jrdma/perftest | target | met |")
     print("| --- | --- | ---: | ---: | ---: | --- | --- |")

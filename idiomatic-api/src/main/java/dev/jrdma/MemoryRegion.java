@@ -25,6 +25,7 @@ import java.util.Set;
  * <p>Thread safety: the accessors are safe from any thread.
  */
 public final class MemoryRegion extends NativeResource {
+    private static final MemorySegment.Scope GLOBAL = Arena.global().scope();
     private final ProtectionDomain pd;
     private final MemorySegment handle;
     private final MemorySegment segment;
@@ -169,6 +170,17 @@ public final class MemoryRegion extends NativeResource {
             throw new IllegalStateException("the arena of the memory of " + this + " was closed before the region:"
                     + " close memory regions before the arena that owns their memory");
         }
+    }
+
+    /**
+     * The scope of memory the caller owns, or null when the region owns its memory. A prepared
+     * request checks such a scope at each post: the caller may close its arena without closing
+     * the region first (a region it owns closes its dependents before its memory goes). Null
+     * too for the global scope, which never closes.
+     */
+    MemorySegment.Scope callerScope() {
+        MemorySegment.Scope scope = segment.scope();
+        return ownArena != null || scope.equals(GLOBAL) ? null : scope;
     }
 
     /** Throws {@link IndexOutOfBoundsException} unless {@code [offset, offset + length)} lies in the region. */

@@ -19,7 +19,12 @@ final class PostRefusals {
     private PostRefusals() {}
 
     static IllegalStateException send(QueuePair qp, SendRequest request, QueuePairState state) {
-        return new IllegalStateException("cannot post work request wr_id " + request.wrId() + " to " + qp + ": "
+        return send(qp, "work request wr_id " + request.wrId(), state);
+    }
+
+    /** As above for a request named {@code what} (a prepared one). */
+    static IllegalStateException send(QueuePair qp, String what, QueuePairState state) {
+        return new IllegalStateException("cannot post " + what + " to " + qp + ": "
                 + (state == QueuePairState.ERR ? IN_ERR : "it is in " + state + ", sends need RTS (connect it first)"));
     }
 
@@ -28,7 +33,12 @@ final class PostRefusals {
         if (srq != null) {
             return new IllegalStateException(qp + " takes its receives from " + srq + ": post them there");
         }
-        return new IllegalStateException("cannot post receive request wr_id " + request.wrId() + " to " + qp + ": "
+        return receive(qp, "receive request wr_id " + request.wrId(), state);
+    }
+
+    /** As above for a request named {@code what} (a prepared one, never for a queue pair on an SRQ). */
+    static IllegalStateException receive(QueuePair qp, String what, QueuePairState state) {
+        return new IllegalStateException("cannot post " + what + " to " + qp + ": "
                 + (state == QueuePairState.ERR ? IN_ERR : "it is in RESET, receives need INIT or later"));
     }
 

@@ -40,7 +40,7 @@ public final class QueuePair extends NativeObject {
     private final ProtectionDomain pd;
     private final CompletionQueue sendCq;
     private final CompletionQueue receiveCq;
-    private final SharedReceiveQueue srq;
+    final SharedReceiveQueue srq;
     /** The rdma_cm id that created this QP, or null; rdma_cm then owns the QP's transitions. */
     private final CmId cmId;
     private final QueuePairType type;
@@ -50,15 +50,15 @@ public final class QueuePair extends NativeObject {
     private final MemorySegment badReceive;
     // Addresses for the address-taking post downcalls. The bad_wr slots live as long as this
     // object (an automatic arena; posts fence this); libibverbs owns the ibv_qp until destroy.
-    private final long address;
+    final long address;
     private final long badSendAddress;
     private final long badReceiveAddress;
     /** The provider's post functions, read from the ops table once (it never changes for a context). */
-    private final MemorySegment postSendFn;
-    private final MemorySegment postRecvFn;
+    final MemorySegment postSendFn;
+    final MemorySegment postRecvFn;
     /** Whether the provider's functions are the ones BoundVerbs calls as constants (one provider per process). */
-    private final boolean sendBound;
-    private final boolean receiveBound;
+    final boolean sendBound;
+    final boolean receiveBound;
     /** Set by {@link #localEndpoint}: the port, source GID index and PSN the transitions use. */
     private int port;
     private int gidIndex = -1;
@@ -68,15 +68,15 @@ public final class QueuePair extends NativeObject {
      * pair to ERR (or SQE) on its own, never out of RESET, INIT or RTR, so a post can be
      * refused in those three states without a query.
      */
-    private volatile QueuePairState lastState = QueuePairState.RESET;
+    volatile QueuePairState lastState = QueuePairState.RESET;
     /**
      * What {@link #lastState} (and an SRQ) refuse, as one word a post tests instead of comparing
      * the state enum several times: {@link #NO_SEND} in RESET, INIT, RTR and ERR, {@link #NO_RECEIVE}
      * in RESET and ERR or with an SRQ. Written after {@code lastState} in the same transition.
      */
-    private volatile int refused = NO_SEND | NO_RECEIVE;
-    private static final int NO_SEND = 1;
-    private static final int NO_RECEIVE = 2;
+    volatile int refused = NO_SEND | NO_RECEIVE;
+    static final int NO_SEND = 1;
+    static final int NO_RECEIVE = 2;
     /** The operations of the extended post API this QP was created for ({@link ExtendedSendQueue}); null if none. */
     final Set<SendOp> extendedOps;
 

@@ -84,6 +84,16 @@ final class ScatterGatherList {
         return lengths[index];
     }
 
+    /** The region behind SGE {@code index}. */
+    MemoryRegion region(int index) {
+        return regions[index];
+    }
+
+    /** Copies the {@link #count()} entries in use to {@code target} at {@code offset} (a prepared request's own copy). */
+    void copyTo(MemorySegment target, long offset) {
+        MemorySegment.copy(array, 0, target, offset, count * SIZE);
+    }
+
     /**
      * The re-post check: every region open and its memory alive (else IllegalStateException),
      * and whether all are in {@code pd}. No message is built and no wr_id read unless one fails:

@@ -278,6 +278,16 @@ public final class SendRequest extends WorkRequest<SendRequest> {
         return this;
     }
 
+    /** The remote length {@link #remote} set (what a prepared request's offsets are checked against). */
+    long remoteLength() {
+        return remoteLength;
+    }
+
+    /** The destination of a UD send, or null. */
+    AddressHandle addressHandle() {
+        return addressHandle;
+    }
+
     /** Validates every request of the chain for {@code qp} and writes the opcode-dependent fields. */
     void prepare(QueuePair qp) {
         for (SendRequest r = this; r != null; r = r.next) {

@@ -42,11 +42,11 @@ public final class SharedReceiveQueue extends NativeObject {
     // The bad_wr slot lives as long as this object (an automatic arena; posts fence this).
     private final MemorySegment badReceive = Arena.ofAuto().allocate(ADDRESS);
     private final long badReceiveAddress = badReceive.address();
-    private final long address;
+    final long address;
     /** The provider's post_srq_recv, read from the ops table once. */
-    private final MemorySegment postSrqRecvFn;
+    final MemorySegment postSrqRecvFn;
     /** Whether the provider's function is the one BoundVerbs calls as a constant. */
-    private final boolean bound;
+    final boolean bound;
 
     private SharedReceiveQueue(ProtectionDomain pd, CmId cmId, MemorySegment handle, int maxWorkRequests,
                                int maxSges) {

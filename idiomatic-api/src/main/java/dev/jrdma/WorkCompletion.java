@@ -4,6 +4,8 @@ package dev.jrdma;
 import dev.jrdma.bindings.generated.ibv_wc;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 
 /**
  * A reusable view of one work completion ({@code struct ibv_wc}) in native memory: a flyweight
@@ -17,6 +19,16 @@ import java.lang.foreign.MemorySegment;
  * 40 pkey_index u16 | 42 slid u16 | 44 sl u8 | 45 dlid_path_bits u8
  * </pre>
  *
+ * <p>Each accessor reads its one field when called, and nothing is read or decoded at poll
+ * time: a loop that reads only {@link #isSuccess()} and {@link #wrId()} costs two loads. The
+ * reads go through a direct {@link ByteBuffer} view of the struct at constant offsets (taken
+ * from the generated layout), not through {@code MemorySegment} accessors: a segment read is a
+ * deep chain of var handle adapters, and inlined at the end of a polling loop that also inlines
+ * the poll's downcall, it exhausted C2's inlining budget, which left the segment's checks as
+ * five out-of-line calls per read (the read_lat and send_lat profiles of 2026-11-26; before,
+ * the generated {@code ibv_wc.status} accessor was one out-of-line call of 64 instructions). A
+ * buffer read is a bounds check, a liveness check of the memory's arena and one load.
+ *
  * <p>Not thread-safe: use one per polling thread.
  */
 public final class WorkCompletion {
@@ -24,10 +36,21 @@ public final class WorkCompletion {
     private static final int WITH_IMM = 1 << 1;
     /** {@code IBV_WC_GRH}: the first 40 bytes of a UD receive buffer hold a GRH. */
     private static final int GRH = 1;
+    private static final int WR_ID = (int) ibv_wc.wr_id$offset();
+    private static final int STATUS = (int) ibv_wc.status$offset();
+    private static final int OPCODE = (int) ibv_wc.opcode$offset();
+    private static final int VENDOR_ERR = (int) ibv_wc.vendor_err$offset();
+    private static final int BYTE_LEN = (int) ibv_wc.byte_len$offset();
+    private static final int IMM_DATA = (int) ibv_wc.imm_data$offset();
+    private static final int QP_NUM = (int) ibv_wc.qp_num$offset();
+    private static final int SRC_QP = (int) ibv_wc.src_qp$offset();
+    private static final int WC_FLAGS = (int) ibv_wc.wc_flags$offset();
     /** {@code IBV_WC_WITH_INV}: invalidated_rkey is valid. */
     private static final int WITH_INV = 1 << 3;
 
     private final MemorySegment wc;
+    /** The same memory as a native-order buffer, for the field reads (see the class comment). */
+    private final ByteBuffer fields;
     private final long address;
 
     /** A completion view with its own native memory (freed when the view is garbage). */
@@ -37,6 +60,7 @@ public final class WorkCompletion {
 
     WorkCompletion(MemorySegment wc) {
         this.wc = wc;
+        this.fields = wc.asByteBuffer().order(ByteOrder.nativeOrder());
         this.address = wc.address();
     }
 
@@ -51,17 +75,17 @@ public final class WorkCompletion {
 
     /** {@return the wr_id of the work request this completion is for} */
     public long wrId() {
-        return ibv_wc.wr_id(wc);
+        return fields.getLong(WR_ID);
     }
 
     /** {@return the completion status} */
     public WorkCompletionStatus status() {
-        return WorkCompletionStatus.of(ibv_wc.status(wc));
+        return WorkCompletionStatus.of(fields.getInt(STATUS));
     }
 
     /** {@return whether the status is {@link WorkCompletionStatus#SUCCESS}} */
     public boolean isSuccess() {
-        return ibv_wc.status(wc) == 0;
+        return fields.getInt(STATUS) == 0;
     }
 
     /**
@@ -72,34 +96,34 @@ public final class WorkCompletion {
      */
     public WorkCompletion checkSuccess() {
         if (!isSuccess()) {
-            throw new WorkCompletionException(status(), wrId(), qpNumber(), ibv_wc.vendor_err(wc));
+            throw new WorkCompletionException(status(), wrId(), qpNumber(), fields.getInt(VENDOR_ERR));
         }
         return this;
     }
 
     /** {@return what the work request did; undefined (as in C) unless the completion succeeded} */
     public WorkCompletionOpcode opcode() {
-        return WorkCompletionOpcode.of(ibv_wc.opcode(wc));
+        return WorkCompletionOpcode.of(fields.getInt(OPCODE));
     }
 
     /** {@return the bytes received (receive completions) or read (RDMA READ, atomics)} */
     public int byteLength() {
-        return ibv_wc.byte_len(wc);
+        return fields.getInt(BYTE_LEN);
     }
 
     /** {@return the number of the local queue pair the work request was posted to} */
     public int qpNumber() {
-        return ibv_wc.qp_num(wc);
+        return fields.getInt(QP_NUM);
     }
 
     /** {@return the remote queue pair number of a UD receive} */
     public int sourceQpNumber() {
-        return ibv_wc.src_qp(wc);
+        return fields.getInt(SRC_QP);
     }
 
     /** {@return whether the completion carries immediate data ({@link #immediateData()})} */
     public boolean hasImmediate() {
-        return (ibv_wc.wc_flags(wc) & WITH_IMM) != 0;
+        return (fields.getInt(WC_FLAGS) & WITH_IMM) != 0;
     }
 
     /**
@@ -109,7 +133,7 @@ public final class WorkCompletion {
      * @return the immediate data
      */
     public int immediateData() {
-        return Integer.reverseBytes(ibv_wc.imm_data(wc));
+        return Integer.reverseBytes(fields.getInt(IMM_DATA));
     }
 
     /**
@@ -120,7 +144,7 @@ public final class WorkCompletion {
      * holds the key and the key is revoked.
      */
     public boolean hasInvalidatedRkey() {
-        return (ibv_wc.wc_flags(wc) & WITH_INV) != 0;
+        return (fields.getInt(WC_FLAGS) & WITH_INV) != 0;
     }
 
     /**
@@ -130,17 +154,18 @@ public final class WorkCompletion {
      * @return the invalidated rkey
      */
     public int invalidatedRkey() {
-        return ibv_wc.invalidated_rkey(wc);
+        // invalidated_rkey shares the union with imm_data, in host order (imm_data is big-endian).
+        return fields.getInt(IMM_DATA);
     }
 
     /** {@return whether a UD receive buffer starts with a 40-byte GRH} */
     public boolean hasGrh() {
-        return (ibv_wc.wc_flags(wc) & GRH) != 0;
+        return (fields.getInt(WC_FLAGS) & GRH) != 0;
     }
 
     /** {@return the provider-specific error code of a failed completion} */
     public int vendorError() {
-        return ibv_wc.vendor_err(wc);
+        return fields.getInt(VENDOR_ERR);
     }
 
     /** A one-line description (allocates; for logs and test messages). */

@@ -63,6 +63,17 @@
  * and {@link dev.jrdma.WorkCompletions} are reusable views the completion queue is polled
  * into. None of these allocate per operation; none of them are thread-safe.
  *
+ * <p>A request posted many times in a loop can be checked once instead of at every post:
+ * {@link dev.jrdma.PreparedSend#of} and {@link dev.jrdma.PreparedReceive#of} check a request
+ * (or a chain) for its queue as a post would, and copy it into native memory of their own.
+ * Their {@code post()} tests only the prepared request's open state and the queue pair's
+ * state, then calls the provider; between posts the wr_id, the signalled flag, a length up to
+ * the one prepared and an offset into the remote memory prepared may change, each checked
+ * against what was prepared. A prepared request depends on its queue, regions and address
+ * handle: closing one of them closes it, and its next post throws
+ * {@link java.lang.IllegalStateException}. This is how perftest posts, and how {@code jrdma}'s
+ * loops post.
+ *
  * <h2>Waiting</h2>
  * Every wait is bounded: {@link dev.jrdma.CompletionQueue#take} busy-polls with a timeout,
  * {@link dev.jrdma.CompletionChannel#await} sleeps until a completion event or the timeout,

@@ -23,7 +23,8 @@ import org.junit.jupiter.api.Test;
  * calls complete or throw IllegalStateException, and the JVM never crashes. Before close()
  * waited for the calls inside a resource, this killed the JVM with SIGSEGV in most rounds
  * (a CQ destroyed under ibv_poll_cq, a QP under ibv_post_send); scripts/test fails on the
- * crash log such a JVM leaves.
+ * crash log such a JVM leaves. Prepared requests ({@link PreparedSend}, {@link PreparedReceive})
+ * are posted alongside the one-off ones.
  */
 @DeviceTest
 class ConcurrentCloseDeviceTest {
@@ -244,9 +245,19 @@ class ConcurrentCloseDeviceTest {
                 .signaled(true);
         ReceiveRequest receive = new ReceiveRequest().wrId(2).sge(r.mr, 1024, 1024);
         WorkCompletions batch = new WorkCompletions(16);
+        // Prepared twins of the same requests, posted by the same workers (one thread per queue):
+        // closing the QP, SRQ, region or anything above them must make their next post throw too.
+        PreparedSend preparedSend = PreparedSend.of(r.sender, send);
+        PreparedReceive preparedReceive = PreparedReceive.of(r.srq, receive);
         List<Step> steps = List.of(
-                () -> r.sender.tryPost(send),
-                () -> r.srq.tryPost(receive),
+                () -> {
+                    r.sender.tryPost(send);
+                    preparedSend.tryPost();
+                },
+                () -> {
+                    r.srq.tryPost(receive);
+                    preparedReceive.tryPost();
+                },
                 () -> r.cq.poll(batch),
                 () -> {
                     r.cq.requestNotification(false);

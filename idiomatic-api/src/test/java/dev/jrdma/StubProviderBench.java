@@ -25,7 +25,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * The difference per pair is what jrdma adds: the open/close guard's two atomic adds, the
  * state and request checks, and the FFM downcall; the {@code *Downcall} methods call the
  * binding's downcall alone (InlineVerbs, as the API does, without the API's checks and guard) to
- * split the FFM transition from the rest. Run by {@code bench/stub-provider}; figures in
+ * split the FFM transition from the rest. The {@code *Prepared} methods post a
+ * {@link PreparedSend} / {@link PreparedReceive}: the request checked once, each post testing
+ * one guard word and the queue pair's state (issue #37). Run by {@code bench/stub-provider}; figures in
  * bench/README.md. Not a test: surefire finds no {@code @Test} here.
  */
 @State(Scope.Thread)
@@ -41,6 +43,9 @@ public class StubProviderBench {
     private SendRequest unsignalledSend;
     private SendRequest signalledSend;
     private ReceiveRequest receive;
+    private PreparedSend preparedSend;
+    private PreparedSend preparedSignalledSend;
+    private PreparedReceive preparedReceive;
     private WorkCompletion wc;
     private long qp;
     private long sendCq;
@@ -76,6 +81,28 @@ public class StubProviderBench {
         if (f.sendCq().poll(wc) != 1 || wc.wrId() != 2) {
             throw new IllegalStateException("the stub provider did not complete the signalled send: " + wc);
         }
+        // The same requests, prepared: the provider is handed the same structs (copies of them).
+        preparedSend = PreparedSend.of(f.qp(), unsignalledSend);
+        preparedSignalledSend = PreparedSend.of(f.qp(), signalledSend);
+        preparedReceive = PreparedReceive.of(f.qp(), receive);
+    }
+
+    @Benchmark
+    public void postSendPrepared() {
+        preparedSend.post();
+    }
+
+    @Benchmark
+    public void postReceivePrepared() {
+        preparedReceive.post();
+    }
+
+    /** A signalled prepared send and the poll that reads its completion, as a latency loop does. */
+    @Benchmark
+    public long sendAndPollPrepared() {
+        preparedSignalledSend.post();
+        f.sendCq().poll(wc);
+        return wc.wrId();
     }
 
     @Benchmark

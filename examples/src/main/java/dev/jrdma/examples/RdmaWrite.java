@@ -10,6 +10,7 @@ import dev.jrdma.ControlConnection;
 import dev.jrdma.Endpoint;
 import dev.jrdma.GidEntry;
 import dev.jrdma.MemoryRegion;
+import dev.jrdma.PreparedSend;
 import dev.jrdma.ProtectionDomain;
 import dev.jrdma.QueuePair;
 import dev.jrdma.QueuePairType;
@@ -121,6 +122,20 @@ public final class RdmaWrite {
             WorkCompletion wc = cq.take(new WorkCompletion(), options.timeout()).checkSuccess();
             // @end
             System.out.println("client: wrote " + length + " bytes (" + wc.opcode() + " completed)");
+
+            // @start region="prepared"
+            // A request posted again and again is prepared once: PreparedSend checks it for this
+            // queue pair now (region open and in bounds, opcode, remote memory) and copies it into
+            // memory of its own; each post then tests only that nothing it uses was closed. Here
+            // the message is written again in growing prefixes: a new wr_id and a length up to the
+            // one prepared are what may change between posts (and an offset into the remote memory).
+            try (PreparedSend again = PreparedSend.of(qp, write)) {
+                for (int round = 1; round <= 3; round++) {
+                    again.wrId(10 + round).length(length * round / 3).post();
+                    cq.take(wc, options.timeout()).checkSuccess();
+                }
+            }
+            // @end
 
             // @start region="notify"
             // A zero-length SEND: it carries no data, only the news. It consumes the receive the

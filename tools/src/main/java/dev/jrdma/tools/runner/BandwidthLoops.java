@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma.tools.runner;
 
+import dev.jrdma.PreparedReceive;
 import dev.jrdma.RdmaTimeoutException;
-import dev.jrdma.ReceiveRequest;
 import dev.jrdma.SendOpcode;
 import dev.jrdma.WorkCompletion;
 import dev.jrdma.WorkCompletions;
@@ -29,30 +29,31 @@ final class BandwidthLoops {
     static BwReportData client(Side side, long size, StopRule rule) throws IOException {
         Completions c = side.completions;
         WorkCompletions batch = c.batch;
-        Sends sends = Sends.of(side, size, side.opcode(), rule);
-        String what = side.operationName();
-        long deadline = 0;
-        int idle = 0;
-        rule.start(System.nanoTime());
-        sends.start();
-        while (!sends.allCompleted()) {
-            sends.post();
-            int ne = c.pollBatch(side.sendCq);
-            long messages = 0;
-            for (int i = 0; i < ne; i++) {
-                messages += sends.complete(Completions.succeeded(batch.get(i), what));
+        try (Sends sends = Sends.of(side, size, side.opcode(), rule)) {
+            String what = side.operationName();
+            long deadline = 0;
+            int idle = 0;
+            rule.start(System.nanoTime());
+            sends.start();
+            while (!sends.allCompleted()) {
+                sends.post();
+                int ne = c.pollBatch(side.sendCq);
+                long messages = 0;
+                for (int i = 0; i < ne; i++) {
+                    messages += sends.complete(Completions.succeeded(batch.get(i), what));
+                }
+                if (rule.timed() && !rule.completed(System.nanoTime(), messages)) {
+                    break;
+                }
+                if (ne > 0) {
+                    deadline = 0;
+                    idle = 0;
+                } else if (side.channel != null || (++idle & c.spinMask) == 0) {
+                    deadline = c.checkDeadline(deadline, what);
+                }
             }
-            if (rule.timed() && !rule.completed(System.nanoTime(), messages)) {
-                break;
-            }
-            if (ne > 0) {
-                deadline = 0;
-                idle = 0;
-            } else if (side.channel != null || (++idle & c.spinMask) == 0) {
-                deadline = c.checkDeadline(deadline, what);
-            }
+            return rule.timed() ? windowReport(side, size, rule) : sends.report(size);
         }
-        return rule.timed() ? windowReport(side, size, rule) : sends.report(size);
     }
 
     /**
@@ -62,35 +63,36 @@ final class BandwidthLoops {
     static BwReportData sendServer(Side side, long size, StopRule rule) throws IOException {
         Completions c = side.completions;
         WorkCompletions batch = c.batch;
-        Receives recvs = new Receives(side, size, rule);
-        long first = 0;
-        long deadline = 0;
-        int idle = 0;
-        while (!recvs.allReceived()) {
-            int ne = c.pollBatch(side.recvCq);
-            if (ne > 0) {
-                if (first == 0) {
-                    first = System.nanoTime();
-                    rule.start(first);
+        try (Receives recvs = new Receives(side, size, rule)) {
+            long first = 0;
+            long deadline = 0;
+            int idle = 0;
+            while (!recvs.allReceived()) {
+                int ne = c.pollBatch(side.recvCq);
+                if (ne > 0) {
+                    if (first == 0) {
+                        first = System.nanoTime();
+                        rule.start(first);
+                    }
+                    deadline = 0;
+                    idle = 0;
+                    for (int i = 0; i < ne; i++) {
+                        recvs.complete(Completions.succeeded(batch.get(i), "receive"));
+                    }
+                } else if (side.channel != null || (++idle & c.spinMask) == 0) {
+                    deadline = c.checkDeadline(deadline, "receive");
                 }
-                deadline = 0;
-                idle = 0;
-                for (int i = 0; i < ne; i++) {
-                    recvs.complete(Completions.succeeded(batch.get(i), "receive"));
+                if (rule.timed() && rule.started() && !rule.completed(System.nanoTime(), ne)) {
+                    break;
                 }
-            } else if (side.channel != null || (++idle & c.spinMask) == 0) {
-                deadline = c.checkDeadline(deadline, "receive");
             }
-            if (rule.timed() && rule.started() && !rule.completed(System.nanoTime(), ne)) {
-                break;
+            if (rule.timed()) {
+                return windowReport(side, size, rule);
             }
+            long end = System.nanoTime();
+            return BandwidthMath.report(size, recvs.total, new long[] {first}, new long[] {end}, 1, 1, true,
+                    side.s.reportGbits());
         }
-        if (rule.timed()) {
-            return windowReport(side, size, rule);
-        }
-        long end = System.nanoTime();
-        return BandwidthMath.report(size, recvs.total, new long[] {first}, new long[] {end}, 1, 1, true,
-                side.s.reportGbits());
     }
 
     /**
@@ -103,52 +105,53 @@ final class BandwidthLoops {
     static BwReportData sendBidirectional(Side side, long size, StopRule rule) throws IOException {
         Completions c = side.completions;
         WorkCompletions batch = c.batch;
-        Sends sends = Sends.of(side, size, SendOpcode.SEND, rule);
-        Receives recvs = new Receives(side, size, rule);
-        boolean armed = false;
-        long timeoutNanos = c.timeoutNanos();
-        long deadline = System.nanoTime() + timeoutNanos;
-        if (side.s.client()) {
-            rule.start(System.nanoTime());
-        }
-        sends.start();
-        while (!sends.allCompleted() || !recvs.allReceived()) {
-            if (rule.started()) {
-                sends.post();
+        try (Sends sends = Sends.of(side, size, SendOpcode.SEND, rule);
+             Receives recvs = new Receives(side, size, rule)) {
+            boolean armed = false;
+            long timeoutNanos = c.timeoutNanos();
+            long deadline = System.nanoTime() + timeoutNanos;
+            if (side.s.client()) {
+                rule.start(System.nanoTime());
             }
-            int ne = sends.allCompleted() ? 0 : c.poll(side.sendCq);
-            long messages = 0;
-            for (int i = 0; i < ne; i++) {
-                messages += sends.complete(Completions.succeeded(batch.get(i), "send"));
-            }
-            int nr = recvs.allReceived() ? 0 : c.poll(side.recvCq);
-            long now = System.nanoTime();
-            if (nr > 0) {
-                rule.start(now);   // the server's window starts at its first receive
-            }
-            for (int i = 0; i < nr; i++) {
-                recvs.complete(Completions.succeeded(batch.get(i), "receive"));
-            }
-            if (rule.timed() && !rule.completed(now, messages + nr)) {
-                break;
-            }
-            if (ne > 0 || nr > 0) {
-                deadline = now + timeoutNanos;
-                armed = false;
-            } else {
-                if (now - deadline > 0) {
-                    throw rule.timed()
-                            ? new RdmaTimeoutException("no completion", "the test's completion queues", c.timeout(),
-                                    Completions.STALLED)
-                            : new RdmaTimeoutException("no " + (sends.allCompleted() ? "receive" : "send")
-                                    + " completion", "the test's completion queues", c.timeout(), Completions.STALLED
-                                    + " (sent " + sends.completed() + " of " + sends.total() + ", received "
-                                    + recvs.received + " of " + recvs.total + ")");
+            sends.start();
+            while (!sends.allCompleted() || !recvs.allReceived()) {
+                if (rule.started()) {
+                    sends.post();
                 }
-                armed = c.awaitEither(armed);
+                int ne = sends.allCompleted() ? 0 : c.poll(side.sendCq);
+                long messages = 0;
+                for (int i = 0; i < ne; i++) {
+                    messages += sends.complete(Completions.succeeded(batch.get(i), "send"));
+                }
+                int nr = recvs.allReceived() ? 0 : c.poll(side.recvCq);
+                long now = System.nanoTime();
+                if (nr > 0) {
+                    rule.start(now);   // the server's window starts at its first receive
+                }
+                for (int i = 0; i < nr; i++) {
+                    recvs.complete(Completions.succeeded(batch.get(i), "receive"));
+                }
+                if (rule.timed() && !rule.completed(now, messages + nr)) {
+                    break;
+                }
+                if (ne > 0 || nr > 0) {
+                    deadline = now + timeoutNanos;
+                    armed = false;
+                } else {
+                    if (now - deadline > 0) {
+                        throw rule.timed()
+                                ? new RdmaTimeoutException("no completion", "the test's completion queues", c.timeout(),
+                                        Completions.STALLED)
+                                : new RdmaTimeoutException("no " + (sends.allCompleted() ? "receive" : "send")
+                                        + " completion", "the test's completion queues", c.timeout(), Completions.STALLED
+                                        + " (sent " + sends.completed() + " of " + sends.total() + ", received "
+                                        + recvs.received + " of " + recvs.total + ")");
+                    }
+                    armed = c.awaitEither(armed);
+                }
             }
+            return rule.timed() ? windowReport(side, size, rule) : sends.report(size);
         }
-        return rule.timed() ? windowReport(side, size, rule) : sends.report(size);
     }
 
     private static BwReportData windowReport(Side side, long size, StopRule rule) {
@@ -163,20 +166,18 @@ final class BandwidthLoops {
 
     /**
      * The receiving side: postReceives put rx-depth receives on each QP before the run; every
-     * completion re-posts one while the QP still expects more than it has posted (always, in
-     * window mode).
+     * completion re-posts one, prepared once per QP, while the QP still expects more than it has
+     * posted (always, in window mode).
      */
-    private static final class Receives {
-        private final Side side;
-        private final ReceiveRequest[] reqs;
+    private static final class Receives implements AutoCloseable {
+        private final PreparedReceive[] reqs;
         private final long iters;
         private final long total;
         private final long[] posted;
         private long received;
 
         Receives(Side side, long size, StopRule rule) {
-            this.side = side;
-            reqs = side.receiveRequests(size);
+            reqs = side.preparedReceives(size);
             iters = rule.iterations();
             total = rule.timed() ? Long.MAX_VALUE : iters * reqs.length;
             posted = new long[reqs.length];
@@ -188,13 +189,20 @@ final class BandwidthLoops {
             int q = (int) c.wrId();
             received++;
             if (posted[q] < iters) {
-                side.qps.get(q).post(reqs[q]);
+                reqs[q].post();
                 posted[q]++;
             }
         }
 
         boolean allReceived() {
             return received == total;
+        }
+
+        @Override
+        public void close() {
+            for (PreparedReceive r : reqs) {
+                r.close();
+            }
         }
     }
 }

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma.tools.runner;
 
+import dev.jrdma.PreparedReceive;
+import dev.jrdma.PreparedSend;
 import dev.jrdma.QueuePair;
 import dev.jrdma.RdmaTimeoutException;
-import dev.jrdma.ReceiveRequest;
 import dev.jrdma.SendOpcode;
-import dev.jrdma.SendRequest;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -16,7 +16,9 @@ import java.lang.invoke.VarHandle;
  * {@code run_iter_lat}), one per test, each driven by a {@link StopRule}: -n iterations with
  * each post's time recorded, or -D's window with the iterations counted inside it. In window
  * mode a side whose peer ended first stops waiting at its own end, so waits are bounded by the
- * end as well as by the timeout.
+ * end as well as by the timeout. Each loop posts prepared requests ({@link PreparedSend},
+ * {@link PreparedReceive}), checked once before the loop, as perftest posts the structs it built
+ * before its loop.
  */
 final class LatencyLoops {
     private static final VarHandle BYTE = ValueLayout.JAVA_BYTE.varHandle();
@@ -38,29 +40,30 @@ final class LatencyLoops {
         boolean client = side.s.client();
         int rxDepth = side.s.rxDepth();
         QueuePair qp = side.qps.getFirst();
-        SendRequest send = side.sendRequest(0, size, SendOpcode.SEND).signaled(true);
-        ReceiveRequest recv = side.receiveRequest(0, size);
-        rule.start(System.nanoTime());
-        int scnt = 0;
-        int rcnt = 0;
-        while (scnt < iters || rcnt < iters) {
-            if (rcnt < iters && !(scnt < 1 && client)) {
-                if (!c.take(side.recvCq, "receive", rule)) {
-                    break;
+        try (PreparedSend send = PreparedSend.of(qp, side.sendRequest(0, size, SendOpcode.SEND).signaled(true));
+             PreparedReceive recv = PreparedReceive.of(qp, side.receiveRequest(0, size))) {
+            rule.start(System.nanoTime());
+            int scnt = 0;
+            int rcnt = 0;
+            while (scnt < iters || rcnt < iters) {
+                if (rcnt < iters && !(scnt < 1 && client)) {
+                    if (!c.take(side.recvCq, "receive", rule)) {
+                        break;
+                    }
+                    rcnt++;
+                    if (rcnt + (long) rxDepth <= iters) {
+                        recv.post();
+                    }
                 }
-                rcnt++;
-                if (rcnt + (long) rxDepth <= iters) {
-                    qp.post(recv);
-                }
-            }
-            if (scnt < iters) {
-                // perftest reads the clock just before the post; we read it just after, while the
-                // message is on its way, so a slow clock is off the round trip. Consecutive
-                // deltas - all the report uses - are the same period either way.
-                qp.post(send);
-                rule.posted(scnt++);
-                if (!c.take(side.sendCq, "send", rule) || !rule.completed()) {
-                    break;
+                if (scnt < iters) {
+                    // perftest reads the clock just before the post; we read it just after, while the
+                    // message is on its way, so a slow clock is off the round trip. Consecutive
+                    // deltas - all the report uses - are the same period either way.
+                    send.post();
+                    rule.posted(scnt++);
+                    if (!c.take(side.sendCq, "send", rule) || !rule.completed()) {
+                        break;
+                    }
                 }
             }
         }
@@ -72,38 +75,39 @@ final class LatencyLoops {
         long iters = rule.iterations();
         boolean client = side.s.client();
         QueuePair qp = side.qps.getFirst();
-        SendRequest write = side.sendRequest(0, size, SendOpcode.RDMA_WRITE).signaled(true);
         MemorySegment buf = side.mr.segment();
         long postOffset = size - 1;
         long pollOffset = (long) side.qps.size() * side.slot + size - 1;
-        rule.start(System.nanoTime());
-        int scnt = 0;
-        int ccnt = 0;
-        int rcnt = 0;
-        while (scnt < iters || ccnt < iters || rcnt < iters) {
-            if (rcnt < iters && !(scnt < 1 && !client)) {
-                if (!awaitPeerWrite(c, buf, pollOffset, rcnt + 1, rule)) {
-                    break;
+        try (PreparedSend write = PreparedSend.of(qp, side.sendRequest(0, size, SendOpcode.RDMA_WRITE).signaled(true))) {
+            rule.start(System.nanoTime());
+            int scnt = 0;
+            int ccnt = 0;
+            int rcnt = 0;
+            while (scnt < iters || ccnt < iters || rcnt < iters) {
+                if (rcnt < iters && !(scnt < 1 && !client)) {
+                    if (!awaitPeerWrite(c, buf, pollOffset, rcnt + 1, rule)) {
+                        break;
+                    }
+                    rcnt++;
                 }
-                rcnt++;
-            }
-            if (scnt < iters) {
-                BYTE.setVolatile(buf, postOffset, (byte) (scnt + 1));
-                qp.post(write);
-                rule.posted(scnt++);   // after the post, as in send()
-            }
-            if (ccnt < iters) {
-                if (!c.take(side.sendCq, "RDMA write", rule)) {
-                    break;
+                if (scnt < iters) {
+                    BYTE.setVolatile(buf, postOffset, (byte) (scnt + 1));
+                    write.post();
+                    rule.posted(scnt++);   // after the post, as in send()
                 }
-                ccnt++;
-                if (!rule.completed()) {
-                    break;
+                if (ccnt < iters) {
+                    if (!c.take(side.sendCq, "RDMA write", rule)) {
+                        break;
+                    }
+                    ccnt++;
+                    if (!rule.completed()) {
+                        break;
+                    }
                 }
             }
-        }
-        if (rule.timed()) {
-            lingerForWriteLatency(side, write, buf, postOffset, pollOffset, (byte) scnt, (byte) rcnt);
+            if (rule.timed()) {
+                lingerForWriteLatency(side, write, buf, postOffset, pollOffset, (byte) scnt, (byte) rcnt);
+            }
         }
     }
 
@@ -138,15 +142,16 @@ final class LatencyLoops {
     static void roundTrip(Side side, long size, StopRule rule) throws IOException {
         Completions c = side.completions;
         long iters = rule.iterations();
-        QueuePair qp = side.qps.getFirst();
-        SendRequest r = side.sendRequest(0, size, side.opcode()).signaled(true);
         String what = side.operationName();
-        rule.start(System.nanoTime());
-        for (int i = 0; i < iters; i++) {
-            qp.post(r);
-            rule.posted(i);   // after the post, as in send()
-            if (!c.take(side.sendCq, what, rule) || !rule.completed()) {
-                break;
+        QueuePair qp = side.qps.getFirst();
+        try (PreparedSend r = PreparedSend.of(qp, side.sendRequest(0, size, side.opcode()).signaled(true))) {
+            rule.start(System.nanoTime());
+            for (int i = 0; i < iters; i++) {
+                r.post();
+                rule.posted(i);   // after the post, as in send()
+                if (!c.take(side.sendCq, what, rule) || !rule.completed()) {
+                    break;
+                }
             }
         }
     }
@@ -158,7 +163,7 @@ final class LatencyLoops {
      * whose end comes later than ours would otherwise spin forever on a byte we never write
      * (observed with ib_write_lat -D as the client of a jrdma server).
      */
-    private static void lingerForWriteLatency(Side side, SendRequest write, MemorySegment buf, long postOffset,
+    private static void lingerForWriteLatency(Side side, PreparedSend write, MemorySegment buf, long postOffset,
                                               long pollOffset, byte scnt, byte rcnt) throws IOException {
         long quietSince = System.nanoTime();
         long giveUp = quietSince + LINGER_MAX_NANOS;
@@ -170,7 +175,7 @@ final class LatencyLoops {
             if ((byte) BYTE.getVolatile(buf, pollOffset) == (byte) (rcnt + 1)) {
                 rcnt++;
                 BYTE.setVolatile(buf, postOffset, ++scnt);
-                side.qps.getFirst().post(write);
+                write.post();
                 side.completions.take(side.sendCq, "RDMA write");
                 quietSince = System.nanoTime();
             } else {

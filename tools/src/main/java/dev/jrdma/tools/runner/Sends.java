@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma.tools.runner;
 
-import dev.jrdma.QueuePair;
+import dev.jrdma.PreparedSend;
 import dev.jrdma.SendOpcode;
-import dev.jrdma.SendRequest;
 import dev.jrdma.WorkCompletion;
 import dev.jrdma.tools.perftest.BandwidthMath;
 import dev.jrdma.tools.perftest.BwReportData;
@@ -13,13 +12,14 @@ import dev.jrdma.tools.perftest.BwReportData;
  * outstanding, which are signalled, and how a completion is accounted. A count (-n) and a
  * window (-D) post differently, as jrdma did before they shared a loop: a count signals every
  * cq-mod-th message and each QP's last and times them for the peak; a window posts whole
- * groups of cq-mod so that each completion stands for cq-mod messages.
+ * groups of cq-mod so that each completion stands for cq-mod messages. Each QP's request is
+ * prepared once (checked for its QP), as perftest builds its work requests before the loop;
+ * {@link #close()} frees them.
  */
-abstract sealed class Sends {
+abstract sealed class Sends implements AutoCloseable {
     final Side side;
-    /** side.qps as an array: read once per message, a List costs a size check and two casts. */
-    final QueuePair[] qps;
-    final SendRequest[] reqs;
+    /** One prepared request per QP, in an array: a List costs a size check and two casts per message. */
+    final PreparedSend[] reqs;
     final int cqMod;
     final int tx;
 
@@ -28,10 +28,24 @@ abstract sealed class Sends {
         int n = side.qps.size();
         cqMod = side.s.cqMod();
         tx = side.s.txDepth();
-        qps = side.qps.toArray(new QueuePair[0]);
-        reqs = new SendRequest[n];
-        for (int i = 0; i < n; i++) {
-            reqs[i] = side.sendRequest(i, size, opcode);   // wr_id: the QP
+        reqs = new PreparedSend[n];
+        try {
+            for (int i = 0; i < n; i++) {
+                reqs[i] = PreparedSend.of(side.qps.get(i), side.sendRequest(i, size, opcode));   // wr_id: the QP
+            }
+        } catch (RuntimeException e) {
+            close();
+            throw e;
+        }
+    }
+
+    /** Frees the prepared requests. */
+    @Override
+    public void close() {
+        for (PreparedSend r : reqs) {
+            if (r != null) {
+                r.close();
+            }
         }
     }
 
@@ -108,15 +122,14 @@ abstract sealed class Sends {
         // post); counters live in locals for the QP's turn, since ccnt cannot change during it.
         @Override
         void post() {
-            SendRequest[] reqs = this.reqs;
+            PreparedSend[] reqs = this.reqs;
             for (int q = 0; q < reqs.length; q++) {
                 int first = scnt[q];
                 int limit = Math.min(iters, ccnt[q] + tx);
                 if (first >= limit) {
                     continue;
                 }
-                SendRequest r = reqs[q];
-                QueuePair qp = qps[q];
+                PreparedSend r = reqs[q];
                 int last = iters - 1;
                 int t = totscnt;
                 for (int idx = first; idx < limit; idx++) {
@@ -124,7 +137,7 @@ abstract sealed class Sends {
                     if (peak) {
                         posted[t++] = System.nanoTime();
                     }
-                    qp.post(r);
+                    r.post();
                 }
                 scnt[q] = limit;
                 totscnt += limit - first;
@@ -187,8 +200,7 @@ abstract sealed class Sends {
             for (int q = 0; q < reqs.length; q++) {
                 while (scnt[q] - ccnt[q] + cqMod <= tx) {
                     for (int k = 0; k < cqMod; k++) {
-                        reqs[q].signaled(k == cqMod - 1);
-                        qps[q].post(reqs[q]);
+                        reqs[q].signaled(k == cqMod - 1).post();
                     }
                     scnt[q] += cqMod;
                 }

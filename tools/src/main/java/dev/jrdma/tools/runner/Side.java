@@ -13,6 +13,7 @@ import dev.jrdma.Gid;
 import dev.jrdma.MemoryRegion;
 import dev.jrdma.Mtu;
 import dev.jrdma.PortAttributes;
+import dev.jrdma.PreparedReceive;
 import dev.jrdma.ProtectionDomain;
 import dev.jrdma.QueuePair;
 import dev.jrdma.QueuePairType;
@@ -182,10 +183,20 @@ final class Side {
         return new ReceiveRequest().wrId(qp).sge(mr, (long) (qps.size() + qp) * slot, (int) size + (ud ? UD_GRH : 0));
     }
 
-    ReceiveRequest[] receiveRequests(long size) {
-        ReceiveRequest[] reqs = new ReceiveRequest[qps.size()];
-        for (int i = 0; i < reqs.length; i++) {
-            reqs[i] = receiveRequest(i, size);
+    /** One receive per QP, prepared (checked once) for re-posting in a loop; the caller closes them. */
+    PreparedReceive[] preparedReceives(long size) {
+        PreparedReceive[] reqs = new PreparedReceive[qps.size()];
+        try {
+            for (int i = 0; i < reqs.length; i++) {
+                reqs[i] = PreparedReceive.of(qps.get(i), receiveRequest(i, size));
+            }
+        } catch (RuntimeException e) {
+            for (PreparedReceive r : reqs) {
+                if (r != null) {
+                    r.close();
+                }
+            }
+            throw e;
         }
         return reqs;
     }

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.jrdma;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.jrdma.testing.DeviceTest;
+import dev.jrdma.testing.Exercises;
+import java.lang.foreign.MemorySegment;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Prepared requests on a connected RC pair: each is checked once and posted several times with a
+ * new wr_id, length or remote offset, and the bytes that arrive are the ones each post named.
+ * Closing the queue pair or a region a prepared request uses makes its next post throw
+ * IllegalStateException.
+ */
+@DeviceTest
+class PreparedRequestDeviceTest {
+    private Loopback lo;
+
+    @BeforeEach
+    void open() {
+        lo = new Loopback();
+    }
+
+    @AfterEach
+    void close() {
+        lo.close();
+    }
+
+    private static void fill(MemorySegment s, long offset, int length, int seed) {
+        for (int i = 0; i < length; i++) {
+            s.set(JAVA_BYTE, offset + i, (byte) (seed + i));
+        }
+    }
+
+    private static void assertBytes(MemorySegment s, long offset, int length, int seed) {
+        for (int i = 0; i < length; i++) {
+            assertEquals((byte) (seed + i), s.get(JAVA_BYTE, offset + i), "byte " + i + " at offset " + offset);
+        }
+    }
+
+    @Test
+    @Exercises({"ibv_post_send", "ibv_post_recv"})
+    void preparedSendAndReceiveRepostWithNewWrIdAndLength() {
+        MemorySegment a = lo.memA.segment();
+        MemorySegment b = lo.memB.segment();
+        try (PreparedReceive recv = PreparedReceive.of(lo.b, new ReceiveRequest().sge(lo.memB, 0, 256));
+             PreparedSend send = PreparedSend.of(lo.a, new SendRequest().sge(lo.memA, 0, 200))) {
+            for (int round = 0; round < 3; round++) {
+                int length = 200 - 70 * round;   // 200, 130, 60: each down from the length prepared
+                fill(a, 0, length, round * 31);
+                b.fill((byte) 0);
+                recv.wrId(100 + round).post();
+                send.wrId(10 + round).length(length).post();
+                WorkCompletion wc = lo.take().checkSuccess();
+                long first = wc.wrId();
+                int firstLength = wc.byteLength();
+                WorkCompletion second = lo.take().checkSuccess();
+                long receiveId = first >= 100 ? first : second.wrId();
+                long sendId = first >= 100 ? second.wrId() : first;
+                int received = first >= 100 ? firstLength : second.byteLength();
+                assertEquals(100 + round, receiveId);
+                assertEquals(10 + round, sendId);
+                assertEquals(length, received, "the receive completion counts the length posted");
+                assertBytes(b, 0, length, round * 31);
+                assertEquals(0, b.get(JAVA_BYTE, length), "nothing beyond the length posted");
+            }
+        }
+    }
+
+    @Test
+    @Exercises({"ibv_post_send"})
+    void preparedWriteAndReadMoveWithTheRemoteOffset() {
+        MemorySegment a = lo.memA.segment();
+        MemorySegment b = lo.memB.segment();
+        SendRequest write = new SendRequest().opcode(SendOpcode.RDMA_WRITE).sge(lo.memA, 0, 64)
+                .remote(lo.memB.remote(0, 1024));
+        SendRequest read = new SendRequest().opcode(SendOpcode.RDMA_READ).sge(lo.memA, 4096, 64)
+                .remote(lo.memB.remote(0, 1024));
+        try (PreparedSend w = PreparedSend.of(lo.a, write); PreparedSend r = PreparedSend.of(lo.a, read)) {
+            for (int k = 0; k < 3; k++) {
+                long offset = 320L * k;   // 0, 320, 640: within the 1024 bytes prepared
+                fill(a, 0, 64, 7 * k + 1);
+                w.wrId(k).remoteOffset(offset).post();
+                WorkCompletion wc = lo.take().checkSuccess();
+                assertEquals(k, wc.wrId());
+                assertEquals(WorkCompletionOpcode.RDMA_WRITE, wc.opcode());
+                assertBytes(b, offset, 64, 7 * k + 1);
+
+                fill(b, offset + 64, 32, 11 * k + 3);
+                r.wrId(50 + k).remoteOffset(offset + 64).length(32).post();
+                wc = lo.take().checkSuccess();
+                assertEquals(50 + k, wc.wrId());
+                assertEquals(WorkCompletionOpcode.RDMA_READ, wc.opcode());
+                assertEquals(32, wc.byteLength());
+                assertBytes(a, 4096, 32, 11 * k + 3);
+            }
+            assertThrows(IndexOutOfBoundsException.class, () -> w.remoteOffset(1024 - 63),
+                    "64 bytes at 961 overrun the 1024 bytes prepared");
+        }
+    }
+
+    @Test
+    @Exercises({"ibv_post_send"})
+    void closingTheRegionOrQueuePairMakesTheNextPostThrowIllegalState() {
+        MemoryRegion extra = lo.pd.allocate(4096, Loopback.ALL);
+        PreparedSend onExtra = PreparedSend.of(lo.a, new SendRequest().opcode(SendOpcode.RDMA_WRITE)
+                .sge(extra, 0, 16).remote(lo.memB.remote(0, 16)).wrId(1));
+        PreparedSend onMemA = PreparedSend.of(lo.a, new SendRequest().opcode(SendOpcode.RDMA_WRITE)
+                .sge(lo.memA, 0, 16).remote(lo.memB.remote(0, 16)).wrId(2));
+        onExtra.post();
+        assertEquals(1, lo.take().checkSuccess().wrId());
+
+        extra.close();
+        assertTrue(onExtra.isClosed(), "closing its region closed the prepared request");
+        IllegalStateException e = assertThrows(IllegalStateException.class, onExtra::post);
+        assertTrue(e.getMessage().contains("prepared send"), e.getMessage());
+
+        onMemA.post();   // the other region is still open
+        assertEquals(2, lo.take().checkSuccess().wrId());
+        lo.a.close();
+        assertThrows(IllegalStateException.class, onMemA::post);
+        assertThrows(IllegalStateException.class, onMemA::tryPost);
+    }
+
+    @Test
+    @Exercises({"ibv_post_send", "ibv_post_recv"})
+    void aQueuePairNotYetInRtsRefusesAPreparedSend() {
+        QueuePair fresh = lo.pd.queuePair(QueuePairType.RC).completionQueue(lo.cq).build();
+        PreparedSend send = PreparedSend.of(fresh, new SendRequest().sge(lo.memA, 0, 8));
+        PreparedReceive recv = PreparedReceive.of(fresh, new ReceiveRequest().sge(lo.memA, 0, 8));
+        IllegalStateException e = assertThrows(IllegalStateException.class, send::post);
+        assertTrue(e.getMessage().contains("RESET"), e.getMessage());
+        assertThrows(IllegalStateException.class, recv::post);
+        fresh.toInit(TestDevices.PORT);
+        recv.post();   // INIT takes receives
+        assertThrows(IllegalStateException.class, send::post);
+    }
+}
