@@ -139,11 +139,17 @@ class WaitStrategyTest {
             for (int i = 0; i < 2_000; i++) {
                 f.sendCq().poll(wc, timeout, s);
             }
-            long before = Allocations.allocatedBytes();
-            for (int i = 0; i < 2_000; i++) {
-                f.sendCq().poll(wc, timeout, s);
+            // The least of 5 samples: a deoptimization or compilation meanwhile can allocate once
+            // (seen on a loaded host); an allocation per wait would show in every sample.
+            long least = Long.MAX_VALUE;
+            for (int sample = 0; sample < 5 && least > 0; sample++) {
+                long before = Allocations.allocatedBytes();
+                for (int i = 0; i < 2_000; i++) {
+                    f.sendCq().poll(wc, timeout, s);
+                }
+                least = Math.min(least, Allocations.since(before));
             }
-            assertEquals(0, Allocations.since(before), s.toString());
+            assertEquals(0, least, s.toString());
         }
     }
 
