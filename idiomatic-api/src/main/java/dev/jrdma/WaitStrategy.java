@@ -31,8 +31,10 @@ import java.time.Duration;
  *     is seen at most about as late as the wait had already lasted, and an idle waiter costs
  *     one wake-up per maximum park.
  * <li>{@link #threadAware()}, the default of the waits that take no strategy: {@link #backoff()}
- *     on a virtual thread, {@link #busySpin()} on a platform thread (today's latency for a
- *     thread that owns its core).
+ *     on a virtual thread, {@link #busySpin()} on a platform thread (the lowest latency for a
+ *     thread that owns its core). More waiting platform threads than cores should pass
+ *     {@link #backoff()}: spinning ones starve each other and the kernel's own RDMA work
+ *     (measured in docs/performance.md, "Many connections").
  * </ul>
  *
  * <p>A wait that uses a strategy checks its deadline between polls, so a park can end it at most
