@@ -19,3 +19,19 @@ jrdma_jit_opts() {
         *) if grep -qs "QEMU TCG" /proc/cpuinfo; then echo "-XX:-TieredCompilation -XX:PerMethodTrapLimit=0"; fi ;;
     esac
 }
+
+# The JDK_JAVA_OPTIONS of the Soft-RoCE VM (scripts/vm/guest-stage), which every `java` launcher
+# in the guest reads, whatever program it runs (a user's own too): "-XX:TieredStopAtLevel=1",
+# C1 only, then the caller's own JDK_JAVA_OPTIONS (passed in by scripts/softroce; later wins).
+# C1 only rather than the measuring launchers' -XX:-TieredCompilation above: it avoids the crash
+# as well (no tier ever replaces C1 code), and it composes with every launcher. HotSpot ignores
+# TieredStopAtLevel once tiers are off, whatever the order, so -XX:-TieredCompilation in the
+# environment would silently turn the launchers that choose C1 (scripts/device-tests,
+# test-support's Jvm.program, examples/run, the fault suite) into C2 only. With C1 in the
+# environment, a command line's -XX:-TieredCompilation (scripts/jrdma under TCG) still wins,
+# and -XX:TieredStopAtLevel=4 brings the tiers back (measured with -XX:+PrintFlagsFinal and
+# -XX:+CIPrintCompilerName on Temurin 25). The launcher notes it on stderr: "NOTE: Picked up
+# JDK_JAVA_OPTIONS: -XX:TieredStopAtLevel=1".
+jrdma_vm_java_options() {
+    echo "-XX:TieredStopAtLevel=1${JDK_JAVA_OPTIONS:+ $JDK_JAVA_OPTIONS}"
+}

@@ -165,9 +165,10 @@ public final class CompletionQueue extends NativeObject {
     }
 
     /**
-     * Busy-polls until one completion is read into {@code wc} or {@code timeout} passes; returns
-     * whether a completion arrived. Spins on the calling thread: meant for tests, samples and
-     * latency-bound loops.
+     * Polls until one completion is read into {@code wc} or {@code timeout} passes; returns
+     * whether a completion arrived. Between empty polls it waits as {@link WaitStrategy#threadAware()}
+     * does: a platform thread spins (the lowest latency, a CPU for the whole wait), a virtual
+     * thread spins briefly, yields, then parks, so that it never holds its carrier for long.
      *
      * @param wc      the view to fill
      * @param timeout how long to poll
@@ -175,14 +176,43 @@ public final class CompletionQueue extends NativeObject {
      */
     @Reaches("ibv_poll_cq")
     public boolean poll(WorkCompletion wc, Duration timeout) {
+        return poll(wc, timeout, WaitStrategies.THREAD_AWARE);
+    }
+
+    /**
+     * Polls until one completion is read into {@code wc} or {@code timeout} passes, waiting
+     * between empty polls as {@code strategy} says; returns whether a completion arrived. A
+     * strategy that parks may end the wait up to one park after {@code timeout}. An interrupt
+     * does not end the wait; the thread's interrupt status is kept. Allocates nothing, except
+     * what a virtual thread's timed park allocates in the JDK.
+     *
+     * @param wc       the view to fill
+     * @param timeout  how long to poll
+     * @param strategy how to wait between empty polls, e.g. {@link WaitStrategy#busySpin()}
+     * @return whether a completion arrived
+     */
+    @Reaches("ibv_poll_cq")
+    public boolean poll(WorkCompletion wc, Duration timeout, WaitStrategy strategy) {
         long deadline = System.nanoTime() + timeout.toNanos();
-        while (poll(wc) == 0) {
-            if (System.nanoTime() - deadline > 0) {
-                return false;
-            }
-            Thread.onSpinWait();
+        if (poll(wc) != 0) {
+            return true;
         }
-        return true;
+        boolean interrupted = false;
+        try {
+            for (int empty = 1; System.nanoTime() - deadline <= 0; empty += empty < Integer.MAX_VALUE ? 1 : 0) {
+                strategy.idle(empty);
+                // A set interrupt status makes every park return at once, turning the wait into a spin.
+                interrupted |= Thread.interrupted();
+                if (poll(wc) != 0) {
+                    return true;
+                }
+            }
+            return false;
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
     }
 
     /**
@@ -196,7 +226,23 @@ public final class CompletionQueue extends NativeObject {
      */
     @Reaches("ibv_poll_cq")
     public WorkCompletion take(WorkCompletion wc, Duration timeout) {
-        if (!poll(wc, timeout)) {
+        return take(wc, timeout, WaitStrategies.THREAD_AWARE);
+    }
+
+    /**
+     * As {@link #poll(WorkCompletion, Duration, WaitStrategy)}, but a missing completion is an
+     * exception: returns {@code wc} holding the completion, or throws {@link RdmaTimeoutException}
+     * after {@code timeout}.
+     *
+     * @param wc       the view to fill
+     * @param timeout  how long to poll
+     * @param strategy how to wait between empty polls
+     * @return {@code wc}
+     * @throws RdmaTimeoutException when no completion arrives in time
+     */
+    @Reaches("ibv_poll_cq")
+    public WorkCompletion take(WorkCompletion wc, Duration timeout, WaitStrategy strategy) {
+        if (!poll(wc, timeout, strategy)) {
             throw new RdmaTimeoutException("no completion", this, timeout);
         }
         return wc;

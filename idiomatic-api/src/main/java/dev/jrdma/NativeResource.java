@@ -42,6 +42,11 @@ abstract class NativeResource implements RdmaResource {
     private static final VarHandle CALLS;
     /** Longer than any call made under enter() can take: blocking waits run in short slices. */
     private static final long DRAIN_TIMEOUT_NANOS = 30_000_000_000L;
+    /**
+     * How {@link #awaitQuiescent()} waits: the calls it waits out return within microseconds, so
+     * it spins first, then parks in short steps (a virtual thread must not spin for long).
+     */
+    private static final WaitStrategy QUIESCENCE = new WaitStrategies.Backoff(1_000, 0, 50_000, 50_000);
 
     static {
         try {
@@ -209,12 +214,8 @@ abstract class NativeResource implements RdmaResource {
      * during an inline post, an address handle during a UD post).
      */
     final void awaitQuiescent() {
-        for (int spins = 0; (calls & ~CLOSED) != 0; spins++) {
-            if (spins < 1_000) {
-                Thread.onSpinWait();
-            } else {
-                LockSupport.parkNanos(this, 50_000);
-            }
+        for (int empty = 1; (calls & ~CLOSED) != 0; empty += empty < Integer.MAX_VALUE ? 1 : 0) {
+            QUIESCENCE.idle(empty);
         }
     }
 

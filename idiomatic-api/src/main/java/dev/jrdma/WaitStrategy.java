@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.jrdma;
+
+import java.time.Duration;
+
+/**
+ * What a thread does between two polls that found nothing, in a wait that polls until something
+ * arrives or a timeout passes ({@link CompletionQueue#take(WorkCompletion, Duration, WaitStrategy)}),
+ * in the way of Agrona's {@code IdleStrategy}. A busy spin sees a completion soonest but holds
+ * its CPU for the whole wait; a virtual thread that spins also holds its carrier, and with one
+ * carrier per core a few spinning waiters stop every other virtual thread of the process,
+ * including those whose messages they wait for. Backing off gives the CPU (or the carrier)
+ * away, at the price of seeing the completion later.
+ *
+ * <p>The strategies are stateless: {@link #idle(int)} is told how many polls in a row have found
+ * nothing, so one instance serves any number of threads and waits, and a wait allocates nothing
+ * to back off (a virtual thread's timed park allocates the JDK's own wake-up task; a platform
+ * thread's does not).
+ *
+ * <ul>
+ * <li>{@link #busySpin()}: {@link Thread#onSpinWait()}; the lowest latency, a CPU (and carrier)
+ *     for the whole wait.
+ * <li>{@link #yielding()}: {@link Thread#yield()}. On a virtual thread, yielding alone is not a
+ *     safe way to wait: a carrier runs the tasks of its local queue before anything submitted
+ *     from outside, and a yielding virtual thread goes back to that queue when it is not empty,
+ *     so a few waiters that yield in turn can keep their carriers from ever running the virtual
+ *     threads an outside thread wakes (the rdma_cm and completion-channel waits, timed parks,
+ *     threads started by a platform thread); research/notes/2026-11-26-yielding-virtual-threads.md.
+ * <li>{@link #backoff(int, int, Duration, Duration)}: spins, then yields, then parks for a time
+ *     that doubles from a minimum to a maximum. Doubling bounds the extra latency: a completion
+ *     is seen at most about as late as the wait had already lasted, and an idle waiter costs
+ *     one wake-up per maximum park.
+ * <li>{@link #threadAware()}, the default of the waits that take no strategy: {@link #backoff()}
+ *     on a virtual thread, {@link #busySpin()} on a platform thread (the lowest latency for a
+ *     thread that owns its core). More waiting platform threads than cores should pass
+ *     {@link #backoff()}: spinning ones starve each other and the kernel's own RDMA work
+ *     (measured in docs/performance.md, "Many connections").
+ * </ul>
+ *
+ * <p>A wait that uses a strategy checks its deadline between polls, so a park can end it at most
+ * one park late; an interrupt does not end a wait (each is bounded) and is kept for the caller.
+ * Applications that hold many idle connections and want no wake-ups at all wait on a
+ * {@link CompletionChannel} instead (request notification, poll, await): its waits park a
+ * virtual thread until the completion event, without polling.
+ */
+@FunctionalInterface
+public interface WaitStrategy {
+    /**
+     * Waits a little, after {@code emptyPolls} polls in a row have found nothing.
+     *
+     * @param emptyPolls how many polls in a row found nothing, from 1; saturates at
+     *                   {@link Integer#MAX_VALUE}
+     */
+    void idle(int emptyPolls);
+
+    /** {@return the strategy that spins with {@link Thread#onSpinWait()} between polls} */
+    static WaitStrategy busySpin() {
+        return WaitStrategies.BUSY_SPIN;
+    }
+
+    /** {@return the strategy that calls {@link Thread#yield()} between polls} */
+    static WaitStrategy yielding() {
+        return WaitStrategies.YIELDING;
+    }
+
+    /**
+     * {@return the backoff the waits use on virtual threads}: 100 spins, 10 yields, then parks
+     * from 10 µs doubling up to 10 ms.
+     * Under the Soft-RoCE emulator a round trip takes about a millisecond, so the first parks
+     * cost little, and an idle waiter wakes about a hundred times a second.
+     */
+    static WaitStrategy backoff() {
+        return WaitStrategies.BACKOFF;
+    }
+
+    /**
+     * {@return a strategy that spins {@code spins} times, then yields {@code yields} times, then
+     * parks for {@code minPark}, doubling each time up to {@code maxPark}}
+     *
+     * @param spins   how many {@link Thread#onSpinWait()} come first (0 for none)
+     * @param yields  how many {@link Thread#yield()} come next (0 for none)
+     * @param minPark the first park, at least 1 ns
+     * @param maxPark the longest park, at least {@code minPark}
+     */
+    static WaitStrategy backoff(int spins, int yields, Duration minPark, Duration maxPark) {
+        return WaitStrategies.Backoff.of(spins, yields, minPark, maxPark);
+    }
+
+    /**
+     * {@return the default: {@link #backoff()} on a virtual thread, {@link #busySpin()} on a
+     * platform thread}, decided at each idle step by the calling thread.
+     */
+    static WaitStrategy threadAware() {
+        return WaitStrategies.THREAD_AWARE;
+    }
+}
