@@ -182,6 +182,20 @@ public final class MemoryWindow extends NativeObject {
         return deviceKey;
     }
 
+    /**
+     * A BIND_MW built through the extended post API ({@link ExtendedSendQueue#bindMemoryWindow})
+     * gave this type 2 window {@code rkey}: {@link #rkey()}, {@link #remote()} and the next bind
+     * by work request must know it, since the device refuses a bind that does not name the
+     * window's current key.
+     */
+    void boundByExtendedPost(int rkey, MemoryRegion mr, long offset, long length) {
+        deviceKey = rkey;
+        dependOn(mr);
+        this.boundRegion = mr;
+        this.address = mr.address() + offset;
+        this.length = length;
+    }
+
     /** The post of the last claimed bind failed: the device keeps the key it had. */
     void unclaim() {
         deviceKey = keyBeforeClaim;

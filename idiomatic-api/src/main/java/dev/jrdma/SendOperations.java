@@ -231,6 +231,10 @@ final class SendOperations {
     void bindMemoryWindow(MemoryWindow mw, int rkey, MemoryRegion mr, long offset, long length, Set<Access> access) {
         mr.checkUsable();
         mr.checkRange(offset, length);
+        if (mw.type() != MemoryWindowType.TYPE_2) {
+            throw new IllegalArgumentException(mw + " is bound with QueuePair.bind (ibv_bind_mw); ibv_wr_bind_mw binds"
+                    + " type 2 windows only");
+        }
         ProtectionDomain pd = qp.protectionDomain();
         if (mw.protectionDomain() != pd || mr.protectionDomain() != pd) {
             throw new IllegalArgumentException(mw + " and " + mr + " must be in " + pd + ", the queue pair's");
@@ -247,6 +251,7 @@ final class SendOperations {
             // the device refuses a bind that does not name its current key, which for a type 2
             // window only the application knows: the key this bind gives it.
             ibv_mw.rkey(mw.handle(), rkey);
+            mw.boundByExtendedPost(rkey, mr, offset, length);
             afterOperation();
         }
     }
