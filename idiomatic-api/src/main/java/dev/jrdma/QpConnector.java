@@ -112,8 +112,35 @@ final class QpConnector {
             throw RdmaException.of(Verb.IBV_MODIFY_QP, qp, rc, detail);
         }
         QueuePairState from = qp.lastState;
-        qp.setState(target);
+        setState(target);
         Events.stateChange(qp, from, target);
+    }
+
+    /**
+     * Records {@code state} as the last transition's, and what it refuses as the one word the
+     * posts test ({@code QueuePair.refused}): sends in RESET, INIT, RTR and ERR, receives in
+     * RESET and ERR or with an SRQ.
+     */
+    void setState(QueuePairState state) {
+        qp.lastState = state;
+        int no = 0;
+        if (state == QueuePairState.RESET || state == QueuePairState.INIT || state == QueuePairState.RTR
+                || state == QueuePairState.ERR) {
+            no |= QueuePair.NO_SEND;
+        }
+        if (qp.srq != null || state == QueuePairState.RESET || state == QueuePairState.ERR) {
+            no |= QueuePair.NO_RECEIVE;
+        }
+        qp.refused = no;
+    }
+
+    /** Refuses a send-queue operation other than a post (a memory window bind) before RTS. */
+    void requireRts(String what) {
+        QueuePairState state = qp.lastState;
+        if (state == QueuePairState.RESET || state == QueuePairState.INIT || state == QueuePairState.RTR) {
+            throw new IllegalStateException("cannot " + what + " through " + qp + ": it is in " + state
+                    + ", which needs RTS");
+        }
     }
 
     /** The endpoint {@link #localEndpoint} made; IllegalStateException before it was called. */

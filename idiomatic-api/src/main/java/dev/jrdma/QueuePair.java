@@ -54,7 +54,7 @@ public final class QueuePair extends NativeObject {
     final boolean sendBound;
     final boolean receiveBound;
     /** The state transitions and the local endpoint they use. */
-    private final QpConnector connector = new QpConnector(this);
+    final QpConnector connector = new QpConnector(this);
     /**
      * The state as of the last transition this object made. The device may move an RTS queue
      * pair to ERR (or SQE) on its own, never out of RESET, INIT or RTR, so a post can be
@@ -101,7 +101,7 @@ public final class QueuePair extends NativeObject {
     // would hand the fake to libibverbs.
     static QueuePair overStubProvider(Builder b, MemorySegment handle, QueuePairCapabilities capabilities) {
         QueuePair qp = new QueuePair(b, null, handle, capabilities);
-        qp.setState(QueuePairState.RTS);
+        qp.connector.setState(QueuePairState.RTS);
         return qp;
     }
 
@@ -183,8 +183,8 @@ public final class QueuePair extends NativeObject {
          * @return this builder
          */
         public Builder maxWorkRequests(int send, int receive) {
-            this.maxSendWr = positive("send work requests", send);
-            this.maxReceiveWr = positive("receive work requests", receive);
+            this.maxSendWr = QpCreation.positive("send work requests", send);
+            this.maxReceiveWr = QpCreation.positive("receive work requests", receive);
             return this;
         }
 
@@ -196,8 +196,8 @@ public final class QueuePair extends NativeObject {
          * @return this builder
          */
         public Builder maxSges(int send, int receive) {
-            this.maxSendSge = positive("send SGEs", send);
-            this.maxReceiveSge = positive("receive SGEs", receive);
+            this.maxSendSge = QpCreation.positive("send SGEs", send);
+            this.maxReceiveSge = QpCreation.positive("receive SGEs", receive);
             return this;
         }
 
@@ -237,13 +237,6 @@ public final class QueuePair extends NativeObject {
         public Builder extendedPost(SendOp... ops) {
             this.sendOps = ops.length == 0 ? java.util.EnumSet.noneOf(SendOp.class) : java.util.EnumSet.copyOf(List.of(ops));
             return this;
-        }
-
-        private static int positive(String what, int value) {
-            if (value < 1) {
-                throw new IllegalArgumentException(what + " must be at least 1, not " + value);
-            }
-            return value;
         }
 
         /**
@@ -429,21 +422,6 @@ public final class QueuePair extends NativeObject {
         connector.modifyState(QueuePairState.RESET);
     }
 
-    /** A transition with attributes filled elsewhere: rdma_cm's, for {@link ExternalQueuePair#moveTo}. */
-    void modifyWith(MemorySegment attr, int mask, QueuePairState target) {
-        connector.modifyWith(attr, mask, target);
-    }
-
-    /** The endpoint {@link #localEndpoint} made; IllegalStateException before it was called. */
-    Endpoint requireLocalEndpoint() {
-        return connector.requireLocalEndpoint();
-    }
-
-    /** The port {@link #localEndpoint} fixed. */
-    int port() {
-        return connector.port();
-    }
-
     /**
      * Posts a send work request, or a chain of them ({@link SendRequest#next}) with one call.
      * Throws {@link IllegalStateException} if the queue pair is in RESET, INIT or RTR, or in ERR
@@ -566,7 +544,7 @@ public final class QueuePair extends NativeObject {
     @Reaches("ibv_bind_mw")
     public void bind(MemoryWindow mw, MemoryRegion mr, long offset, long length, Set<Access> access, long wrId) {
         try (var _ = hold(this, mw, mr)) {
-            requireRts("bind memory window");
+            connector.requireRts("bind memory window");
             mw.bind(this, mr, offset, length, access, wrId, handle);
         }
     }
@@ -581,7 +559,7 @@ public final class QueuePair extends NativeObject {
     @Reaches("ibv_bind_mw")
     public void unbind(MemoryWindow mw, long wrId) {
         try (var _ = hold(this, mw)) {
-            requireRts("unbind memory window");
+            connector.requireRts("unbind memory window");
             mw.unbind(this, wrId, handle);
         }
     }
@@ -614,14 +592,6 @@ public final class QueuePair extends NativeObject {
         }
     }
 
-    private void requireRts(String what) {
-        QueuePairState state = lastState;
-        if (state == QueuePairState.RESET || state == QueuePairState.INIT || state == QueuePairState.RTR) {
-            throw new IllegalStateException("cannot " + what + " through " + this + ": it is in " + state
-                    + ", which needs RTS");
-        }
-    }
-
     /** Whether the send queue takes work requests (not in RESET, INIT, RTR, or ERR after {@link #toError()}). */
     boolean sendAllowed() {
         return (refused & NO_SEND) == 0;
@@ -634,20 +604,7 @@ public final class QueuePair extends NativeObject {
 
     /** Re-reads the state after rdma_cm moved the QP behind this object's back. */
     void refreshState() {
-        setState(state());
-    }
-
-    void setState(QueuePairState state) {
-        lastState = state;
-        int no = 0;
-        if (state == QueuePairState.RESET || state == QueuePairState.INIT || state == QueuePairState.RTR
-                || state == QueuePairState.ERR) {
-            no |= NO_SEND;
-        }
-        if (srq != null || state == QueuePairState.RESET || state == QueuePairState.ERR) {
-            no |= NO_RECEIVE;
-        }
-        refused = no;
+        connector.setState(state());
     }
 
     @Override
