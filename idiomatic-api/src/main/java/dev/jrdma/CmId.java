@@ -217,13 +217,7 @@ public final class CmId extends NativeResource {
      */
     @Reaches("rdma_set_option")
     public <T> void setOption(CmOption<T> option, T value) {
-        try (Arena arena = Arena.ofConfined(); var _ = hold(this)) {
-            MemorySegment c = option.encode(arena, value);
-            MemorySegment errno = Errno.allocate(arena);
-            if (RdmaCmVerbs.rdma_set_option(errno, handle, option.level(), option.optname(), c, c.byteSize()) != 0) {
-                throw RdmaException.of(Verb.RDMA_SET_OPTION, this, Errno.get(errno), option + " = " + value);
-            }
-        }
+        option.set(this, value);
     }
 
     /**
@@ -360,7 +354,7 @@ public final class CmId extends NativeResource {
             check(RdmaCmVerbs.rdma_accept(errno, handle, CmParams.connParam(arena, privateData, null)),
                     Verb.RDMA_ACCEPT, errno);
         }
-        if (isDatagram()) {
+        if (CmDatagrams.isDatagram(this)) {
             return;   // UD (SIDR): the reply carries the QPN and Q_Key; no ESTABLISHED follows here
         }
         expect(CmEventType.ESTABLISHED, timeout, Verb.RDMA_ACCEPT);
@@ -427,13 +421,6 @@ public final class CmId extends NativeResource {
         }
     }
 
-    /** Whether this is a datagram id (port space UDP, UD queue pair). */
-    boolean isDatagram() {
-        try (var _ = hold(this)) {
-            return rdma_cm_id.qp_type(handle) == rdma_h.IBV_QPT_UD();
-        }
-    }
-
     /**
      * Resolves the UD peer a datagram id's route leads to (waits for ESTABLISHED): rdma_cm asks
      * the listening datagram id at the destination for its QPN and Q_Key (SIDR) and builds the
@@ -445,15 +432,7 @@ public final class CmId extends NativeResource {
      */
     @Reaches("rdma_connect")
     public DatagramPeer connectDatagram(byte[] privateData, Duration timeout) {
-        if (!isDatagram()) {
-            throw new IllegalStateException(this + " is not a datagram id: use connect()");
-        }
-        try (Arena arena = Arena.ofConfined(); var _ = hold(this)) {
-            MemorySegment errno = Errno.allocate(arena);
-            check(RdmaCmVerbs.rdma_connect(errno, handle, CmParams.connParam(arena, privateData, null)),
-                    Verb.RDMA_CONNECT, errno);
-        }
-        return expect(CmEventType.ESTABLISHED, timeout, Verb.RDMA_CONNECT).peer();
+        return CmDatagrams.connect(this, privateData, timeout);
     }
 
     /**

@@ -5,6 +5,8 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
 import dev.jrdma.bindings.generated.rdma_h;
+import dev.jrdma.bindings.shim.Errno;
+import dev.jrdma.bindings.shim.RdmaCmVerbs;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
@@ -58,6 +60,17 @@ public final class CmOption<T> {
 
     int optname() {
         return optname;
+    }
+
+    /** {@link CmId#setOption}: {@code rdma_set_option} of this option on {@code id}. */
+    void set(CmId id, T value) {
+        try (Arena arena = Arena.ofConfined(); var _ = NativeResource.hold(id)) {
+            MemorySegment c = encode(arena, value);
+            MemorySegment errno = Errno.allocate(arena);
+            if (RdmaCmVerbs.rdma_set_option(errno, id.rawHandle(), level, optname, c, c.byteSize()) != 0) {
+                throw RdmaException.of(Verb.RDMA_SET_OPTION, id, Errno.get(errno), this + " = " + value);
+            }
+        }
     }
 
     /** The C value, checked against the option's range. */

@@ -1,27 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma;
 
-import dev.jrdma.bindings.generated.ibv_async_event;
+import static dev.jrdma.ContextQueries.checkPort;
+
 import dev.jrdma.bindings.generated.ibv_context;
-import dev.jrdma.bindings.generated.ibv_device_attr;
-import dev.jrdma.bindings.generated.ibv_cq_moderation_caps;
-import dev.jrdma.bindings.generated.ibv_device_attr_ex;
-import dev.jrdma.bindings.generated.ibv_tso_caps;
 import dev.jrdma.bindings.generated.ibv_gid_entry;
-import dev.jrdma.bindings.generated.ibv_odp_caps;
-import dev.jrdma.bindings.generated.ibv_port_attr;
 import dev.jrdma.bindings.generated.rdma_h;
-import dev.jrdma.bindings.shim.Errno;
-import dev.jrdma.bindings.shim.ErrnoVerbs;
-import dev.jrdma.bindings.shim.InlineVerbs;
-import dev.jrdma.bindings.shim.Posix;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 
 /**
@@ -36,21 +25,18 @@ public final class Context extends NativeResource {
     /** The number of a device's first port: ports count from 1. */
     public static final int FIRST_PORT = 1;
 
-    /** How often the event thread looks at the close flag while no event arrives. */
-    private static final long EVENT_POLL_MILLIS = 100;
-
     private final RdmaDevice device;
     private final MemorySegment handle;
     /** False for a context librdmacm opened and keeps open (see {@link CmId#context()}). */
     private final boolean owned;
-    private final List<Consumer<AsyncEvent>> listeners = new CopyOnWriteArrayList<>();
-    private Thread eventThread;
-    private volatile boolean stopEvents;
+    /** Reads the asynchronous events for {@link #onAsyncEvent}. */
+    private final AsyncEventPump events;
 
     private Context(RdmaDevice device, MemorySegment handle) {
         this.device = device;
         this.handle = handle;
         this.owned = true;
+        this.events = new AsyncEventPump(this, handle);
     }
 
     // Stub-provider seam, for tests and benchmarks in this package only: wraps a fake native object
@@ -67,6 +53,7 @@ public final class Context extends NativeResource {
         this.device = Rdma.describe(ibv_context.device(c));
         this.handle = handle;
         this.owned = false;
+        this.events = new AsyncEventPump(this, handle);
     }
 
     static Context borrowed(MemorySegment handle, NativeResource owner) {
@@ -74,24 +61,7 @@ public final class Context extends NativeResource {
     }
 
     static Context open(RdmaDevice device) {
-        MemorySegment handle = Rdma.withDeviceList(list -> {
-            for (MemorySegment d : list) {
-                if (Rdma.deviceName(d).equals(device.name())) {
-                    try (Arena arena = Arena.ofConfined()) {
-                        MemorySegment errno = Errno.allocate(arena);
-                        // The context stays valid after the device list is freed (ibv_open_device(3)).
-                        MemorySegment context = ErrnoVerbs.ibv_open_device(errno, d);
-                        if (context.address() == 0) {
-                            throw RdmaException.of(Verb.IBV_OPEN_DEVICE, "device " + device.name(), Errno.get(errno));
-                        }
-                        return context;
-                    }
-                }
-            }
-            throw new IllegalStateException("device " + device.name() + " is no longer present; devices: "
-                    + list.stream().map(Rdma::deviceName).toList());
-        });
-        return new Context(device, handle);
+        return new Context(device, Rdma.openDevice(device));
     }
 
     /** {@return the device this context was opened on} */
@@ -112,28 +82,8 @@ public final class Context extends NativeResource {
     /** {@return the device capabilities, including fields only the extended query reports} */
     @Reaches("ibv_query_device_ex")
     public DeviceAttributes queryDevice() {
-        try (Arena arena = Arena.ofConfined(); var _ = hold(this)) {
-            MemorySegment ex = arena.allocate(ibv_device_attr_ex.layout());
-            RdmaException.check(Verb.IBV_QUERY_DEVICE_EX, this,
-                    InlineVerbs.ibv_query_device_ex(handle, MemorySegment.NULL, ex));
-            MemorySegment a = ibv_device_attr_ex.orig_attr(ex);
-            return new DeviceAttributes(ibv_device_attr.fw_ver(a).getString(0),
-                    Long.reverseBytes(ibv_device_attr.node_guid(a)), Long.reverseBytes(ibv_device_attr.sys_image_guid(a)),
-                    ibv_device_attr.max_mr_size(a), ibv_device_attr.page_size_cap(a), ibv_device_attr.vendor_id(a),
-                    ibv_device_attr.vendor_part_id(a), ibv_device_attr.hw_ver(a), ibv_device_attr.max_qp(a),
-                    ibv_device_attr.max_qp_wr(a), ibv_device_attr.max_sge(a), ibv_device_attr.max_cq(a),
-                    ibv_device_attr.max_cqe(a), ibv_device_attr.max_mr(a), ibv_device_attr.max_pd(a),
-                    ibv_device_attr.max_qp_rd_atom(a), ibv_device_attr.max_qp_init_rd_atom(a),
-                    ibv_device_attr.max_srq(a), ibv_device_attr.max_ah(a), ibv_device_attr.max_mw(a),
-                    AtomicCapability.of(ibv_device_attr.atomic_cap(a)), Byte.toUnsignedInt(ibv_device_attr.phys_port_cnt(a)),
-                    ibv_device_attr.device_cap_flags(a), ibv_device_attr_ex.device_cap_flags_ex(ex),
-                    ibv_device_attr_ex.completion_timestamp_mask(ex), ibv_device_attr_ex.hca_core_clock(ex),
-                    ibv_odp_caps.general_caps(ibv_device_attr_ex.odp_caps(ex)), ibv_device_attr_ex.max_dm_size(ex),
-                    Short.toUnsignedInt(ibv_cq_moderation_caps.max_cq_count(ibv_device_attr_ex.cq_mod_caps(ex))),
-                    Short.toUnsignedInt(ibv_cq_moderation_caps.max_cq_period(ibv_device_attr_ex.cq_mod_caps(ex))),
-                    ibv_tso_caps.max_tso(ibv_device_attr_ex.tso_caps(ex)),
-                    DeviceAttributes.TagMatching.read(ex), DeviceAttributes.Rss.read(ex),
-                    DeviceAttributes.PacketPacing.read(ex), ibv_device_attr_ex.raw_packet_caps(ex));
+        try (var _ = hold(this)) {
+            return ContextQueries.device(this, handle);
         }
     }
 
@@ -145,15 +95,8 @@ public final class Context extends NativeResource {
     @Reaches("ibv_query_port")
     public PortAttributes queryPort(int port) {
         checkPort(port);
-        try (Arena arena = Arena.ofConfined(); var _ = hold(this)) {
-            MemorySegment p = arena.allocate(ibv_port_attr.layout());
-            RdmaException.check(Verb.IBV_QUERY_PORT, this + " port " + port, InlineVerbs.ibv_query_port(handle, port, p));
-            return new PortAttributes(port, PortState.of(ibv_port_attr.state(p)), Mtu.of(ibv_port_attr.max_mtu(p)),
-                    Mtu.of(ibv_port_attr.active_mtu(p)), Short.toUnsignedInt(ibv_port_attr.lid(p)),
-                    Short.toUnsignedInt(ibv_port_attr.sm_lid(p)), ibv_port_attr.gid_tbl_len(p),
-                    LinkLayer.of(Byte.toUnsignedInt(ibv_port_attr.link_layer(p))),
-                    Byte.toUnsignedInt(ibv_port_attr.active_speed(p)), Byte.toUnsignedInt(ibv_port_attr.active_width(p)),
-                    Integer.toUnsignedLong(ibv_port_attr.max_msg_sz(p)), Byte.toUnsignedInt(ibv_port_attr.phys_state(p)));
+        try (var _ = hold(this)) {
+            return ContextQueries.port(this, handle, port);
         }
     }
 
@@ -171,13 +114,9 @@ public final class Context extends NativeResource {
     /** {@return the valid GID entries of every port, read in one call ({@code ibv_query_gid_table})} */
     @Reaches("ibv_query_gid_table")
     public List<GidEntry> gidTable() {
-        int ports = queryDevice().physicalPortCount();
-        int[] lengths = new int[ports];
-        for (int port = FIRST_PORT; port <= ports; port++) {
-            lengths[port - 1] = queryPort(port).gidTableLength();
-        }
+        int[] lengths = ContextQueries.gidTableLengths(this);
         try (var _ = hold(this)) {
-            return ContextQueries.gidTable(this, handle, ports, lengths);
+            return ContextQueries.gidTable(this, handle, lengths.length, lengths);
         }
     }
 
@@ -293,13 +232,7 @@ public final class Context extends NativeResource {
      * port 1.
      */
     public int defaultPort() {
-        int ports = queryDevice().physicalPortCount();
-        for (int port = FIRST_PORT; port <= ports; port++) {
-            if (queryPort(port).state() == PortState.ACTIVE) {
-                return port;
-            }
-        }
-        return FIRST_PORT;
+        return DefaultGid.port(this);
     }
 
     /**
@@ -313,10 +246,7 @@ public final class Context extends NativeResource {
      *                               without any IP address, or a port that is down)
      */
     public GidEntry defaultGid(int port) {
-        PortAttributes attributes = queryPort(port);
-        return DefaultGid.choose(gidTable(port), attributes.linkLayer()).orElseThrow(() -> new IllegalStateException(
-                "no GID on " + name() + " port " + port + " (" + attributes.state()
-                        + "); on RoCE, does its network interface have an IP address?"));
+        return DefaultGid.of(this, port);
     }
 
     /** {@return {@link #defaultGid(int)} of {@link #defaultPort()}} */
@@ -339,12 +269,6 @@ public final class Context extends NativeResource {
         checkPort(port);
         try (var _ = hold(this)) {
             return ReplyRoutes.addressVector(this, handle, port, wc, grh);
-        }
-    }
-
-    private static void checkPort(int port) {
-        if (port < 1 || port > 255) {
-            throw new IllegalArgumentException("port numbers run from 1 to 255, not " + port);
         }
     }
 
@@ -556,101 +480,13 @@ public final class Context extends NativeResource {
     @Reaches({"ibv_get_async_event", "ibv_ack_async_event"})
     public void onAsyncEvent(Consumer<AsyncEvent> listener) {
         checkOpen();
-        listeners.add(listener);
-        synchronized (listeners) {
-            if (eventThread == null) {
-                eventThread = Thread.ofPlatform().daemon().name("jrdma-async-events-" + device.name())
-                        .start(this::deliverEvents);
-            }
-        }
-    }
-
-    private void deliverEvents() {
-        int fd = ibv_context.async_fd(handle.reinterpret(ibv_context.layout().byteSize()));
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment errno = Errno.allocate(arena);
-            MemorySegment event = arena.allocate(ibv_async_event.layout());
-            while (!stopEvents) {
-                // ibv_get_async_event blocks without a timeout: wait for the fd first, so that
-                // closing the context can stop this thread within EVENT_POLL_MILLIS.
-                if (!Posix.awaitReadable(fd, EVENT_POLL_MILLIS)) {
-                    continue;
-                }
-                if (ErrnoVerbs.ibv_get_async_event(errno, handle, event) != 0) {
-                    continue;   // another reader took it, or EINTR
-                }
-                AsyncEvent e;
-                try {
-                    e = describe(event);
-                } finally {
-                    // Acknowledge before the listeners run: the event is already resolved to
-                    // Java objects, and an unacknowledged event would make closing its QP/CQ/SRQ
-                    // (say, from a listener) wait forever in ibv_destroy_*.
-                    rdma_h.ibv_ack_async_event(event);
-                }
-                Events.async(this, e);
-                for (Consumer<AsyncEvent> listener : listeners) {
-                    try {
-                        listener.accept(e);
-                    } catch (RuntimeException failure) {
-                        System.getLogger(Context.class.getName()).log(System.Logger.Level.WARNING,
-                                "async event listener failed on " + e, failure);
-                    }
-                }
-            }
-        }
-    }
-
-    private AsyncEvent describe(MemorySegment event) {
-        AsyncEventType type = AsyncEventType.of(ibv_async_event.event_type(event));
-        MemorySegment element = ibv_async_event.element(event);
-        return switch (type) {
-            case CQ_ERR -> new AsyncEvent(type, find(CompletionQueue.class,
-                    ibv_async_event.element.cq(element).address()), 0);
-            case SRQ_ERR, SRQ_LIMIT_REACHED -> new AsyncEvent(type, find(SharedReceiveQueue.class,
-                    ibv_async_event.element.srq(element).address()), 0);
-            case PORT_ACTIVE, PORT_ERR, LID_CHANGE, PKEY_CHANGE, SM_CHANGE, CLIENT_REREGISTER, GID_CHANGE ->
-                    new AsyncEvent(type, null, ibv_async_event.element.port_num(element));
-            case DEVICE_FATAL, WQ_FATAL, UNKNOWN -> new AsyncEvent(type, null, 0);
-            default -> new AsyncEvent(type, find(QueuePair.class, ibv_async_event.element.qp(element).address()), 0);
-        };
-    }
-
-    /** The open object of {@code type} at native address {@code address}, searched through the graph. */
-    private NativeResource find(Class<? extends NativeResource> type, long address) {
-        List<NativeResource> pending = new ArrayList<>(dependents());
-        while (!pending.isEmpty()) {
-            NativeResource r = pending.removeLast();
-            if (type.isInstance(r) && r.nativeAddress() == address) {
-                return r;
-            }
-            pending.addAll(r.dependents());
-        }
-        return null;
+        events.add(listener);
     }
 
     @Override
     @Reaches("ibv_close_device")
     void release() {
-        Thread events;
-        synchronized (listeners) {
-            stopEvents = true;
-            events = eventThread;
-        }
-        if (events != null && events != Thread.currentThread()) {
-            // The thread must be out of ibv_get_async_event before the context goes away.
-            boolean interrupted = false;
-            while (events.isAlive()) {
-                try {
-                    events.join();
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                }
-            }
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        events.stop();
         if (!owned) {
             return;   // librdmacm opened it and closes it itself
         }

@@ -5,10 +5,14 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 import dev.jrdma.bindings.generated.ibv_ah_attr;
+import dev.jrdma.bindings.generated.ibv_cq_moderation_caps;
+import dev.jrdma.bindings.generated.ibv_device_attr;
 import dev.jrdma.bindings.generated.ibv_device_attr_ex;
 import dev.jrdma.bindings.generated.ibv_gid_entry;
 import dev.jrdma.bindings.generated.ibv_global_route;
+import dev.jrdma.bindings.generated.ibv_odp_caps;
 import dev.jrdma.bindings.generated.ibv_packet_pacing_caps;
+import dev.jrdma.bindings.generated.ibv_port_attr;
 import dev.jrdma.bindings.generated.ibv_rss_caps;
 import dev.jrdma.bindings.generated.ibv_tso_caps;
 import dev.jrdma.bindings.generated.ibv_values_ex;
@@ -26,9 +30,10 @@ import java.util.Optional;
 import java.util.OptionalInt;
 
 /**
- * The port and device queries of {@link Context} past the basic ones: the whole GID table in
- * one call, the raw GID and P_Key tables, the device clock, per-QP-type offloads and the
- * Ethernet next hop of a GID. Each runs with the context held (see {@link NativeResource#hold}).
+ * The port and device queries of {@link Context}: device and port attributes, the whole GID
+ * table in one call, the raw GID and P_Key tables, the device clock, per-QP-type offloads and
+ * the Ethernet next hop of a GID; kept apart from Context, which holds the device's factories.
+ * Each runs with the context held (see {@link NativeResource#hold}).
  */
 final class ContextQueries {
     private ContextQueries() {}
@@ -38,6 +43,64 @@ final class ContextQueries {
     /** What ibv_resolve_eth_l2_from_gid leaves in vid when the route has no VLAN. */
     private static final int NO_VLAN = 0xffff;
     private static final int ETHERNET_ADDRESS_BYTES = 6;
+
+    /** Port numbers are a u8 counting from 1. */
+    static void checkPort(int port) {
+        if (port < 1 || port > 255) {
+            throw new IllegalArgumentException("port numbers run from 1 to 255, not " + port);
+        }
+    }
+
+    /** {@link Context#queryDevice}: {@code ibv_query_device_ex}, with the classic attributes it embeds. */
+    static DeviceAttributes device(Context context, MemorySegment handle) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment ex = arena.allocate(ibv_device_attr_ex.layout());
+            RdmaException.check(Verb.IBV_QUERY_DEVICE_EX, context,
+                    InlineVerbs.ibv_query_device_ex(handle, MemorySegment.NULL, ex));
+            MemorySegment a = ibv_device_attr_ex.orig_attr(ex);
+            return new DeviceAttributes(ibv_device_attr.fw_ver(a).getString(0),
+                    Long.reverseBytes(ibv_device_attr.node_guid(a)), Long.reverseBytes(ibv_device_attr.sys_image_guid(a)),
+                    ibv_device_attr.max_mr_size(a), ibv_device_attr.page_size_cap(a), ibv_device_attr.vendor_id(a),
+                    ibv_device_attr.vendor_part_id(a), ibv_device_attr.hw_ver(a), ibv_device_attr.max_qp(a),
+                    ibv_device_attr.max_qp_wr(a), ibv_device_attr.max_sge(a), ibv_device_attr.max_cq(a),
+                    ibv_device_attr.max_cqe(a), ibv_device_attr.max_mr(a), ibv_device_attr.max_pd(a),
+                    ibv_device_attr.max_qp_rd_atom(a), ibv_device_attr.max_qp_init_rd_atom(a),
+                    ibv_device_attr.max_srq(a), ibv_device_attr.max_ah(a), ibv_device_attr.max_mw(a),
+                    AtomicCapability.of(ibv_device_attr.atomic_cap(a)), Byte.toUnsignedInt(ibv_device_attr.phys_port_cnt(a)),
+                    ibv_device_attr.device_cap_flags(a), ibv_device_attr_ex.device_cap_flags_ex(ex),
+                    ibv_device_attr_ex.completion_timestamp_mask(ex), ibv_device_attr_ex.hca_core_clock(ex),
+                    ibv_odp_caps.general_caps(ibv_device_attr_ex.odp_caps(ex)), ibv_device_attr_ex.max_dm_size(ex),
+                    Short.toUnsignedInt(ibv_cq_moderation_caps.max_cq_count(ibv_device_attr_ex.cq_mod_caps(ex))),
+                    Short.toUnsignedInt(ibv_cq_moderation_caps.max_cq_period(ibv_device_attr_ex.cq_mod_caps(ex))),
+                    ibv_tso_caps.max_tso(ibv_device_attr_ex.tso_caps(ex)),
+                    DeviceAttributes.TagMatching.read(ex), DeviceAttributes.Rss.read(ex),
+                    DeviceAttributes.PacketPacing.read(ex), ibv_device_attr_ex.raw_packet_caps(ex));
+        }
+    }
+
+    /** {@link Context#queryPort}: {@code ibv_query_port}. */
+    static PortAttributes port(Context context, MemorySegment handle, int port) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment p = arena.allocate(ibv_port_attr.layout());
+            RdmaException.check(Verb.IBV_QUERY_PORT, context + " port " + port, InlineVerbs.ibv_query_port(handle, port, p));
+            return new PortAttributes(port, PortState.of(ibv_port_attr.state(p)), Mtu.of(ibv_port_attr.max_mtu(p)),
+                    Mtu.of(ibv_port_attr.active_mtu(p)), Short.toUnsignedInt(ibv_port_attr.lid(p)),
+                    Short.toUnsignedInt(ibv_port_attr.sm_lid(p)), ibv_port_attr.gid_tbl_len(p),
+                    LinkLayer.of(Byte.toUnsignedInt(ibv_port_attr.link_layer(p))),
+                    Byte.toUnsignedInt(ibv_port_attr.active_speed(p)), Byte.toUnsignedInt(ibv_port_attr.active_width(p)),
+                    Integer.toUnsignedLong(ibv_port_attr.max_msg_sz(p)), Byte.toUnsignedInt(ibv_port_attr.phys_state(p)));
+        }
+    }
+
+    /** The GID table length of each port, by port number minus 1. */
+    static int[] gidTableLengths(Context context) {
+        int ports = context.queryDevice().physicalPortCount();
+        int[] lengths = new int[ports];
+        for (int port = Context.FIRST_PORT; port <= ports; port++) {
+            lengths[port - 1] = context.queryPort(port).gidTableLength();
+        }
+        return lengths;
+    }
 
     /** The valid GID entries of every port, in one {@code ibv_query_gid_table} call. */
     static List<GidEntry> gidTable(Context context, MemorySegment handle, int ports, int[] tableLengths) {

@@ -27,6 +27,25 @@ final class DefaultGid {
         };
     }
 
+    /** {@link Context#defaultPort()}: the lowest-numbered ACTIVE port, else the first. */
+    static int port(Context context) {
+        int ports = context.queryDevice().physicalPortCount();
+        for (int port = Context.FIRST_PORT; port <= ports; port++) {
+            if (context.queryPort(port).state() == PortState.ACTIVE) {
+                return port;
+            }
+        }
+        return Context.FIRST_PORT;
+    }
+
+    /** {@link Context#defaultGid(int)}: the best entry of {@code port}'s table, see {@link #choose}. */
+    static GidEntry of(Context context, int port) {
+        PortAttributes attributes = context.queryPort(port);
+        return choose(context.gidTable(port), attributes.linkLayer()).orElseThrow(() -> new IllegalStateException(
+                "no GID on " + context.name() + " port " + port + " (" + attributes.state()
+                        + "); on RoCE, does its network interface have an IP address?"));
+    }
+
     static Optional<GidEntry> choose(List<GidEntry> table, LinkLayer linkLayer) {
         if (linkLayer == LinkLayer.INFINIBAND) {
             return table.stream().min(Comparator.comparingInt(GidEntry::index));

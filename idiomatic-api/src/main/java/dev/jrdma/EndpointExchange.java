@@ -125,10 +125,10 @@ public final class EndpointExchange {
      */
     public static Endpoint connect(Socket socket, QueuePair qp, ConnectionOptions options, Duration timeout)
             throws IOException {
-        Endpoint local = qp.requireLocalEndpoint();
+        Endpoint local = qp.connector.requireLocalEndpoint();
         Endpoint remote = exchange(socket, local, timeout);
         if (qp.state() == QueuePairState.RESET) {
-            qp.toInit(qp.port(), options);
+            qp.toInit(qp.connector.port(), options);
         }
         qp.toRtr(remote, options);
         qp.toRts(options);

@@ -79,7 +79,7 @@ public final class ExternalQueuePair {
             if (RdmaCmVerbs.rdma_init_qp_attr(errno, id.handle(), attr, mask) != 0) {
                 throw RdmaException.of(Verb.RDMA_INIT_QP_ATTR, id, Errno.get(errno), "for " + target + " of " + qp);
             }
-            qp.modifyWith(attr, mask.get(JAVA_INT, 0), target);
+            qp.connector.modifyWith(attr, mask.get(JAVA_INT, 0), target);
         }
     }
 

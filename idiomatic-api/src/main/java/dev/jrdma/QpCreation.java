@@ -22,6 +22,14 @@ import java.lang.foreign.MemorySegment;
 final class QpCreation {
     private QpCreation() {}
 
+    /** A builder's queue depth or SGE count: at least 1. */
+    static int positive(String what, int value) {
+        if (value < 1) {
+            throw new IllegalArgumentException(what + " must be at least 1, not " + value);
+        }
+        return value;
+    }
+
     static QueuePair create(QueuePair.Builder b, CmId cmId) {
         if (b.sendCq == null || b.receiveCq == null) {
             throw new IllegalStateException("a queue pair needs a send and a receive completion queue");

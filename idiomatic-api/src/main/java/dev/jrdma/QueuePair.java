@@ -5,16 +5,12 @@ import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import dev.jrdma.bindings.generated.ibv_qp;
-import dev.jrdma.bindings.generated.ibv_qp_attr;
-import dev.jrdma.bindings.generated.ibv_qp_init_attr;
 import dev.jrdma.bindings.generated.rdma_h;
-import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.BoundVerbs;
 import dev.jrdma.bindings.shim.InlineVerbs;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.ref.Reference;
-import java.security.SecureRandom;
 import java.util.List;
 import java.util.Set;
 
@@ -35,8 +31,6 @@ import java.util.Set;
  * <p>{@link #toString()}: {@code queue pair 0x<qpn> (<type>) on <device>}.
  */
 public final class QueuePair extends NativeObject {
-    private static final SecureRandom PSN_SOURCE = new SecureRandom();
-
     private final ProtectionDomain pd;
     private final CompletionQueue sendCq;
     private final CompletionQueue receiveCq;
@@ -59,10 +53,8 @@ public final class QueuePair extends NativeObject {
     /** Whether the provider's functions are the ones BoundVerbs calls as constants (one provider per process). */
     final boolean sendBound;
     final boolean receiveBound;
-    /** Set by {@link #localEndpoint}: the port, source GID index and PSN the transitions use. */
-    private int port;
-    private int gidIndex = -1;
-    private Endpoint local;
+    /** The state transitions and the local endpoint they use. */
+    final QpConnector connector = new QpConnector(this);
     /**
      * The state as of the last transition this object made. The device may move an RTS queue
      * pair to ERR (or SQE) on its own, never out of RESET, INIT or RTR, so a post can be
@@ -109,7 +101,7 @@ public final class QueuePair extends NativeObject {
     // would hand the fake to libibverbs.
     static QueuePair overStubProvider(Builder b, MemorySegment handle, QueuePairCapabilities capabilities) {
         QueuePair qp = new QueuePair(b, null, handle, capabilities);
-        qp.setState(QueuePairState.RTS);
+        qp.connector.setState(QueuePairState.RTS);
         return qp;
     }
 
@@ -191,8 +183,8 @@ public final class QueuePair extends NativeObject {
          * @return this builder
          */
         public Builder maxWorkRequests(int send, int receive) {
-            this.maxSendWr = positive("send work requests", send);
-            this.maxReceiveWr = positive("receive work requests", receive);
+            this.maxSendWr = QpCreation.positive("send work requests", send);
+            this.maxReceiveWr = QpCreation.positive("receive work requests", receive);
             return this;
         }
 
@@ -204,8 +196,8 @@ public final class QueuePair extends NativeObject {
          * @return this builder
          */
         public Builder maxSges(int send, int receive) {
-            this.maxSendSge = positive("send SGEs", send);
-            this.maxReceiveSge = positive("receive SGEs", receive);
+            this.maxSendSge = QpCreation.positive("send SGEs", send);
+            this.maxReceiveSge = QpCreation.positive("receive SGEs", receive);
             return this;
         }
 
@@ -245,13 +237,6 @@ public final class QueuePair extends NativeObject {
         public Builder extendedPost(SendOp... ops) {
             this.sendOps = ops.length == 0 ? java.util.EnumSet.noneOf(SendOp.class) : java.util.EnumSet.copyOf(List.of(ops));
             return this;
-        }
-
-        private static int positive(String what, int value) {
-            if (value < 1) {
-                throw new IllegalArgumentException(what + " must be at least 1, not " + value);
-            }
-            return value;
         }
 
         /**
@@ -308,12 +293,7 @@ public final class QueuePair extends NativeObject {
     /** {@return the current state, as the device reports it ({@code ibv_query_qp})} */
     @Reaches("ibv_query_qp")
     public QueuePairState state() {
-        try (Arena arena = Arena.ofConfined(); var _ = hold(this)) {
-            MemorySegment attr = arena.allocate(ibv_qp_attr.layout());
-            MemorySegment init = arena.allocate(ibv_qp_init_attr.layout());
-            RdmaException.check(Verb.IBV_QUERY_QP, this, rdma_h.ibv_query_qp(handle, attr, QpAttribute.STATE.bit, init));
-            return QueuePairState.of(ibv_qp_attr.qp_state(attr));
-        }
+        return connector.state();
     }
 
     /**
@@ -337,15 +317,7 @@ public final class QueuePair extends NativeObject {
      * @return the endpoint to send to the peer
      */
     public Endpoint localEndpoint(int port, int gidIndex) {
-        checkOpen();
-        Context context = pd.context();
-        PortAttributes attributes = context.queryPort(port);
-        Gid gid = context.gid(port, gidIndex).map(GidEntry::gid).orElseThrow(() -> new IllegalArgumentException(
-                "GID index " + gidIndex + " of " + context + " port " + port + " is not in use"));
-        this.port = port;
-        this.gidIndex = gidIndex;
-        this.local = new Endpoint(qpn, PSN_SOURCE.nextInt(1 << 24), attributes.lid(), gid, attributes.activeMtu());
-        return local;
+        return connector.localEndpoint(port, gidIndex);
     }
 
     /**
@@ -366,10 +338,7 @@ public final class QueuePair extends NativeObject {
      */
     @Reaches("ibv_modify_qp")
     public void connect(Endpoint remote, ConnectionOptions options) {
-        requireLocal();
-        toInit(port, options);
-        toRtr(remote, options);
-        toRts(options);
+        connector.connect(remote, options);
     }
 
     /**
@@ -390,11 +359,7 @@ public final class QueuePair extends NativeObject {
      */
     @Reaches("ibv_modify_qp")
     public void toInit(int port, ConnectionOptions options) {
-        try (Arena arena = Arena.ofConfined(); var _ = hold(this)) {
-            MemorySegment attr = arena.allocate(ibv_qp_attr.layout());
-            int mask = QpAttributes.init(attr, type, port, options);
-            modify(attr, mask, QueuePairState.INIT);
-        }
+        connector.toInit(port, options);
     }
 
     /** INIT -> RTR of a UD queue pair (it has no remote). */
@@ -426,14 +391,7 @@ public final class QueuePair extends NativeObject {
      */
     @Reaches("ibv_modify_qp")
     public void toRtr(Endpoint remote, ConnectionOptions options) {
-        try (Arena arena = Arena.ofConfined(); var _ = hold(this)) {
-            MemorySegment attr = arena.allocate(ibv_qp_attr.layout());
-            if (type != QueuePairType.UD) {
-                requireLocal();
-            }
-            int mask = QpAttributes.rtr(attr, type, local, remote, port, gidIndex, options);
-            modify(attr, mask, QueuePairState.RTR);
-        }
+        connector.toRtr(remote, options);
     }
 
     /** RTR -> RTS with {@link ConnectionOptions#DEFAULTS}. */
@@ -449,75 +407,19 @@ public final class QueuePair extends NativeObject {
      */
     @Reaches("ibv_modify_qp")
     public void toRts(ConnectionOptions options) {
-        try (Arena arena = Arena.ofConfined(); var _ = hold(this)) {
-            MemorySegment attr = arena.allocate(ibv_qp_attr.layout());
-            int mask = QpAttributes.rts(attr, type, local == null ? 0 : local.psn(), options);
-            modify(attr, mask, QueuePairState.RTS);
-        }
+        connector.toRts(options);
     }
 
     /** Any state -> ERR: outstanding work requests complete with {@link WorkCompletionStatus#WR_FLUSH_ERR}. */
     @Reaches("ibv_modify_qp")
     public void toError() {
-        modifyState(QueuePairState.ERR);
+        connector.modifyState(QueuePairState.ERR);
     }
 
     /** Any state -> RESET: the queues are emptied without completions; connect again to reuse the QP. */
     @Reaches("ibv_modify_qp")
     public void reset() {
-        modifyState(QueuePairState.RESET);
-    }
-
-    private void modifyState(QueuePairState target) {
-        try (Arena arena = Arena.ofConfined(); var _ = hold(this)) {
-            MemorySegment attr = arena.allocate(ibv_qp_attr.layout());
-            ibv_qp_attr.qp_state(attr, target.value());
-            modify(attr, QpAttribute.STATE.bit, target);
-        }
-    }
-
-    /** A transition with attributes filled elsewhere: rdma_cm's, for {@link ExternalQueuePair#moveTo}. */
-    void modifyWith(MemorySegment attr, int mask, QueuePairState target) {
-        try (var _ = hold(this)) {
-            modify(attr, mask, target);
-        }
-    }
-
-    private void modify(MemorySegment attr, int mask, QueuePairState target) {
-        int rc = rdma_h.ibv_modify_qp(handle, attr, mask);
-        if (rc != 0) {
-            String detail = "to " + target + " with " + QpAttribute.names(mask);
-            if (rc == Errno.EINVAL) {
-                QueuePairState current = state();
-                String why = QpTransitions.explain(type, current, target, mask);
-                detail += why.isEmpty() ? " (the mask fits " + current + " -> " + target
-                        + ", so an attribute value was rejected)" : "; " + why;
-            }
-            throw RdmaException.of(Verb.IBV_MODIFY_QP, this, rc, detail);
-        }
-        QueuePairState from = lastState;
-        setState(target);
-        Events.stateChange(this, from, target);
-    }
-
-    /** The endpoint {@link #localEndpoint} made; IllegalStateException before it was called. */
-    Endpoint requireLocalEndpoint() {
-        checkOpen();
-        requireLocal();
-        return local;
-    }
-
-    /** The port {@link #localEndpoint} fixed. */
-    int port() {
-        requireLocal();
-        return port;
-    }
-
-    private void requireLocal() {
-        if (local == null) {
-            throw new IllegalStateException(this + ": call localEndpoint(port, gidIndex) first: the RTR transition"
-                    + " needs the port, the source GID index and the local PSN");
-        }
+        connector.modifyState(QueuePairState.RESET);
     }
 
     /**
@@ -642,7 +544,7 @@ public final class QueuePair extends NativeObject {
     @Reaches("ibv_bind_mw")
     public void bind(MemoryWindow mw, MemoryRegion mr, long offset, long length, Set<Access> access, long wrId) {
         try (var _ = hold(this, mw, mr)) {
-            requireRts("bind memory window");
+            connector.requireRts("bind memory window");
             mw.bind(this, mr, offset, length, access, wrId, handle);
         }
     }
@@ -657,7 +559,7 @@ public final class QueuePair extends NativeObject {
     @Reaches("ibv_bind_mw")
     public void unbind(MemoryWindow mw, long wrId) {
         try (var _ = hold(this, mw)) {
-            requireRts("unbind memory window");
+            connector.requireRts("unbind memory window");
             mw.unbind(this, wrId, handle);
         }
     }
@@ -690,14 +592,6 @@ public final class QueuePair extends NativeObject {
         }
     }
 
-    private void requireRts(String what) {
-        QueuePairState state = lastState;
-        if (state == QueuePairState.RESET || state == QueuePairState.INIT || state == QueuePairState.RTR) {
-            throw new IllegalStateException("cannot " + what + " through " + this + ": it is in " + state
-                    + ", which needs RTS");
-        }
-    }
-
     /** Whether the send queue takes work requests (not in RESET, INIT, RTR, or ERR after {@link #toError()}). */
     boolean sendAllowed() {
         return (refused & NO_SEND) == 0;
@@ -710,20 +604,7 @@ public final class QueuePair extends NativeObject {
 
     /** Re-reads the state after rdma_cm moved the QP behind this object's back. */
     void refreshState() {
-        setState(state());
-    }
-
-    private void setState(QueuePairState state) {
-        lastState = state;
-        int no = 0;
-        if (state == QueuePairState.RESET || state == QueuePairState.INIT || state == QueuePairState.RTR
-                || state == QueuePairState.ERR) {
-            no |= NO_SEND;
-        }
-        if (srq != null || state == QueuePairState.RESET || state == QueuePairState.ERR) {
-            no |= NO_RECEIVE;
-        }
-        refused = no;
+        connector.setState(state());
     }
 
     @Override

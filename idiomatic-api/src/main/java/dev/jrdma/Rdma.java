@@ -115,6 +115,27 @@ public final class Rdma {
         });
     }
 
+    /** {@code ibv_open_device} of {@code device}, found again in the device list by name; for {@link RdmaDevice#open()}. */
+    static MemorySegment openDevice(RdmaDevice device) {
+        return withDeviceList(list -> {
+            for (MemorySegment d : list) {
+                if (deviceName(d).equals(device.name())) {
+                    try (Arena arena = Arena.ofConfined()) {
+                        MemorySegment errno = Errno.allocate(arena);
+                        // The context stays valid after the device list is freed (ibv_open_device(3)).
+                        MemorySegment context = ErrnoVerbs.ibv_open_device(errno, d);
+                        if (context.address() == 0) {
+                            throw RdmaException.of(Verb.IBV_OPEN_DEVICE, "device " + device.name(), Errno.get(errno));
+                        }
+                        return context;
+                    }
+                }
+            }
+            throw new IllegalStateException("device " + device.name() + " is no longer present; devices: "
+                    + list.stream().map(Rdma::deviceName).toList());
+        });
+    }
+
     static RdmaDevice describe(MemorySegment device) {
         MemorySegment d = device.reinterpret(ibv_device.layout().byteSize());
         String name = deviceName(device);
