@@ -8,7 +8,14 @@ import dev.jrdma.tools.PerftestOptions.EventOptions;
 import dev.jrdma.tools.PerftestOptions.InlineOptions;
 import dev.jrdma.tools.PerftestOptions.OutstandingOptions;
 import dev.jrdma.tools.PerftestOptions.AtomicOptions;
+import dev.jrdma.tools.perftest.AddressSettings;
+import dev.jrdma.tools.perftest.MemorySettings;
+import dev.jrdma.tools.perftest.OperationSettings;
 import dev.jrdma.tools.perftest.PerftestSettings;
+import dev.jrdma.tools.perftest.PostSettings;
+import dev.jrdma.tools.perftest.RateSettings;
+import dev.jrdma.tools.perftest.ReportSettings;
+import dev.jrdma.tools.perftest.RunSettings;
 import dev.jrdma.tools.perftest.ResultPlot;
 import dev.jrdma.tools.perftest.TestKind;
 import dev.jrdma.tools.perftest.TestKind.AtomicType;
@@ -211,7 +218,39 @@ final class PerftestCommands {
                     spec.commandLine().getParseResult().hasMatchedOption("--size"), iters, duration, txDepth, rxDepth, inlineSize, qps,
                     cqMod, bidirectional, noPeak, gbits, events, outReads, atomicType, c.output, c.json, c.csv,
                     c.histogram, c.plot, Duration.ofSeconds(c.timeoutSeconds), c.warmUp,
-                    c.pinCpu == null ? -1 : c.pinCpu);
+                    c.pinCpu == null ? -1 : c.pinCpu,
+                    reports(), run(), posting(), addressing(), rate(), memory(), operations());
+        }
+
+        // One hook per option group of PerftestSettings, each owned by its group's mixin: a test
+        // that offers the group's options overrides the hook (or the hook reads a mixin of Base).
+
+        ReportSettings reports() {
+            return ReportSettings.DEFAULT;
+        }
+
+        RunSettings run() {
+            return RunSettings.DEFAULT;
+        }
+
+        PostSettings posting() {
+            return PostSettings.DEFAULT;
+        }
+
+        AddressSettings addressing() {
+            return AddressSettings.DEFAULT;
+        }
+
+        RateSettings rate() {
+            return RateSettings.DEFAULT;
+        }
+
+        MemorySettings memory() {
+            return MemorySettings.DEFAULT;
+        }
+
+        OperationSettings operations() {
+            return OperationSettings.DEFAULT;
         }
 
         private void range(String longName, String shortName, long value, long min, long max) {

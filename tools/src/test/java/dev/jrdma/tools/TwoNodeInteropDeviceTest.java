@@ -67,6 +67,7 @@ class TwoNodeInteropDeviceTest {
             if (k.bandwidth()) {
                 options.add("-b");
             }
+            options.addAll(InteropOptions.forKind(k));
             for (String o : options) {
                 for (Mode m : Mode.values()) {
                     if (ONLY.matcher(k + " [" + o + "] " + m).find()) {

@@ -48,6 +48,13 @@ import java.util.List;
  *                      peer connects, 0 for none (jrdma's own; see {@link #forWarmUp})
  * @param pinCpu        --pin-cpu: the CPU the measuring thread is bound to, or -1 (jrdma's own;
  *                      see {@link CpuAffinity})
+ * @param reports       the report options (-C, -U, -W, --cpu_util, ...)
+ * @param run           the run-control options (--run_infinitely, -w, -y, ...)
+ * @param posting       the posting and queue options (-l, --use-srq, ...)
+ * @param addressing    the addressing, QoS, multicast and port options (-T, -g, -O, ...)
+ * @param rate          the rate limiter (--rate_limit, ...)
+ * @param memory        the memory options (--use_hugepages, --mmap, ...)
+ * @param operations    the other verbs (--write_with_imm, --send_with_imm, --data_validation)
  */
 public record PerftestSettings(TestKind kind, String host, String device, int ibPort, int gidIndex, int port,
                                int mtu, TestKind.Connection connection, boolean rdmaCm, int qpTimeout, int retryCount, int sl,
@@ -55,7 +62,10 @@ public record PerftestSettings(TestKind kind, String host, String device, int ib
                                int inlineSize, int qps, int cqMod, boolean bidirectional, boolean noPeak,
                                boolean reportGbits, boolean events, int outReads, TestKind.AtomicType atomicType,
                                TestKind.Output output, boolean json, boolean csv, Path histogram,
-                               Path plot, Duration timeout, long warmUpIters, int pinCpu) {
+                               Path plot, Duration timeout, long warmUpIters, int pinCpu,
+                               ReportSettings reports, RunSettings run, PostSettings posting,
+                               AddressSettings addressing, RateSettings rate, MemorySettings memory,
+                               OperationSettings operations) {
 
     public PerftestSettings {
         sizes = List.copyOf(sizes);
@@ -128,7 +138,14 @@ public record PerftestSettings(TestKind kind, String host, String device, int ib
         return new PerftestSettings(kind, client ? "loopback" : null, device, ibPort, gidIndex, port, mtu, connection,
                 false, qpTimeout, retryCount, sl, List.of(size), true, iters, 0, tx, rx, inlineSize, qps, Math.min(cqMod, tx),
                 bidirectional, noPeak, reportGbits, events, outReads, atomicType, null, false, false, null, null,
-                wait, 0, -1);
+                wait, 0, -1,
+                ReportSettings.DEFAULT,
+                RunSettings.DEFAULT,
+                posting,
+                addressing,
+                rate,
+                memory,
+                operations);
     }
 
     private static final Duration WARM_UP_TIMEOUT = Duration.ofSeconds(5);
