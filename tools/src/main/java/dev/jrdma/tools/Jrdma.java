@@ -64,7 +64,18 @@ public final class Jrdma implements java.util.concurrent.Callable<Integer> {
 
     /** Runs the command line and returns its exit code. */
     public static int run(PrintWriter out, PrintWriter err, String... args) {
-        int code = commandLine(out, err).execute(args);
+        CommandLine cl = commandLine(out, err);
+        int code;
+        try {
+            // getopt's unique prefixes of long options (--iter for --iters), as perftest accepts them.
+            code = cl.execute(LongOptionPrefixes.expand(cl, args));
+        } catch (CommandLine.ParameterException e) {
+            try {
+                code = cl.getParameterExceptionHandler().handleParseException(e, args);
+            } catch (Exception unexpected) {
+                throw new IllegalStateException(unexpected);
+            }
+        }
         out.flush();
         err.flush();
         return code;

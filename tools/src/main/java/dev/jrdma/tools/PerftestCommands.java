@@ -50,6 +50,10 @@ final class PerftestCommands {
         @Mixin
         CommonOptions common;
 
+        /** perftest's options for hardware jrdma cannot use: parsed, then refused by name (exit 2). */
+        @Mixin
+        RefusedOptions refusals;
+
         @Parameters(index = "0", arity = "0..1", paramLabel = "HOST",
                 description = "The server to connect to; without it this side is the server.")
         String host;
@@ -83,6 +87,7 @@ final class PerftestCommands {
         @Override
         public Integer call() throws Exception {
             PerftestSettings settings = settings();   // usage errors first, exit code 2
+            DeviceRefusals.ask(spec, refusals, settings);   // what the device lacks (-c XRC, ...), exit code 2
             return PerftestRunner.run(settings, CommandConsole.of(spec));
         }
 
@@ -111,7 +116,7 @@ final class PerftestCommands {
                 range("--pin-cpu", "", c.pinCpu, 0, dev.jrdma.tools.perftest.CpuAffinity.MAX_CPUS - 1);
             }
             if (c.gidIndex != null) {
-                range("--gid-index", "-x", c.gidIndex, 0, 255);
+                range("--gid-index", "-x", c.gidIndex, 0, 64);   // perftest: MIN_GID_IX..MAX_GID_IX
             }
             int mtu = 0;
             if (c.mtu != null) {
@@ -155,6 +160,11 @@ final class PerftestCommands {
             if (duration > 0 && eventsGiven) {
                 // perftest: "Duration mode doesn't work with events."
                 throw usage("options '--duration' (-D) and '--events' (-e) exclude each other");
+            }
+            if (c.rdmaCm && c.retryCount != 7) {
+                // perftest's --retry_count sets rdma_cm's retry_count; jrdma's rdma_cm connects with 7.
+                throw usage("option '--retry-count' (--retry_count): with --rdma_cm (-R) jrdma connects with "
+                        + "rdma_cm's retry count 7, got " + c.retryCount);
             }
             if (c.rdmaCm && c.connection == Connection.UC) {
                 // perftest: "UC is not supported in librdmacm" (rdma_cm has no UC port space).

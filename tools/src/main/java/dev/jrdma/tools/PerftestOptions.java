@@ -31,7 +31,7 @@ final class PerftestOptions {
         int ibPort;
 
         @Option(names = {"-x", "--gid-index"}, paramLabel = "INDEX",
-                description = "GID index (RoCE: default picks the best RoCE v2 GID).")
+                description = "GID index, 0-64 as in perftest (RoCE: default picks the best RoCE v2 GID).")
         Integer gidIndex;
 
         @Option(names = {"-p", "--port"}, paramLabel = "PORT",
@@ -42,7 +42,7 @@ final class PerftestOptions {
                 description = "Path MTU: 256, 512, 1024, 2048 or 4096 (default: the port's active MTU).")
         Integer mtu;
 
-        @Option(names = {"-c", "--connection"}, paramLabel = "TYPE",
+        @Option(names = {"-c", "--connection"}, paramLabel = "TYPE", preprocessor = DeviceRefusals.ConnectionTypes.class,
                 description = "Connection type: ${COMPLETION-CANDIDATES} where the test offers it (default: ${DEFAULT-VALUE}).")
         Connection connection;
 
@@ -56,11 +56,13 @@ final class PerftestOptions {
         @Option(names = {"-u", "--qp-timeout"}, paramLabel = "N", description = "QP timeout exponent (default: ${DEFAULT-VALUE}).")
         int qpTimeout;
 
-        @Option(names = "--retry-count", paramLabel = "N",
-                description = "jrdma's own: transport retries of an RC QP before its work request fails with "
+        @Option(names = {"--retry-count", "--retry_count"}, paramLabel = "N",
+                description = "Transport retries of an RC QP before its work request fails with "
                         + "RETRY_EXC_ERR, 0-7; the retry budget is (N + 1) x 4.096 us x 2^-u. 7 is perftest's value, "
                         + "which Soft-RoCE (rxe) takes as 'retry forever', as it does an RNR retry count of 7: there a "
-                        + "dead peer is then noticed by --timeout only (default: ${DEFAULT-VALUE}).")
+                        + "dead peer is then noticed by --timeout only. perftest's --retry_count sets it for rdma_cm "
+                        + "(-R) only; jrdma's rdma_cm connects with 7, so with -R only 7 is taken "
+                        + "(default: ${DEFAULT-VALUE}).")
         int retryCount;
 
         @Option(names = {"-S", "--sl"}, paramLabel = "SL",
@@ -207,7 +209,7 @@ final class PerftestOptions {
                 case "--port" -> Integer.toString(PerftestChannel.DEFAULT_PORT);
                 case "--connection" -> "RC";
                 case "--qp-timeout" -> "14";
-                case "--retry-count" -> "7";
+                case "--retry-count", "--retry_count" -> "7";
                 case "--sl" -> "0";
                 case "--size" -> Long.toString(kind.defaultSize());
                 case "--iters" -> Long.toString(kind.defaultIters());
