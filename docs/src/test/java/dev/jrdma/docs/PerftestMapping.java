@@ -74,8 +74,7 @@ final class PerftestMapping {
             p.put(o, new Pending(OTHER, Set.of()));
         }
         p.put("--events", new Pending(OTHER, Set.of("atomic_lat", "atomic_bw")));
-        for (String o : List.of("--vector", "--dlid", "--inline_recv", "--pin_cores", "--no_enhanced_reorder",
-                "--disable_pcie_relaxed")) {
+        for (String o : List.of("--vector", "--dlid")) {
             p.put(o, new Pending(UNASSIGNED, Set.of()));
         }
         return p;

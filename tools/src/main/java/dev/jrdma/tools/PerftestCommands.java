@@ -54,6 +54,10 @@ final class PerftestCommands {
         @Mixin
         RefusedOptions refusals;
 
+        /** perftest's options that ask for what jrdma does anyway. */
+        @Mixin
+        NoEffectOptions noEffect;
+
         @Parameters(index = "0", arity = "0..1", paramLabel = "HOST",
                 description = "The server to connect to; without it this side is the server.")
         String host;
@@ -115,6 +119,7 @@ final class PerftestCommands {
             if (c.pinCpu != null) {
                 range("--pin-cpu", "", c.pinCpu, 0, dev.jrdma.tools.perftest.CpuAffinity.MAX_CPUS - 1);
             }
+            List<Integer> pinCpus = pinCpus(c);
             if (c.gidIndex != null) {
                 range("--gid-index", "-x", c.gidIndex, 0, 64);   // perftest: MIN_GID_IX..MAX_GID_IX
             }
@@ -228,7 +233,7 @@ final class PerftestCommands {
                     spec.commandLine().getParseResult().hasMatchedOption("--size"), iters, duration, txDepth, rxDepth, inlineSize, qps,
                     cqMod, bidirectional, noPeak, gbits, events, outReads, atomicType, c.output, c.json, c.csv,
                     c.histogram, c.plot, Duration.ofSeconds(c.timeoutSeconds), c.warmUp,
-                    c.pinCpu == null ? -1 : c.pinCpu,
+                    pinCpus,
                     reports(), run(), posting(), addressing(), rate(), memory(), operations());
         }
 
@@ -261,6 +266,21 @@ final class PerftestCommands {
 
         OperationSettings operations() {
             return OperationSettings.DEFAULT;
+        }
+
+        /** --pin-cpu's one CPU or --pin_cores' list (perftest 26.04's syntax: 0,2,4-7). */
+        private List<Integer> pinCpus(CommonOptions c) {
+            if (c.pinCores == null) {
+                return c.pinCpu == null ? List.of() : List.of(c.pinCpu);
+            }
+            if (c.pinCpu != null) {
+                throw usage("options '--pin-cpu' and '--pin_cores' exclude each other");
+            }
+            try {
+                return dev.jrdma.tools.perftest.CpuAffinity.parseList(c.pinCores);
+            } catch (IllegalArgumentException e) {
+                throw usage("option '--pin_cores': " + e.getMessage());
+            }
         }
 
         private void range(String longName, String shortName, long value, long min, long max) {

@@ -134,6 +134,12 @@ final class PerftestOptions {
                         + "as `taskset -c CPU` does for perftest's single thread; the JVM's other threads (JIT, GC, "
                         + "the warm-up's) stay free, which taskset on a JVM would not allow. Default: not bound.")
         Integer pinCpu;
+
+        @Option(names = "--pin_cores", paramLabel = "CPUS",
+                description = "As perftest 26.04: bind the thread that runs the test to these CPUs: one (3), a list "
+                        + "(0,2), a range (0-3) or a mix (0-3,8); perftest binds its one thread so. --pin-cpu is the "
+                        + "one-CPU form. Default: not bound.")
+        String pinCores;
     }
 
     /** Bandwidth tests: -q, -Q, -b, -N, --report_gbits. */

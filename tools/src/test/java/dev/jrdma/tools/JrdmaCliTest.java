@@ -246,9 +246,9 @@ class JrdmaCliTest {
         assertEquals(TestKind.AtomicType.FETCH_AND_ADD, settings("atomic-lat").atomicType());
         assertEquals(10_000, settings("send-lat").warmUpIters());
         assertEquals(0, settings("send-lat", "--warm-up", "0").warmUpIters());
-        assertEquals(-1, settings("send-lat").pinCpu(), "not bound unless asked");
-        assertEquals(1, settings("send-lat", "--pin-cpu", "1").pinCpu());
-        assertEquals(-1, settings("send-lat", "--pin-cpu", "1", "host").forWarmUp(true, 2, 20).pinCpu(),
+        assertEquals(List.of(), settings("send-lat").pinCpus(), "not bound unless asked");
+        assertEquals(List.of(1), settings("send-lat", "--pin-cpu", "1").pinCpus());
+        assertEquals(List.of(), settings("send-lat", "--pin-cpu", "1", "host").forWarmUp(true, 2, 20).pinCpus(),
                 "the twins' threads stay free");
         assertEquals(List.of(8L), settings("atomic-bw", "-a").sizes());
         assertEquals(64 * 1024 * 1024L, settings("write-bw", "-s", "64M").sizes().get(0));

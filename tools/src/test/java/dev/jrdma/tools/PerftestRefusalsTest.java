@@ -118,6 +118,36 @@ class PerftestRefusalsTest {
         assertEquals(7, ((PerftestCommands.Base) sub.getCommand()).settings().retryCount(), "default");
     }
 
+    private static dev.jrdma.tools.perftest.PerftestSettings settings(String... args) {
+        CommandLine cl = Jrdma.commandLine(new PrintWriter(new StringWriter()), new PrintWriter(new StringWriter()));
+        CommandLine sub = cl.parseArgs(args).subcommand().commandSpec().commandLine();
+        return ((PerftestCommands.Base) sub.getCommand()).settings();
+    }
+
+    @Test
+    void pinCoresTakesPerftestsCpuLists() {
+        assertEquals(List.of(1), settings("send-lat", "--pin_cores", "1").pinCpus());
+        assertEquals(List.of(0, 1, 2, 3, 8), settings("write-bw", "--pin_cores", "8,0-3", "h").pinCpus());
+        assertEquals(List.of(1), settings("send-lat", "--pin-cpu", "1").pinCpus(), "--pin-cpu is the one-CPU form");
+        assertEquals(List.of(), settings("send-lat").pinCpus());
+        for (String[] bad : new String[][] {{"3-1", "range 3-1 runs backwards"}, {"0,x", "'x' in '0,x' is not a CPU"},
+                {"1024", "CPU 1024 does not exist"}, {"", "an empty CPU list"}}) {
+            Result r = run("send-lat", "--pin_cores=" + bad[0]);
+            assertEquals(2, r.code(), r.err());
+            assertTrue(r.err().contains("option '--pin_cores': " + bad[1]), r.err());
+        }
+        Result both = run("send-lat", "--pin_cores", "0", "--pin-cpu", "0");
+        assertEquals(2, both.code(), both.err());
+        assertTrue(both.err().contains("options '--pin-cpu' and '--pin_cores' exclude each other"), both.err());
+    }
+
+    @Test
+    void optionsAskingForWhatJrdmaDoesAnywayAreAccepted() {
+        // They parse (a value where perftest takes one) and leave the settings as without them.
+        assertEquals(settings("write-bw", "h"), settings("write-bw", "--no_enhanced_reorder", "--disable_pcie_relaxed", "h"));
+        assertEquals(settings("send-lat", "h"), settings("send-lat", "--inline_recv", "64", "h"));
+    }
+
     @Test
     void retryCountOtherThan7WithRdmaCmIsAUsageError() {
         Result r = run("write-bw", "-R", "--retry_count", "3", "10.0.0.1");

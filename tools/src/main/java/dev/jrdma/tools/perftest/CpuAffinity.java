@@ -6,10 +6,11 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import dev.jrdma.bindings.shim.Posix;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.List;
 
 /**
- * --pin-cpu: binds the calling thread, and only it, to one CPU with Linux's sched_setaffinity(2)
- * (pid 0 is the calling thread). {@code taskset} binds a whole process, and for a JVM that
+ * --pin-cpu and --pin_cores: binds the calling thread, and only it, to one CPU or a set of them
+ * with Linux's sched_setaffinity(2) (pid 0 is the calling thread). {@code taskset} binds a whole process, and for a JVM that
  * means its JIT and GC threads and the warm-up's twin threads too, which then compete with the
  * measuring thread for that one CPU; perftest is a single thread, so {@code taskset -c N
  * ib_send_lat} and {@code jrdma send-lat --pin-cpu N} place the measuring thread the same way.
@@ -46,12 +47,23 @@ public final class CpuAffinity {
      * after starting helper threads.
      */
     public static Pinned pinCurrentThread(int cpu) {
+        return pinCurrentThread(List.of(cpu));
+    }
+
+    /**
+     * Binds the calling thread to {@code cpus} (--pin_cores); as {@link #pinCurrentThread(int)},
+     * naming the first CPU this thread may not use.
+     */
+    public static Pinned pinCurrentThread(List<Integer> cpus) {
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment allowed = available(arena, cpu);
+            MemorySegment allowed = available(arena, cpus);
             long[] before = allowed.toArray(JAVA_LONG);
             MemorySegment mask = arena.allocate(SET_BYTES, 8);
-            mask.set(JAVA_LONG, (cpu / 64) * 8L, 1L << (cpu % 64));
-            set(mask, "binding the thread to CPU " + cpu);
+            for (int cpu : cpus) {
+                long word = (cpu / 64) * 8L;
+                mask.set(JAVA_LONG, word, mask.get(JAVA_LONG, word) | 1L << (cpu % 64));
+            }
+            set(mask, "binding the thread to CPU " + describe(mask));
             return new Pinned(before);
         }
     }
@@ -62,19 +74,58 @@ public final class CpuAffinity {
      * late (after starting other threads, which would inherit the binding) checks early with this.
      */
     public static void checkAvailable(int cpu) {
+        checkAvailable(List.of(cpu));
+    }
+
+    /** {@link #checkAvailable(int)} for each of {@code cpus}. */
+    public static void checkAvailable(List<Integer> cpus) {
         try (Arena arena = Arena.ofConfined()) {
-            available(arena, cpu);
+            available(arena, cpus);
         }
     }
 
-    private static MemorySegment available(Arena arena, int cpu) {
-        if (cpu < 0 || cpu >= MAX_CPUS) {
-            throw new IllegalArgumentException("CPU " + cpu + " does not exist (0 to " + (MAX_CPUS - 1) + ")");
+    /**
+     * perftest 26.04's {@code --pin_cores} list: CPUs and ranges separated by commas ("3",
+     * "0,2", "0-3", "0-3,8,12-15"), ascending and without repeats.
+     *
+     * @throws IllegalArgumentException naming what is wrong (a range that runs backwards, a CPU
+     *                                  beyond {@link #MAX_CPUS}, a character that is no part of a list)
+     */
+    public static List<Integer> parseList(String list) {
+        java.util.TreeSet<Integer> cpus = new java.util.TreeSet<>();
+        if (list.isEmpty()) {
+            throw new IllegalArgumentException("an empty CPU list");
         }
+        for (String part : list.split(",", -1)) {
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d{1,4})(?:-(\\d{1,4}))?").matcher(part);
+            if (!m.matches()) {
+                throw new IllegalArgumentException("'" + part + "' in '" + list + "' is not a CPU or a range (e.g. 0-3,8)");
+            }
+            int first = Integer.parseInt(m.group(1));
+            int last = m.group(2) == null ? first : Integer.parseInt(m.group(2));
+            if (first > last) {
+                throw new IllegalArgumentException("range " + part + " runs backwards");
+            }
+            if (last >= MAX_CPUS) {
+                throw new IllegalArgumentException("CPU " + last + " does not exist (0 to " + (MAX_CPUS - 1) + ")");
+            }
+            for (int cpu = first; cpu <= last; cpu++) {
+                cpus.add(cpu);
+            }
+        }
+        return List.copyOf(cpus);
+    }
+
+    private static MemorySegment available(Arena arena, List<Integer> cpus) {
         MemorySegment allowed = allowed(arena);
-        if (!isSet(allowed, cpu)) {
-            throw new IllegalArgumentException("CPU " + cpu + " is not available to this process (it may use "
-                    + describe(allowed) + ")");
+        for (int cpu : cpus) {
+            if (cpu < 0 || cpu >= MAX_CPUS) {
+                throw new IllegalArgumentException("CPU " + cpu + " does not exist (0 to " + (MAX_CPUS - 1) + ")");
+            }
+            if (!isSet(allowed, cpu)) {
+                throw new IllegalArgumentException("CPU " + cpu + " is not available to this process (it may use "
+                        + describe(allowed) + ")");
+            }
         }
         return allowed;
     }

@@ -46,8 +46,8 @@ import java.util.List;
  *                      (see {@link PerftestChannel#expectPeerRun})
  * @param warmUpIters   --warm-up: iterations of each round of the loopback warm-up before the
  *                      peer connects, 0 for none (jrdma's own; see {@link #forWarmUp})
- * @param pinCpu        --pin-cpu: the CPU the measuring thread is bound to, or -1 (jrdma's own;
- *                      see {@link CpuAffinity})
+ * @param pinCpus       --pin-cpu or --pin_cores: the CPUs the measuring thread is bound to, ascending,
+ *                      or empty for no binding (see {@link CpuAffinity})
  * @param reports       the report options (-C, -U, -W, --cpu_util, ...)
  * @param run           the run-control options (--run_infinitely, -w, -y, ...)
  * @param posting       the posting and queue options (-l, --use-srq, ...)
@@ -62,13 +62,14 @@ public record PerftestSettings(TestKind kind, String host, String device, int ib
                                int inlineSize, int qps, int cqMod, boolean bidirectional, boolean noPeak,
                                boolean reportGbits, boolean events, int outReads, TestKind.AtomicType atomicType,
                                TestKind.Output output, boolean json, boolean csv, Path histogram,
-                               Path plot, Duration timeout, long warmUpIters, int pinCpu,
+                               Path plot, Duration timeout, long warmUpIters, List<Integer> pinCpus,
                                ReportSettings reports, RunSettings run, PostSettings posting,
                                AddressSettings addressing, RateSettings rate, MemorySettings memory,
                                OperationSettings operations) {
 
     public PerftestSettings {
         sizes = List.copyOf(sizes);
+        pinCpus = List.copyOf(pinCpus);
     }
 
     /**
@@ -138,7 +139,7 @@ public record PerftestSettings(TestKind kind, String host, String device, int ib
         return new PerftestSettings(kind, client ? "loopback" : null, device, ibPort, gidIndex, port, mtu, connection,
                 false, qpTimeout, retryCount, sl, List.of(size), true, iters, 0, tx, rx, inlineSize, qps, Math.min(cqMod, tx),
                 bidirectional, noPeak, reportGbits, events, outReads, atomicType, null, false, false, null, null,
-                wait, 0, -1,
+                wait, 0, List.of(),
                 ReportSettings.DEFAULT,
                 RunSettings.DEFAULT,
                 posting,

@@ -80,11 +80,11 @@ public final class PerftestRunner implements PerftestSession.Device {
             device = devices.getFirst();
         }
         PerftestRunner r = new PerftestRunner(s, console);
-        if (s.pinCpu() >= 0) {
+        if (!s.pinCpus().isEmpty()) {
             // Checked now, bound after the warm-up (pinMeasuringThread): its twin threads would
             // inherit the binding and share the one CPU with each other.
             try {
-                CpuAffinity.checkAvailable(s.pinCpu());
+                CpuAffinity.checkAvailable(s.pinCpus());
             } catch (IllegalArgumentException | IllegalStateException e) {
                 console.error("--pin-cpu: " + e.getMessage());
                 return ExitCode.FAILURE;
@@ -131,11 +131,11 @@ public final class PerftestRunner implements PerftestSession.Device {
      * before the peer connects; a thread started by a bound thread would inherit the binding.
      */
     private void pinMeasuringThread() throws IOException {
-        if (s.pinCpu() < 0 || pinned != null) {
+        if (s.pinCpus().isEmpty() || pinned != null) {
             return;
         }
         try {
-            pinned = CpuAffinity.pinCurrentThread(s.pinCpu());
+            pinned = CpuAffinity.pinCurrentThread(s.pinCpus());
         } catch (IllegalArgumentException | IllegalStateException e) {
             throw new IOException("--pin-cpu: " + e.getMessage(), e);
         }

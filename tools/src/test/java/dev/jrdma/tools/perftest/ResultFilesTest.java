@@ -171,7 +171,7 @@ class ResultFilesTest {
     private static PerftestSettings settings(TestKind kind, Path histogram, Path plot) {
         return new PerftestSettings(kind, "host", null, 1, 1, 18515, 0, TestKind.Connection.RC, false, 14, 7, 0,
                 List.of(2L), false, 10000, 0, 1, 512, -1, 1, 1, false, false, false, false, -1, null, null, false,
-                false, histogram, plot, java.time.Duration.ofSeconds(60), 0, -1, ReportSettings.DEFAULT,
+                false, histogram, plot, java.time.Duration.ofSeconds(60), 0, List.of(), ReportSettings.DEFAULT,
                 RunSettings.DEFAULT, PostSettings.DEFAULT, AddressSettings.DEFAULT, RateSettings.DEFAULT,
                 MemorySettings.DEFAULT, OperationSettings.DEFAULT);
     }
