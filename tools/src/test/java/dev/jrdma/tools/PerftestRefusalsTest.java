@@ -75,6 +75,19 @@ class PerftestRefusalsTest {
     }
 
     @Test
+    void xrcIsAcceptedByTheParserAndAskedOfTheDevice() {
+        // No such device to ask: a failure of the run (exit 1) naming it, not a usage error. The
+        // device's answers are PerftestUsageDeviceTest's.
+        Result r = run("send-bw", "-d", "nosuch0", "-c", "XRC", "10.0.0.1");
+        assertEquals(1, r.code(), r.err());
+        assertTrue(r.err().contains("no RDMA device 'nosuch0' to ask for XRC"), r.err());
+        // Usage errors still come first.
+        r = run("send-bw", "-d", "nosuch0", "-c", "XRC", "-s", "0", "10.0.0.1");
+        assertEquals(2, r.code(), r.err());
+        assertTrue(r.err().contains("'--size' (-s)"), r.err());
+    }
+
+    @Test
     void refusedOptionsAreHiddenFromHelp() {
         Result r = run("write-bw", "--help");
         assertEquals(0, r.code());
