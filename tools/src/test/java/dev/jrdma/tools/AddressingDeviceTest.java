@@ -56,6 +56,9 @@ class AddressingDeviceTest {
         Result[] lat = pair("send-lat", List.of("--mcg", "-s", "64", "--timeout", "30"));
         assertTrue(lat[0].out().contains("GID: 255:01:00:00:00:02:201:133:00:00:00:00:00:00:00:01"), lat[0].out());
         assertTrue(lat[0].out().lines().anyMatch(l -> l.matches("\\s*64\\s+100\\s+.*")), lat[0].out());
+        // One -M group for both sides: each sends to the peer's QPN (with 0xFFFFFF it would receive its own).
+        Result[] same = pair("send-lat", List.of("-g", "-M", "ff0e::7:1", "-s", "64", "--timeout", "30"));
+        assertTrue(same[1].out().contains("GID: 255:14:00:00:00:00:00:00:00:00:00:00:00:07:00:01"), same[1].out());
     }
 
     /** --tclass and --flow_label on connected QPs and UD address handles, -T on an rdma_cm QP. */
@@ -74,6 +77,24 @@ class AddressingDeviceTest {
         assertTrue(r[0].out().matches("(?s).*\"peer_version\"\\s*:\\s*\"\".*"), r[0].out());
         Result[] with = pair("send-lat", List.of("-x", "1", "--json"));
         assertTrue(with[0].out().matches("(?s).*\"peer_version\"\\s*:\\s*\"6\\.06\".*"), with[0].out());
+    }
+
+    /**
+     * Why --dont_xchg_versions has no interop case: perftest (here 6.06) skips the exchange too,
+     * then checks the version it did not receive against 5.70 and exits; the jrdma server sees
+     * the connection end.
+     */
+    @Test
+    void perftestWithoutTheVersionExchangeRefusesItsOwnEmptyPeerVersion() throws Exception {
+        int port = freePort();
+        CompletableFuture<Result> server = CompletableFuture.supplyAsync(() -> jrdma("send-lat", "-d", DEVICE, "-x",
+                "1", "-p", Integer.toString(port), "--warm-up", "0", "--timeout", "20", "--dont_xchg_versions"));
+        awaitListening(port, server);
+        String perftest = JrdmaRuns.exec("timeout", "50", "ib_send_lat", "-d", DEVICE, "-x", "1", "-p",
+                Integer.toString(port), "--dont_xchg_versions", ADDRESS);
+        assertTrue(perftest.contains("not compatible with versions older than 5.70"), perftest);
+        Result s = server.get(TIMEOUT_S, TimeUnit.SECONDS);
+        assertEquals(1, s.code(), s.all());
     }
 
     /** What rxe lacks is refused from its answers: a second port, P_Key entry 1, an InfiniBand link. */

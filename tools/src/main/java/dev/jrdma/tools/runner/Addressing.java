@@ -85,10 +85,13 @@ final class Addressing {
     /**
      * The QPN a UD send to {@code peer} names: the multicast QPN 0xFFFFFF when the peer announced
      * a group (-g), so every QP attached to it receives the datagram; perftest names the peer's
-     * own QPN there, which only that QP (or hardware that ignores the QPN) receives.
+     * own QPN there, which on rxe reaches only that QP. Where this side's QPs are attached to the
+     * same group (send-lat with one -M on both sides) the peer's QPN is named as perftest does:
+     * with 0xFFFFFF this side's own QP would receive its own datagrams too.
      */
     static int remoteQpn(PerftestSettings s, PeerInfo peer) {
-        if (s.addressing().multicast() && peer.hasGid() && peer.gid()[0] == (byte) 0xff) {
+        if (s.addressing().multicast() && peer.hasGid() && peer.gid()[0] == (byte) 0xff
+                && !(receivesMulticast(s) && java.util.Arrays.equals(peer.gid(), s.addressing().group(s.client())))) {
             return MulticastGroup.QPN;
         }
         return peer.qpn();
