@@ -60,6 +60,11 @@ class AddressOptionsTest {
         assertEquals(0x10, a.flowLabel(0));
         assertEquals(7, a.flowLabel(1));
         assertEquals(0x10, a.flowLabel(3), "round robin over the QPs");
+        java.util.Map<String, Object> p = settings("write-bw", "--tclass", "40", "--flow_label", "1,2", "host")
+                .toParameters();
+        assertEquals(40, p.get("traffic_class"));
+        assertEquals(List.of(1, 2), p.get("flow_labels"));
+        assertFalse(settings("write-bw", "host").toParameters().containsKey("traffic_class"), "only what was given");
         assertEquals(5, settings("read-lat", "-R", "-T", "5").addressing().tos());
         assertEquals(-1, settings("read-lat", "-L", "64").addressing().tos(), "-L's default is accepted");
         refused("'--tclass': must be between 0 and 255, got 256", "write-bw", "--tclass", "256");

@@ -28,6 +28,11 @@ import org.junit.jupiter.api.Test;
 class AddressingDeviceTest {
     /** Both sides of {@code test} with {@code options}; the client connects to the server's address. */
     private static Result[] pair(String test, List<String> options) throws Exception {
+        return pair(test, options, ADDRESS);
+    }
+
+    /** {@link #pair(String, List)} with the client connecting to {@code host}. */
+    private static Result[] pair(String test, List<String> options, String host) throws Exception {
         int port = freePort();
         List<String> common = new ArrayList<>(List.of(test, "-d", DEVICE, "-p", Integer.toString(port), "--warm-up",
                 "0", "-n", "100"));
@@ -35,7 +40,7 @@ class AddressingDeviceTest {
         CompletableFuture<Result> server = CompletableFuture.supplyAsync(() -> jrdma(common.toArray(String[]::new)));
         awaitListening(port, server, options.contains("-R"));
         List<String> client = new ArrayList<>(common);
-        client.add(ADDRESS);
+        client.add(host);
         Result c = jrdma(client.toArray(String[]::new));
         Result s = server.get(TIMEOUT_S, TimeUnit.SECONDS);
         assertEquals(0, c.code(), test + " " + options + " client: " + c.all() + "\nserver: " + s.all());
@@ -52,6 +57,7 @@ class AddressingDeviceTest {
     void multicastSendsArriveAtTheQueuePairAttachedToTheGroup() throws Exception {
         Result[] bw = pair("send-bw", List.of("-g", "-s", "512", "--timeout", "30"));
         assertTrue(bw[1].out().contains("GID: 255:01:00:00:00:02:201:133:00:00:00:00:00:00:00:00"), bw[1].out());
+        assertTrue(bw[0].out().contains("Send BW Multicast Test\n MultiCast runs on UD!\n"), bw[0].out());
         assertTrue(bw[0].out().lines().anyMatch(l -> l.matches("\\s*512\\s+100\\s+.*")), bw[0].out());
         Result[] lat = pair("send-lat", List.of("--mcg", "-s", "64", "--timeout", "30"));
         assertTrue(lat[0].out().contains("GID: 255:01:00:00:00:02:201:133:00:00:00:00:00:00:00:01"), lat[0].out());
@@ -68,6 +74,25 @@ class AddressingDeviceTest {
         pair("send-bw", List.of("-x", "1", "-c", "UD", "-s", "256", "--tclass", "72",
                 "--flow_label", "9"));
         pair("send-lat", List.of("-R", "-T", "32"));
+    }
+
+    /**
+     * --ipv6 picks an IPv6 RoCE GID (rxe's link-local one, fe80::/64) where the default is the
+     * IPv4-mapped one; --ipv6-addr makes the out-of-band connection an IPv6 one (here to ::1) and
+     * refuses a host without an IPv6 address; --bind_source_ip is where the server listens and
+     * the client's connection leaves from.
+     */
+    @Test
+    void ipv6GidsIpv6ExchangeAndSourceAddress() throws Exception {
+        Result[] v6 = pair("send-lat", List.of("--ipv6", "--ipv6-addr"), "::1");
+        assertTrue(v6[0].out().contains("GID: 254:128:00:00:00:00:00:00:"), v6[0].out());
+        assertTrue(v6[1].out().contains("GID: 254:128:00:00:00:00:00:00:"), v6[1].out());
+        Result[] v4 = pair("send-lat", List.of());
+        assertTrue(v4[0].out().contains("GID: 00:00:00:00:00:00:00:00:00:00:255:255:"), v4[0].out());
+        pair("write-lat", List.of("-x", "1", "--bind_source_ip", ADDRESS));
+        Result noV6 = jrdma("send-lat", "-d", DEVICE, "-x", "1", "--warm-up", "0", "--ipv6-addr", "127.0.0.1");
+        assertEquals(1, noV6.code(), noV6.all());
+        assertTrue(noV6.err().contains("--ipv6-addr: host '127.0.0.1' has no IPv6 address"), noV6.err());
     }
 
     /** --dont_xchg_versions on both sides: no version is exchanged, so the peer's is unknown. */

@@ -60,6 +60,49 @@ public record AddressSettings(int tos, int trafficClass, List<Integer> flowLabel
         return mgid == null ? null : mgid.clone();
     }
 
+    /**
+     * The options given, for --json/--csv's parameters (none when none is given, so a report
+     * without them keeps its fields): tos, traffic_class, flow_labels, pkey_index, ipv6_gid,
+     * ipv6_addr, bind_source_ip, dont_xchg_versions, force_link, multicast and mgid.
+     */
+    public java.util.Map<String, Object> toParameters() {
+        java.util.Map<String, Object> p = new java.util.LinkedHashMap<>();
+        if (tos >= 0) {
+            p.put("tos", tos);
+        }
+        if (trafficClass != 0) {
+            p.put("traffic_class", trafficClass);
+        }
+        if (!flowLabels.isEmpty()) {
+            p.put("flow_labels", flowLabels);
+        }
+        if (pkeyIndex != 0) {
+            p.put("pkey_index", pkeyIndex);
+        }
+        if (ipv6Gid) {
+            p.put("ipv6_gid", true);
+        }
+        if (ipv6Address) {
+            p.put("ipv6_addr", true);
+        }
+        if (bindSourceIp != null) {
+            p.put("bind_source_ip", bindSourceIp);
+        }
+        if (dontExchangeVersions) {
+            p.put("dont_xchg_versions", true);
+        }
+        if (forceLink != null) {
+            p.put("force_link", forceLink.name());
+        }
+        if (multicast) {
+            p.put("multicast", true);
+            if (mgid != null) {
+                p.put("mgid", java.util.HexFormat.ofDelimiter(":").formatHex(mgid));
+            }
+        }
+        return p;
+    }
+
     /** The flow label of QP {@code qp}: --flow_label's list round robin, 0 without it. */
     public int flowLabel(int qp) {
         return flowLabels.isEmpty() ? 0 : flowLabels.get(qp % flowLabels.size());

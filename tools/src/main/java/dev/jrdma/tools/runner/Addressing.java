@@ -103,6 +103,30 @@ final class Addressing {
     }
 
     /**
+     * The header with -g as perftest prints it: "Multicast" before "Test" in the title, and
+     * " MultiCast runs on UD!" after the title (and the events line).
+     */
+    static String header(PerftestSettings s, dev.jrdma.tools.perftest.TestInfo info, String header) {
+        if (!s.addressing().multicast()) {
+            return header;
+        }
+        String title = info.title();
+        String multicastTitle = title.endsWith("Test") ? title.substring(0, title.length() - 4) + "Multicast Test" : title;
+        int at = header.indexOf(title + "\n");
+        if (at < 0) {
+            return header;
+        }
+        String out = header.substring(0, at) + multicastTitle + "\n";
+        String rest = header.substring(at + title.length() + 1);
+        if (rest.startsWith(" Test with events.")) {
+            int eol = rest.indexOf('\n') + 1;
+            out += rest.substring(0, eol);
+            rest = rest.substring(eol);
+        }
+        return out + " MultiCast runs on UD!\n" + rest;
+    }
+
+    /**
      * -R with -T: the test QP's type of service, set before its route is resolved (the route's
      * traffic class comes from it), as perftest does on the client.
      */
