@@ -86,8 +86,8 @@ final class AddressOptions {
 
         @Option(names = {"-M", "--MGID"}, paramLabel = "MGID",
                 description = "The group's GID with -g: 16 colon-separated byte values as perftest takes them "
-                        + "(255:14:0:...:1), or an IPv6 multicast address (ff0e::1); default ff01:0:0:2:c985:: "
-                        + "(the client's one up where both sides receive).")
+                        + "(255:14:0:...:1), or an IP multicast address (ff0e::1, 239.1.2.3: IPv4-mapped, for an "
+                        + "IPv4 GID); default ff01:0:0:2:c985:: (the client's one up where both sides receive).")
         String mgid;
     }
 
@@ -237,13 +237,19 @@ final class AddressOptions {
             }
         } else {
             InetAddress a = literal(spec, "'--MGID' (-M)", text);
-            if (!(a instanceof Inet6Address)) {
-                throw usage(spec, "option '--MGID' (-M): '" + text + "' is neither 16 byte values nor an IPv6 address");
+            if (a instanceof Inet6Address) {
+                gid = a.getAddress();
+            } else {
+                // An IPv4 group (or ::ffff:a.b.c.d, which Java reads as IPv4): its IPv4-mapped GID.
+                byte[] v4 = a.getAddress();
+                gid[10] = (byte) 0xff;
+                gid[11] = (byte) 0xff;
+                System.arraycopy(v4, 0, gid, 12, 4);
             }
-            gid = a.getAddress();
         }
-        if (gid[0] != (byte) 0xff) {
-            throw usage(spec, "option '--MGID' (-M): '" + text + "' is no multicast GID (the first byte must be 255)");
+        if (!AddressSettings.isMulticastGid(gid)) {
+            throw usage(spec, "option '--MGID' (-M): '" + text + "' is no multicast GID (ff00::/8, or IPv4-mapped "
+                    + "224.0.0.0/4)");
         }
         return gid;
     }

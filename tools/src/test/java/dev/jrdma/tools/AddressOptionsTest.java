@@ -106,6 +106,11 @@ class AddressOptionsTest {
         assertArrayEquals(given, settings("send-lat", "-g", "-M", "255:14:0:0:0:0:0:0:0:0:0:0:0:1:2:0x3")
                 .addressing().group(true), "perftest's form: 16 byte values");
         assertArrayEquals(given, settings("send-lat", "-g", "-M", "ff0e::1:203").addressing().group(false));
+        byte[] v4 = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, (byte) 255, (byte) 255, (byte) 239, 1, 2, 3};
+        assertArrayEquals(v4, settings("send-bw", "-g", "-M", "239.1.2.3").addressing().group(false));
+        assertArrayEquals(v4, settings("send-bw", "-g", "-M", "0:0:0:0:0:0:0:0:0:0:255:255:239:1:2:3").addressing()
+                .group(false));
+        refused("is no multicast GID", "send-lat", "-g", "-M", "10.1.2.3");
         refused("Unknown option: '-g'", "write-bw", "-g");
         refused("Unknown option: '--connectionless'", "send-lat", "--connectionless");
         refused("option '--MGID' (-M): names the group of -g (--mcg): give -g too", "send-lat", "-M", "ff0e::1");

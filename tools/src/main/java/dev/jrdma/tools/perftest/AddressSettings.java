@@ -103,6 +103,25 @@ public record AddressSettings(int tos, int trafficClass, List<Integer> flowLabel
         return p;
     }
 
+    /**
+     * Whether {@code gid} is a multicast group's: an IPv6 multicast address (ff00::/8) or an
+     * IPv4-mapped one in 224.0.0.0/4 (RoCE v2 from an IPv4 GID).
+     */
+    public static boolean isMulticastGid(byte[] gid) {
+        if (gid == null || gid.length != 16) {
+            return false;
+        }
+        if (gid[0] == (byte) 0xff) {
+            return true;
+        }
+        for (int i = 0; i < 10; i++) {
+            if (gid[i] != 0) {
+                return false;
+            }
+        }
+        return gid[10] == (byte) 0xff && gid[11] == (byte) 0xff && (gid[12] & 0xf0) == 0xe0;
+    }
+
     /** The flow label of QP {@code qp}: --flow_label's list round robin, 0 without it. */
     public int flowLabel(int qp) {
         return flowLabels.isEmpty() ? 0 : flowLabels.get(qp % flowLabels.size());

@@ -90,7 +90,7 @@ final class Addressing {
      * with 0xFFFFFF this side's own QP would receive its own datagrams too.
      */
     static int remoteQpn(PerftestSettings s, PeerInfo peer) {
-        if (s.addressing().multicast() && peer.hasGid() && peer.gid()[0] == (byte) 0xff
+        if (s.addressing().multicast() && peer.hasGid() && AddressSettings.isMulticastGid(peer.gid())
                 && !(receivesMulticast(s) && java.util.Arrays.equals(peer.gid(), s.addressing().group(s.client())))) {
             return MulticastGroup.QPN;
         }
