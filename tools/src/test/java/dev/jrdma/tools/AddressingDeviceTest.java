@@ -62,6 +62,9 @@ class AddressingDeviceTest {
         Result[] lat = pair("send-lat", List.of("--mcg", "-s", "64", "--timeout", "30"));
         assertTrue(lat[0].out().contains("GID: 255:01:00:00:00:02:201:133:00:00:00:00:00:00:00:01"), lat[0].out());
         assertTrue(lat[0].out().lines().anyMatch(l -> l.matches("\\s*64\\s+100\\s+.*")), lat[0].out());
+        // From an IPv4 GID: an IPv4 group (its IPv4-mapped GID).
+        Result[] v4 = pair("send-bw", List.of("-x", "1", "-g", "-M", "239.1.2.3", "-s", "512", "--timeout", "30"));
+        assertTrue(v4[1].out().contains("GID: 00:00:00:00:00:00:00:00:00:00:255:255:239:01:02:03"), v4[1].out());
         // One -M group for both sides: each sends to the peer's QPN (with 0xFFFFFF it would receive its own).
         Result[] same = pair("send-lat", List.of("-g", "-M", "ff0e::7:1", "-s", "64", "--timeout", "30"));
         assertTrue(same[1].out().contains("GID: 255:14:00:00:00:00:00:00:00:00:00:00:00:07:00:01"), same[1].out());
