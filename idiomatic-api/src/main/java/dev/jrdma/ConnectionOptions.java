@@ -26,17 +26,23 @@ import java.util.Set;
  *                          Ethernet priority (PCP) of the packets
  * @param trafficClass      the GRH traffic class (0-255) of RoCE/global routes; on RoCE v2 it
  *                          becomes the IP header's DSCP and ECN bits
+ * @param flowLabel         the GRH flow label (0-0xFFFFF) of RoCE/global routes: on RoCE v2
+ *                          over IPv6 the IPv6 header's flow label, which ECMP hashes on; 0
+ *                          lets the provider derive one (rxe and mlx5 derive the UDP source
+ *                          port from it when it is set)
+ * @param pkeyIndex         the P_Key table entry (of the port) a queue pair's INIT transition
+ *                          names: its partition on InfiniBand; on RoCE only entry 0 exists
  */
 public record ConnectionOptions(Set<Access> remoteAccess, int minRnrTimer, int timeout, int retryCount, int rnrRetry,
                                 int maxReadAtomic, int maxDestReadAtomic, int qkey, int hopLimit, int serviceLevel,
-                                int trafficClass) {
+                                int trafficClass, int flowLabel, int pkeyIndex) {
     /**
      * Remote READ/WRITE/atomics allowed, RNR timer 12, timeout 14, 7 retries, 1 outstanding READ
      * each way, Q_Key 0x11111111, hop limit 64, service level 0, traffic class 0.
      */
     public static final ConnectionOptions DEFAULTS = new ConnectionOptions(
             EnumSet.of(Access.REMOTE_WRITE, Access.REMOTE_READ, Access.REMOTE_ATOMIC), 12, 14, 7, 7, 1, 1,
-            0x11111111, 64, 0, 0);
+            0x11111111, 64, 0, 0, 0, 0);
 
     /** Validates ranges and copies the access set. */
     public ConnectionOptions {
@@ -50,6 +56,31 @@ public record ConnectionOptions(Set<Access> remoteAccess, int minRnrTimer, int t
         check("hopLimit", hopLimit, 255);
         check("serviceLevel", serviceLevel, 15);
         check("trafficClass", trafficClass, 255);
+        check("flowLabel", flowLabel, 0xFFFFF);
+        check("pkeyIndex", pkeyIndex, 0xFFFF);
+    }
+
+    /**
+     * The options before the flow label and P_Key index existed: both 0 (the provider's flow
+     * label, the port's first partition).
+     *
+     * @param remoteAccess      see the record's components
+     * @param minRnrTimer       see the record's components
+     * @param timeout           see the record's components
+     * @param retryCount        see the record's components
+     * @param rnrRetry          see the record's components
+     * @param maxReadAtomic     see the record's components
+     * @param maxDestReadAtomic see the record's components
+     * @param qkey              see the record's components
+     * @param hopLimit          see the record's components
+     * @param serviceLevel      see the record's components
+     * @param trafficClass      see the record's components
+     */
+    public ConnectionOptions(Set<Access> remoteAccess, int minRnrTimer, int timeout, int retryCount, int rnrRetry,
+                             int maxReadAtomic, int maxDestReadAtomic, int qkey, int hopLimit, int serviceLevel,
+                             int trafficClass) {
+        this(remoteAccess, minRnrTimer, timeout, retryCount, rnrRetry, maxReadAtomic, maxDestReadAtomic, qkey,
+                hopLimit, serviceLevel, trafficClass, 0, 0);
     }
 
     private static void check(String name, int value, int max) {
@@ -65,7 +96,7 @@ public record ConnectionOptions(Set<Access> remoteAccess, int minRnrTimer, int t
      */
     public ConnectionOptions withRnrRetry(int rnrRetry) {
         return new ConnectionOptions(remoteAccess, minRnrTimer, timeout, retryCount, rnrRetry, maxReadAtomic,
-                maxDestReadAtomic, qkey, hopLimit, serviceLevel, trafficClass);
+                maxDestReadAtomic, qkey, hopLimit, serviceLevel, trafficClass, flowLabel, pkeyIndex);
     }
 
     /**
@@ -75,7 +106,7 @@ public record ConnectionOptions(Set<Access> remoteAccess, int minRnrTimer, int t
      */
     public ConnectionOptions withRemoteAccess(Set<Access> remoteAccess) {
         return new ConnectionOptions(remoteAccess, minRnrTimer, timeout, retryCount, rnrRetry, maxReadAtomic,
-                maxDestReadAtomic, qkey, hopLimit, serviceLevel, trafficClass);
+                maxDestReadAtomic, qkey, hopLimit, serviceLevel, trafficClass, flowLabel, pkeyIndex);
     }
 
     /**
@@ -87,7 +118,7 @@ public record ConnectionOptions(Set<Access> remoteAccess, int minRnrTimer, int t
      */
     public ConnectionOptions withTimeout(int timeout, int retryCount) {
         return new ConnectionOptions(remoteAccess, minRnrTimer, timeout, retryCount, rnrRetry, maxReadAtomic,
-                maxDestReadAtomic, qkey, hopLimit, serviceLevel, trafficClass);
+                maxDestReadAtomic, qkey, hopLimit, serviceLevel, trafficClass, flowLabel, pkeyIndex);
     }
 
     /**
@@ -97,7 +128,7 @@ public record ConnectionOptions(Set<Access> remoteAccess, int minRnrTimer, int t
      */
     public ConnectionOptions withServiceLevel(int serviceLevel) {
         return new ConnectionOptions(remoteAccess, minRnrTimer, timeout, retryCount, rnrRetry, maxReadAtomic,
-                maxDestReadAtomic, qkey, hopLimit, serviceLevel, trafficClass);
+                maxDestReadAtomic, qkey, hopLimit, serviceLevel, trafficClass, flowLabel, pkeyIndex);
     }
 
     /**
@@ -107,6 +138,26 @@ public record ConnectionOptions(Set<Access> remoteAccess, int minRnrTimer, int t
      */
     public ConnectionOptions withTrafficClass(int trafficClass) {
         return new ConnectionOptions(remoteAccess, minRnrTimer, timeout, retryCount, rnrRetry, maxReadAtomic,
-                maxDestReadAtomic, qkey, hopLimit, serviceLevel, trafficClass);
+                maxDestReadAtomic, qkey, hopLimit, serviceLevel, trafficClass, flowLabel, pkeyIndex);
+    }
+
+    /**
+     * {@return these options with another GRH flow label}
+     *
+     * @param flowLabel 0..0xFFFFF; 0 for none
+     */
+    public ConnectionOptions withFlowLabel(int flowLabel) {
+        return new ConnectionOptions(remoteAccess, minRnrTimer, timeout, retryCount, rnrRetry, maxReadAtomic,
+                maxDestReadAtomic, qkey, hopLimit, serviceLevel, trafficClass, flowLabel, pkeyIndex);
+    }
+
+    /**
+     * {@return these options with another P_Key table index for the INIT transition}
+     *
+     * @param pkeyIndex an index of the port's P_Key table ({@link Context#pkey}), 0..0xFFFF
+     */
+    public ConnectionOptions withPkeyIndex(int pkeyIndex) {
+        return new ConnectionOptions(remoteAccess, minRnrTimer, timeout, retryCount, rnrRetry, maxReadAtomic,
+                maxDestReadAtomic, qkey, hopLimit, serviceLevel, trafficClass, flowLabel, pkeyIndex);
     }
 }

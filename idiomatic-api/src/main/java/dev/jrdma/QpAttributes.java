@@ -15,10 +15,10 @@ import java.util.Set;
 final class QpAttributes {
     private QpAttributes() {}
 
-    /** RESET -> INIT: P_Key index 0, the port, and remote access rights (RC/UC) or the Q_Key (UD). */
+    /** RESET -> INIT: the P_Key index of the options, the port, and remote access rights (RC/UC) or the Q_Key (UD). */
     static int init(MemorySegment attr, QueuePairType type, int port, ConnectionOptions options) {
         ibv_qp_attr.qp_state(attr, QueuePairState.INIT.value());
-        ibv_qp_attr.pkey_index(attr, (short) 0);
+        ibv_qp_attr.pkey_index(attr, (short) options.pkeyIndex());
         ibv_qp_attr.port_num(attr, (byte) port);
         int mask = QpAttribute.mask(QpAttribute.STATE, QpAttribute.PKEY_INDEX, QpAttribute.PORT);
         if (type == QueuePairType.UD) {
@@ -53,6 +53,7 @@ final class QpAttributes {
             ibv_global_route.sgid_index(grh, (byte) gidIndex);
             ibv_global_route.hop_limit(grh, (byte) options.hopLimit());
             ibv_global_route.traffic_class(grh, (byte) options.trafficClass());
+            ibv_global_route.flow_label(grh, options.flowLabel());
         }
     }
 

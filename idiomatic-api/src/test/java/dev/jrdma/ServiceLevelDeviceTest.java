@@ -3,6 +3,7 @@ package dev.jrdma;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.jrdma.bindings.generated.ibv_ah_attr;
@@ -15,7 +16,10 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import org.junit.jupiter.api.Test;
 
-/** {@link ConnectionOptions#serviceLevel()} and {@link ConnectionOptions#trafficClass()} reach the device. */
+/**
+ * {@link ConnectionOptions#serviceLevel()}, {@link ConnectionOptions#trafficClass()},
+ * {@link ConnectionOptions#flowLabel()} and {@link ConnectionOptions#pkeyIndex()} reach the device.
+ */
 @DeviceTest
 class ServiceLevelDeviceTest {
     private static final ConnectionOptions OPTIONS = ConnectionOptions.DEFAULTS.withServiceLevel(5).withTrafficClass(0x28);
@@ -72,6 +76,30 @@ class ServiceLevelDeviceTest {
             assertEquals(0x45, Byte.toUnsignedInt(ipv4.get(JAVA_BYTE, 0)), "IPv4 header with 20 bytes");
             assertEquals(0x28, Byte.toUnsignedInt(ipv4.get(JAVA_BYTE, 1)), "TOS = traffic class");
             ah.close();
+        }
+    }
+
+    /** The flow label and the P_Key index as the device reports them back, and traffic still flows. */
+    @Test
+    void aConnectedQueuePairCarriesTheFlowLabelAndPkeyIndex() throws Exception {
+        ConnectionOptions options = OPTIONS.withFlowLabel(0xABCDE).withPkeyIndex(0);
+        assertThrows(IllegalArgumentException.class, () -> OPTIONS.withFlowLabel(0x100000));
+        try (Loopback lo = new Loopback(QueuePairType.RC, Loopback.ALL, options)) {
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment attr = arena.allocate(ibv_qp_attr.layout());
+                MemorySegment init = arena.allocate(ibv_qp_init_attr.layout());
+                assertEquals(0, rdma_h.ibv_query_qp(handle(lo.a), attr,
+                        QpAttribute.AV.bit | QpAttribute.PKEY_INDEX.bit, init));
+                MemorySegment grh = ibv_ah_attr.grh(ibv_qp_attr.ah_attr(attr));
+                assertEquals(0xABCDE, ibv_global_route.flow_label(grh));
+                assertEquals(0x28, Byte.toUnsignedInt(ibv_global_route.traffic_class(grh)));
+                assertEquals(0, ibv_qp_attr.pkey_index(attr));
+            }
+            lo.memA.segment().fill((byte) 7);
+            lo.a.post(new SendRequest().wrId(1).opcode(SendOpcode.RDMA_WRITE).sge(lo.memA, 0, 64)
+                    .remote(lo.memB.remote(0, 64)));
+            lo.take().checkSuccess();
+            assertEquals(7, lo.memB.segment().get(JAVA_BYTE, 63));
         }
     }
 

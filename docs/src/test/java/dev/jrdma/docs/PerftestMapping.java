@@ -62,9 +62,7 @@ final class PerftestMapping {
                 "--wait_destroy", "--reversed")) {
             p.put(o, new Pending(REPORTS, Set.of()));
         }
-        for (String o : List.of("--tos", "--tclass", "--flow_label", "--hop_limit", "--pkey_index", "--ipv6",
-                "--ipv6-addr", "--bind_source_ip", "--source_ip", "--comm_rdma_cm", "--dont_xchg_versions",
-                "--force-link", "--mcg", "--MGID", "--connectionless", "--dualport")) {
+        for (String o : List.of("--source_ip")) {
             p.put(o, new Pending(ADDRESSING, Set.of()));
         }
         for (String o : List.of("--rate_limit", "--rate_units", "--rate_limit_type", "--burst_size",

@@ -58,6 +58,9 @@ final class PerftestCommands {
         @Mixin
         NoEffectOptions noEffect;
 
+        @Mixin
+        AddressOptions.Common addressOptions;
+
         @Parameters(index = "0", arity = "0..1", paramLabel = "HOST",
                 description = "The server to connect to; without it this side is the server.")
         String host;
@@ -88,6 +91,19 @@ final class PerftestCommands {
             return null;
         }
 
+        /** -g/-M (send tests), --connectionless (send-bw), -O (BW tests): null where not offered. */
+        AddressOptions.Multicast multicast() {
+            return null;
+        }
+
+        AddressOptions.Connectionless connectionless() {
+            return null;
+        }
+
+        AddressOptions.DualPort dualPort() {
+            return null;
+        }
+
         @Override
         public Integer call() throws Exception {
             PerftestSettings settings = settings();   // usage errors first, exit code 2
@@ -103,6 +119,9 @@ final class PerftestCommands {
         PerftestSettings settings() {
             TestKind k = kind();
             CommonOptions c = common;
+            if (multicast() != null && multicast().multicast) {
+                c.connection = Connection.UD;   // perftest: -g makes the test UD
+            }
             range("--size", "-s", c.size, 1, TestKind.MAX_SIZE);
             if (k.verb() == dev.jrdma.tools.perftest.Verb.ATOMIC && c.size != 8) {
                 throw usage("option '--size' (-s): atomic operations are 8 bytes, got " + c.size);
@@ -253,7 +272,10 @@ final class PerftestCommands {
         }
 
         AddressSettings addressing() {
-            return AddressSettings.DEFAULT;
+            boolean b = bandwidth() != null && bandwidth().bidirectional;
+            int qps = bandwidth() != null ? bandwidth().qps : 1;
+            return AddressOptions.resolve(spec, kind(), host, addressOptions, multicast(), connectionless(), dualPort(),
+                    common.connection, common.rdmaCm, b, qps);
         }
 
         RateSettings rate() {
@@ -306,7 +328,10 @@ final class PerftestCommands {
         @Mixin EventOptions eventOptions;
         @Mixin InlineOptions inlineOptions;
 
+        @Mixin AddressOptions.Multicast multicastOptions;
+
         @Override TestKind kind() { return TestKind.SEND_LAT; }
+        @Override AddressOptions.Multicast multicast() { return multicastOptions; }
         @Override SendOptions send() { return sendOptions; }
         @Override EventOptions events() { return eventOptions; }
         @Override InlineOptions inline() { return inlineOptions; }
@@ -320,7 +345,14 @@ final class PerftestCommands {
         @Mixin InlineOptions inlineOptions;
         @Mixin BandwidthOptions bandwidthOptions;
 
+        @Mixin AddressOptions.Multicast multicastOptions;
+        @Mixin AddressOptions.Connectionless connectionlessOptions;
+        @Mixin AddressOptions.DualPort dualPortOptions;
+
         @Override TestKind kind() { return TestKind.SEND_BW; }
+        @Override AddressOptions.Multicast multicast() { return multicastOptions; }
+        @Override AddressOptions.Connectionless connectionless() { return connectionlessOptions; }
+        @Override AddressOptions.DualPort dualPort() { return dualPortOptions; }
         @Override SendOptions send() { return sendOptions; }
         @Override EventOptions events() { return eventOptions; }
         @Override InlineOptions inline() { return inlineOptions; }
@@ -342,7 +374,10 @@ final class PerftestCommands {
         @Mixin InlineOptions inlineOptions;
         @Mixin BandwidthOptions bandwidthOptions;
 
+        @Mixin AddressOptions.DualPort dualPortOptions;
+
         @Override TestKind kind() { return TestKind.WRITE_BW; }
+        @Override AddressOptions.DualPort dualPort() { return dualPortOptions; }
         @Override InlineOptions inline() { return inlineOptions; }
         @Override BandwidthOptions bandwidth() { return bandwidthOptions; }
     }
@@ -365,7 +400,10 @@ final class PerftestCommands {
         @Mixin OutstandingOptions outstandingOptions;
         @Mixin BandwidthOptions bandwidthOptions;
 
+        @Mixin AddressOptions.DualPort dualPortOptions;
+
         @Override TestKind kind() { return TestKind.READ_BW; }
+        @Override AddressOptions.DualPort dualPort() { return dualPortOptions; }
         @Override EventOptions events() { return eventOptions; }
         @Override OutstandingOptions outstanding() { return outstandingOptions; }
         @Override BandwidthOptions bandwidth() { return bandwidthOptions; }
@@ -389,7 +427,10 @@ final class PerftestCommands {
         @Mixin AtomicOptions atomicOptions;
         @Mixin BandwidthOptions bandwidthOptions;
 
+        @Mixin AddressOptions.DualPort dualPortOptions;
+
         @Override TestKind kind() { return TestKind.ATOMIC_BW; }
+        @Override AddressOptions.DualPort dualPort() { return dualPortOptions; }
         @Override OutstandingOptions outstanding() { return outstandingOptions; }
         @Override AtomicOptions atomic() { return atomicOptions; }
         @Override BandwidthOptions bandwidth() { return bandwidthOptions; }

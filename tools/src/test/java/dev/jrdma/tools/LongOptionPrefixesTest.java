@@ -23,7 +23,7 @@ class LongOptionPrefixesTest {
     void aUniquePrefixStandsForTheOption() {
         assertArrayEquals(new String[] {"send-lat", "--iters", "100", "--size=64", "10.0.0.1"},
                 expand("send-lat", "--iter", "100", "--siz=64", "10.0.0.1"));
-        assertArrayEquals(new String[] {"write-bw", "--bidirectional"}, expand("write-bw", "--bi"));
+        assertArrayEquals(new String[] {"write-bw", "--bidirectional"}, expand("write-bw", "--bid"));
     }
 
     @Test

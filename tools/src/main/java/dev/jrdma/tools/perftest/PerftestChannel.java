@@ -133,13 +133,39 @@ public final class PerftestChannel implements AutoCloseable {
 
     /** Connects to a perftest (or jrdma) server; the client writes first in every exchange. */
     public static PerftestChannel connect(String host, int port, Duration timeout) throws IOException {
+        return connect(host, port, timeout, null, false);
+    }
+
+    /**
+     * {@link #connect(String, int, Duration)} from {@code source} (--bind_source_ip), over IPv6
+     * when {@code ipv6} (--ipv6-addr: the host must have an IPv6 address), else over the
+     * address the host resolves to first.
+     */
+    public static PerftestChannel connect(String host, int port, Duration timeout, InetSocketAddress source,
+                                          boolean ipv6) throws IOException {
         Objects.requireNonNull(host, "host");
         InetSocketAddress address = new InetSocketAddress(host, port);
         if (address.isUnresolved()) {
             throw new PerftestProtocolException("connect: cannot resolve host '" + host + "'");
         }
+        if (ipv6) {
+            java.net.InetAddress v6 = null;
+            for (java.net.InetAddress a : java.net.InetAddress.getAllByName(host)) {
+                if (a instanceof java.net.Inet6Address) {
+                    v6 = a;
+                    break;
+                }
+            }
+            if (v6 == null) {
+                throw new PerftestProtocolException("connect: --ipv6-addr: host '" + host + "' has no IPv6 address");
+            }
+            address = new InetSocketAddress(v6, port);
+        }
         SocketChannel socket = SocketChannel.open();
         try {
+            if (source != null) {
+                socket.bind(source);
+            }
             socket.configureBlocking(false);
             long deadline = System.nanoTime() + timeout.toNanos();
             if (!socket.connect(address)) {

@@ -65,6 +65,19 @@ public final class PerftestSession {
      */
     public static Preamble preamble(PerftestChannel ch, int pageSize, int cacheLineSize, int mtuEnum)
             throws IOException {
+        return preamble(ch, pageSize, cacheLineSize, mtuEnum, true);
+    }
+
+    /**
+     * The preamble, or with {@code exchange} false (--dont_xchg_versions) none: the peer's
+     * version is then unknown (empty), each side keeps its own page size, cache line and MTU, as
+     * perftest's exchange_versions, check_sys_data and check_mtu do without the exchange.
+     */
+    public static Preamble preamble(PerftestChannel ch, int pageSize, int cacheLineSize, int mtuEnum,
+                                    boolean exchange) throws IOException {
+        if (!exchange) {
+            return new Preamble("", new PerftestChannel.SystemData(pageSize, cacheLineSize), mtuEnum);
+        }
         String v = ch.exchangeVersion(PerftestVersion.ANNOUNCED);
         PerftestChannel.SystemData sys = ch.exchangeSystemData(pageSize, cacheLineSize);
         int mtu = ch.exchangeMtu(mtuEnum);

@@ -108,6 +108,7 @@ public record PerftestSettings(TestKind kind, String host, String device, int ib
         p.put("out_reads", outReads);
         p.put("atomic_type", atomicType == null ? null : atomicType.name());
         p.put("warm_up_iterations", warmUpIters);
+        p.putAll(addressing.toParameters());
         return p;
     }
 

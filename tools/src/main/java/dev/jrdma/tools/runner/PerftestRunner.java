@@ -123,6 +123,9 @@ public final class PerftestRunner implements PerftestSession.Device {
         if (s.rdmaCm() && s.qps() > 1) {
             return "-R (rdma_cm) with -q above 1";
         }
+        if (s.addressing().connectionless()) {
+            return "--connectionless";
+        }
         return null;
     }
 
@@ -152,6 +155,7 @@ public final class PerftestRunner implements PerftestSession.Device {
         if (side.port.state() != PortState.ACTIVE) {
             throw new IOException(context.name() + " port " + s.ibPort() + " is " + side.port.state() + ", not ACTIVE");
         }
+        Addressing.check(s, context, attrs.physicalPortCount(), side.port.isEthernet());
         chooseGid();
         Verb verb = side.verb;
         if (verb == Verb.READ || verb == Verb.ATOMIC) {
@@ -167,14 +171,15 @@ public final class PerftestRunner implements PerftestSession.Device {
 
     private void chooseGid() {
         Context context = side.context;
-        if (s.gidIndex() >= 0) {
-            Optional<GidEntry> e = context.gid(s.ibPort(), s.gidIndex());
+        int gidIndex = s.gidIndex() >= 0 ? s.gidIndex() : Addressing.defaultGidIndex(s);
+        if (gidIndex >= 0) {
+            Optional<GidEntry> e = context.gid(s.ibPort(), gidIndex);
             if (e.isEmpty()) {
-                throw new IllegalArgumentException("GID index " + s.gidIndex() + " of " + context.name() + " port "
+                throw new IllegalArgumentException("GID index " + gidIndex + " of " + context.name() + " port "
                         + s.ibPort() + " is not in use (see 'jrdma devinfo -v')");
             }
             side.gid = e.get().gid();
-            side.gidIndex = s.gidIndex();
+            side.gidIndex = gidIndex;
             return;
         }
         List<GidEntry> table = context.gidTable(s.ibPort());
@@ -183,7 +188,7 @@ public final class PerftestRunner implements PerftestSession.Device {
             side.gidIndex = table.isEmpty() ? 0 : table.getFirst().index();
             return;
         }
-        GidEntry best = table.stream().filter(g -> g.type() == GidType.ROCE_V2 && g.ipv4().isPresent()).findFirst()
+        GidEntry best = Addressing.preferredGid(s, table)
                 .or(() -> table.stream().filter(g -> g.type() == GidType.ROCE_V2).findFirst())
                 .or(() -> table.stream().findFirst())
                 .orElseThrow(() -> new IllegalStateException(context.name() + " port " + s.ibPort()
@@ -216,17 +221,27 @@ public final class PerftestRunner implements PerftestSession.Device {
         pinMeasuringThread();
         PerftestChannel ch;
         if (s.client()) {
-            ch = PerftestChannel.connect(s.host(), s.port(), s.timeout());
+            ch = PerftestChannel.connect(s.host(), s.port(), s.timeout(), Addressing.source(s, 0),
+                    s.addressing().ipv6Address());
         } else {
             output.waiting();
-            try (PerftestListener l = PerftestChannel.listen(new InetSocketAddress(s.port()))) {
+            InetSocketAddress bindTo = Addressing.source(s, s.port());
+            try (PerftestListener l = PerftestChannel.listen(bindTo != null ? bindTo : new InetSocketAddress(s.port()))) {
                 ch = l.accept(s.timeout());
             }
         }
         try (PerftestChannel oob = ch) {
             preamble(oob, myMtu);
             side.createResources(side.context, null);
-            runSchedule(oob, List.copyOf(side.mine));
+            // -g: the receiving side's QPs join the group (and announce it) before the key exchange.
+            java.io.Closeable group = Addressing.receivesMulticast(s) ? Addressing.joinMulticast(side) : null;
+            try {
+                runSchedule(oob, List.copyOf(side.mine));
+            } finally {
+                if (group != null) {
+                    group.close();
+                }
+            }
         }
         finish();
         return ExitCode.OK;
@@ -256,7 +271,8 @@ public final class PerftestRunner implements PerftestSession.Device {
 
     /** The version, system data and MTU exchange; the sizes follow from the agreed MTU. */
     private void preamble(PerftestChannel oob, Mtu myMtu) throws IOException {
-        PerftestSession.Preamble pre = PerftestSession.preamble(oob, Side.PAGE_SIZE, Side.CACHE_LINE, myMtu.value());
+        PerftestSession.Preamble pre = PerftestSession.preamble(oob, Side.PAGE_SIZE, Side.CACHE_LINE, myMtu.value(),
+                !s.addressing().dontExchangeVersions());
         peerVersion = pre.peerVersion();
         side.agreedMtu = Mtu.of(pre.mtuEnum());   // exchangeMtu keeps it within 1..5
         side.mtuBytes = side.agreedMtu.bytes();

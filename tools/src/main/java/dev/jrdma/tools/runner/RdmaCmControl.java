@@ -98,11 +98,23 @@ final class RdmaCmControl implements RdmaCmLink {
      */
     static <T> T connectRetrying(CmEventChannel events, InetSocketAddress server, Duration timeout,
                                  OnResolved<T> onResolved, String failure) throws IOException {
+        return connectRetrying(events, server, timeout, id -> { }, onResolved, failure);
+    }
+
+    /**
+     * {@link #connectRetrying(CmEventChannel, InetSocketAddress, Duration, OnResolved, String)}
+     * with {@code beforeRoute} called on each id once its address is resolved, before its route
+     * is (an option the route depends on, such as -T's type of service, is set there).
+     */
+    static <T> T connectRetrying(CmEventChannel events, InetSocketAddress server, Duration timeout,
+                                 java.util.function.Consumer<CmId> beforeRoute, OnResolved<T> onResolved,
+                                 String failure) throws IOException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (true) {
             CmId id = events.createId();
             try {
                 id.resolveAddress(server, timeout);
+                beforeRoute.accept(id);
                 id.resolveRoute(timeout);
                 T made = onResolved.prepare(id);
                 id.connect(new byte[0], timeout);

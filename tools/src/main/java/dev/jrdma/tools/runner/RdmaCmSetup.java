@@ -82,7 +82,7 @@ final class RdmaCmSetup implements AutoCloseable {
     void connectTestQueuePair(Side side) throws IOException {
         if (s.client()) {
             InetSocketAddress server = serverAddress();
-            RdmaCmControl.connectRetrying(events, server, timeout, id -> {
+            RdmaCmControl.connectRetrying(events, server, timeout, id -> Addressing.typeOfService(s, id), id -> {
                 requireDevice(side, id, server.getAddress().getHostAddress());
                 side.createResources(id.context(), id);
                 return id;

@@ -44,7 +44,7 @@ final class RunOutput {
     }
 
     void header(TestInfo info) {
-        print(PerftestFormat.header(info));
+        print(Addressing.header(s, info, PerftestFormat.header(info)));
     }
 
     /** Whether this side prints a result table (a passive read/atomic server prints a line instead). */

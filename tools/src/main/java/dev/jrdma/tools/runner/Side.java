@@ -152,6 +152,7 @@ final class Side {
                     EnumSet.of(Access.REMOTE_WRITE, Access.REMOTE_READ, Access.REMOTE_ATOMIC), 12, s.qpTimeout(), s.retryCount(), 7,
                     Math.max(1, Math.min(255, p.outReads())), Math.max(1, Math.min(255, outReads)), QKEY, 255,
                     s.sl(), 0);
+            options = Addressing.options(s, i, options);   // --tclass, --flow_label, --pkey_index
             QueuePair qp = qps.get(i);
             if (ud) {
                 // UD: no remote in the QP; every send names the peer's QP through an address handle.
@@ -213,7 +214,7 @@ final class Side {
             PeerInfo p = remote.get(qp);
             r.remote(new RemoteMemory(p.vaddr(), verb == Verb.ATOMIC ? 8 : size, p.rkey()));
         } else if (ud) {
-            r.datagram(addressHandles.get(qp), remote.get(qp).qpn(), QKEY);
+            r.datagram(addressHandles.get(qp), Addressing.remoteQpn(s, remote.get(qp)), QKEY);
         }
         if ((verb == Verb.SEND || verb == Verb.WRITE) && size <= inlineSize) {
             r.inline(true);

@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.jrdma.tools;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.jrdma.tools.perftest.AddressSettings;
+import dev.jrdma.tools.perftest.PerftestSettings;
+import dev.jrdma.tools.perftest.TestKind;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/** The addressing, QoS, multicast and port options: perftest's names, per-test availability and rules. */
+class AddressOptionsTest {
+    private record Result(int code, String err) {
+    }
+
+    private static Result run(String... args) {
+        StringWriter err = new StringWriter();
+        int code = Jrdma.run(new PrintWriter(new StringWriter()), new PrintWriter(err), args);
+        return new Result(code, err.toString());
+    }
+
+    private static PerftestSettings settings(String... args) {
+        CommandLine cl = Jrdma.commandLine(new PrintWriter(new StringWriter()), new PrintWriter(new StringWriter()));
+        CommandLine.ParseResult pr = cl.parseArgs(args);
+        return ((PerftestCommands.Base) pr.subcommand().commandSpec().commandLine().getCommand()).settings();
+    }
+
+    private static void refused(String expected, String... args) {
+        Result r = run(args);
+        assertEquals(2, r.code(), r.err());
+        assertTrue(r.err().contains(expected), "expected '" + expected + "' in: " + r.err());
+    }
+
+    @Test
+    void withoutOptionsTheDefaultsArePerftests() {
+        assertEquals(AddressSettings.DEFAULT.tos(), settings("write-bw").addressing().tos());
+        AddressSettings a = settings("send-lat").addressing();
+        assertEquals(-1, a.tos());
+        assertEquals(0, a.trafficClass());
+        assertEquals(0, a.flowLabel(3));
+        assertEquals(0, a.pkeyIndex());
+        assertFalse(a.multicast() || a.dualPort() || a.dontExchangeVersions() || a.ipv6Gid() || a.ipv6Address());
+        assertNull(a.forceLink());
+    }
+
+    @Test
+    void qosOptions() {
+        AddressSettings a = settings("write-bw", "--tclass", "40", "--flow_label",
+                "0x10,7,0xFFFFF", "--pkey_index", "0", "-q", "4", "host").addressing();
+        assertEquals(40, a.trafficClass());
+        assertEquals(List.of(0x10, 7, 0xFFFFF), a.flowLabels());
+        assertEquals(0x10, a.flowLabel(0));
+        assertEquals(7, a.flowLabel(1));
+        assertEquals(0x10, a.flowLabel(3), "round robin over the QPs");
+        java.util.Map<String, Object> p = settings("write-bw", "--tclass", "40", "--flow_label", "1,2", "host")
+                .toParameters();
+        assertEquals(40, p.get("traffic_class"));
+        assertEquals(List.of(1, 2), p.get("flow_labels"));
+        assertFalse(settings("write-bw", "host").toParameters().containsKey("traffic_class"), "only what was given");
+        assertEquals(5, settings("read-lat", "-R", "-T", "5").addressing().tos());
+        assertEquals(-1, settings("read-lat", "-L", "64").addressing().tos(), "-L's default is accepted");
+        refused("'--tclass': must be between 0 and 255, got 256", "write-bw", "--tclass", "256");
+        refused("'--flow_label': must be between 0 and 1048575", "send-bw", "--flow_label", "1,0x100000");
+        refused("'--flow_label': 'x' is not a number", "send-bw", "--flow_label", "x");
+        refused("option '--tos' (-T): the type of service is an rdma_cm option: give -R", "write-lat", "-T", "8");
+        refused("'--tos' (-T): must be between 0 and 255", "write-lat", "-R", "--tos", "300");
+        refused("option '--hop_limit' (-L): the hop limit is a raw Ethernet option", "send-lat", "-L", "3");
+        refused("'--pkey_index': must be between 0 and 65535", "send-lat", "--pkey_index", "-1");
+    }
+
+    @Test
+    void connectionOptions() {
+        AddressSettings a = settings("send-lat", "--ipv6", "--ipv6-addr", "--bind_source_ip", "fe80::1",
+                "--dont_xchg_versions", "--force-link", "ethernet", "host").addressing();
+        assertTrue(a.ipv6Gid() && a.ipv6Address() && a.dontExchangeVersions());
+        assertEquals("fe80::1", a.bindSourceIp());
+        assertEquals(AddressSettings.Link.ETHERNET, a.forceLink());
+        assertEquals(AddressSettings.Link.IB, settings("send-lat", "--force-link", "IB").addressing().forceLink());
+        assertTrue(settings("send-lat", "-R", "-z").addressing().commRdmaCm());
+        refused("option '--force-link': must be IB or Ethernet, got 'RoCE'", "send-lat", "--force-link", "RoCE");
+        refused("option '--bind_source_ip': fe80::1 is an IPv6 address: give --ipv6-addr too", "send-lat",
+                "--bind_source_ip", "fe80::1");
+        refused("option '--bind_source_ip': 'a-host' is not an IP address", "send-lat", "--bind_source_ip", "a-host");
+        refused("option '--comm_rdma_cm' (-z): exchanging over rdma_cm with verbs-connected QPs is not implemented",
+                "send-lat", "-z");
+    }
+
+    @Test
+    void multicastIsOfferedOnTheSendTestsAndMakesThemUd() {
+        PerftestSettings s = settings("send-bw", "-g", "host");
+        assertTrue(s.addressing().multicast());
+        assertEquals(TestKind.Connection.UD, s.connection(), "perftest: -g makes the test UD");
+        byte[] dflt = {(byte) 255, 1, 0, 0, 0, 2, (byte) 201, (byte) 133, 0, 0, 0, 0, 0, 0, 0, 0};
+        assertArrayEquals(dflt, s.addressing().group(false));
+        dflt[15] = 1;
+        assertArrayEquals(dflt, s.addressing().group(true), "the client's default group is the next one");
+        byte[] given = {(byte) 255, 14, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3};
+        assertArrayEquals(given, settings("send-lat", "-g", "-M", "255:14:0:0:0:0:0:0:0:0:0:0:0:1:2:0x3")
+                .addressing().group(true), "perftest's form: 16 byte values");
+        assertArrayEquals(given, settings("send-lat", "-g", "-M", "ff0e::1:203").addressing().group(false));
+        byte[] v4 = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, (byte) 255, (byte) 255, (byte) 239, 1, 2, 3};
+        assertArrayEquals(v4, settings("send-bw", "-g", "-M", "239.1.2.3").addressing().group(false));
+        assertArrayEquals(v4, settings("send-bw", "-g", "-M", "0:0:0:0:0:0:0:0:0:0:255:255:239:1:2:3").addressing()
+                .group(false));
+        refused("is no multicast GID", "send-lat", "-g", "-M", "10.1.2.3");
+        refused("Unknown option: '-g'", "write-bw", "-g");
+        refused("Unknown option: '--connectionless'", "send-lat", "--connectionless");
+        refused("option '--MGID' (-M): names the group of -g (--mcg): give -g too", "send-lat", "-M", "ff0e::1");
+        refused("is no multicast GID", "send-lat", "-g", "-M", "fe80::1");
+        refused("options '--mcg' (-g) and '--bidirectional' (-b) exclude each other", "send-bw", "-g", "-b");
+        refused("option '--mcg' (-g): one QP only", "send-bw", "-g", "-q", "2");
+        refused("options '--mcg' (-g) and '--rdma_cm' (-R) exclude each other", "send-lat", "-g", "-R");
+        refused("option '--connectionless': only for a multicast UD BW server that runs infinitely", "send-bw",
+                "-g", "--connectionless");
+    }
+
+    @Test
+    void dualPortIsOfferedOnTheBandwidthTests() {
+        assertTrue(settings("atomic-bw", "-O").addressing().dualPort());
+        assertTrue(settings("write-bw", "--dualport").addressing().dualPort());
+        refused("Unknown option: '-O'", "send-lat", "-O");
+        refused("options '--dualport' (-O) and '--rdma_cm' (-R) exclude each other", "read-bw", "-O", "-R");
+        refused("options '--dualport' (-O) and '--mcg' (-g) exclude each other", "send-bw", "-O", "-g");
+    }
+}
