@@ -50,6 +50,9 @@ final class PerftestCommands {
         @Mixin
         CommonOptions common;
 
+        @Mixin
+        PostOptions.Common postCommon;
+
         @Parameters(index = "0", arity = "0..1", paramLabel = "HOST",
                 description = "The server to connect to; without it this side is the server.")
         String host;
@@ -77,6 +80,14 @@ final class PerftestCommands {
         }
 
         AtomicOptions atomic() {
+            return null;
+        }
+
+        PostOptions.Lists postLists() {
+            return null;
+        }
+
+        PostOptions.Srq srq() {
             return null;
         }
 
@@ -213,13 +224,18 @@ final class PerftestCommands {
             }
             AtomicType atomicType = atomic() != null ? atomic().atomicType : null;
             boolean events = events() != null && events().events;
+            PostSettings posting = posting();   // -l sets -Q, an SRQ the UC/UD rx depth (force_dependecies)
+            cqMod = PostOptions.cqMod(spec.commandLine(), posting, cqMod,
+                    spec.commandLine().getParseResult().hasMatchedOption("--cq-mod"));
+            rxDepth = PostOptions.rxDepth(posting, c.connection, iters, duration > 0, rxDepth);
+            PostOptions.check(spec.commandLine(), posting, k, iters, duration > 0, txDepth, rxDepth, qps);
             return new PerftestSettings(k, host, c.device, c.ibPort, c.gidIndex == null ? -1 : c.gidIndex, c.port, mtu,
                     c.connection, c.rdmaCm, c.qpTimeout, c.retryCount, c.sl, sizes,
                     spec.commandLine().getParseResult().hasMatchedOption("--size"), iters, duration, txDepth, rxDepth, inlineSize, qps,
                     cqMod, bidirectional, noPeak, gbits, events, outReads, atomicType, c.output, c.json, c.csv,
                     c.histogram, c.plot, Duration.ofSeconds(c.timeoutSeconds), c.warmUp,
                     c.pinCpu == null ? -1 : c.pinCpu,
-                    reports(), run(), posting(), addressing(), rate(), memory(), operations());
+                    reports(), run(), posting, addressing(), rate(), memory(), operations());
         }
 
         // One hook per option group of PerftestSettings, each owned by its group's mixin: a test
@@ -234,7 +250,8 @@ final class PerftestCommands {
         }
 
         PostSettings posting() {
-            return PostSettings.DEFAULT;
+            return PostOptions.resolve(spec.commandLine(), kind(), postCommon, postLists(), srq(), common.iters,
+                    common.duration != null, bandwidth() != null && bandwidth().bidirectional);
         }
 
         AddressSettings addressing() {
@@ -273,11 +290,13 @@ final class PerftestCommands {
             description = "Send latency (ping-pong of sends), like ib_send_lat.")
     static final class SendLat extends Base {
         @Mixin SendOptions sendOptions;
+        @Mixin PostOptions.Srq srqOptions;
         @Mixin EventOptions eventOptions;
         @Mixin InlineOptions inlineOptions;
 
         @Override TestKind kind() { return TestKind.SEND_LAT; }
         @Override SendOptions send() { return sendOptions; }
+        @Override PostOptions.Srq srq() { return srqOptions; }
         @Override EventOptions events() { return eventOptions; }
         @Override InlineOptions inline() { return inlineOptions; }
     }
@@ -286,15 +305,19 @@ final class PerftestCommands {
             description = "Send bandwidth, like ib_send_bw.")
     static final class SendBw extends Base {
         @Mixin SendOptions sendOptions;
+        @Mixin PostOptions.Srq srqOptions;
         @Mixin EventOptions eventOptions;
         @Mixin InlineOptions inlineOptions;
         @Mixin BandwidthOptions bandwidthOptions;
+        @Mixin PostOptions.Lists postListOptions;
 
         @Override TestKind kind() { return TestKind.SEND_BW; }
         @Override SendOptions send() { return sendOptions; }
+        @Override PostOptions.Srq srq() { return srqOptions; }
         @Override EventOptions events() { return eventOptions; }
         @Override InlineOptions inline() { return inlineOptions; }
         @Override BandwidthOptions bandwidth() { return bandwidthOptions; }
+        @Override PostOptions.Lists postLists() { return postListOptions; }
     }
 
     @Command(name = "write-lat", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
@@ -311,10 +334,12 @@ final class PerftestCommands {
     static final class WriteBw extends Base {
         @Mixin InlineOptions inlineOptions;
         @Mixin BandwidthOptions bandwidthOptions;
+        @Mixin PostOptions.Lists postListOptions;
 
         @Override TestKind kind() { return TestKind.WRITE_BW; }
         @Override InlineOptions inline() { return inlineOptions; }
         @Override BandwidthOptions bandwidth() { return bandwidthOptions; }
+        @Override PostOptions.Lists postLists() { return postListOptions; }
     }
 
     @Command(name = "read-lat", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
@@ -334,11 +359,13 @@ final class PerftestCommands {
         @Mixin EventOptions eventOptions;
         @Mixin OutstandingOptions outstandingOptions;
         @Mixin BandwidthOptions bandwidthOptions;
+        @Mixin PostOptions.Lists postListOptions;
 
         @Override TestKind kind() { return TestKind.READ_BW; }
         @Override EventOptions events() { return eventOptions; }
         @Override OutstandingOptions outstanding() { return outstandingOptions; }
         @Override BandwidthOptions bandwidth() { return bandwidthOptions; }
+        @Override PostOptions.Lists postLists() { return postListOptions; }
     }
 
     @Command(name = "atomic-lat", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
@@ -358,10 +385,12 @@ final class PerftestCommands {
         @Mixin OutstandingOptions outstandingOptions;
         @Mixin AtomicOptions atomicOptions;
         @Mixin BandwidthOptions bandwidthOptions;
+        @Mixin PostOptions.Lists postListOptions;
 
         @Override TestKind kind() { return TestKind.ATOMIC_BW; }
         @Override OutstandingOptions outstanding() { return outstandingOptions; }
         @Override AtomicOptions atomic() { return atomicOptions; }
         @Override BandwidthOptions bandwidth() { return bandwidthOptions; }
+        @Override PostOptions.Lists postLists() { return postListOptions; }
     }
 }

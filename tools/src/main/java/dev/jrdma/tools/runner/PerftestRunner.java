@@ -153,6 +153,7 @@ public final class PerftestRunner implements PerftestSession.Device {
             throw new IOException(context.name() + " port " + s.ibPort() + " is " + side.port.state() + ", not ACTIVE");
         }
         chooseGid();
+        PostResources.checkDevice(context, s.posting());   // --no_lock: before the warm-up builds anything
         Verb verb = side.verb;
         if (verb == Verb.READ || verb == Verb.ATOMIC) {
             int max = Math.min(attrs.maxQpRdAtom(), attrs.maxQpInitRdAtom());
@@ -267,8 +268,9 @@ public final class PerftestRunner implements PerftestSession.Device {
     private void runSchedule(PerftestChannel oob, List<PeerInfo> records) throws IOException {
         TestKind kind = s.kind();
         info = new TestInfo(kind.verb(), s.atomicType() == null ? null : s.atomicType().name(), kind.bandwidth(),
-                s.bidirectional(), s.client(), side.context.name(), s.qps(), "IB", s.connection().name(), false, "ON",
-                "OFF", s.txDepth(), s.rxDepth(), 1, s.cqMod(), side.mtuBytes, side.port.isEthernet() ? "Ethernet" : "IB",
+                s.bidirectional(), s.client(), side.context.name(), s.qps(), "IB", s.connection().name(),
+                s.posting().useSrq(), "ON", side.post.extendedPost ? "ON" : "OFF", s.txDepth(), s.rxDepth(),
+                s.posting().postList(), s.cqMod(), side.mtuBytes, side.port.isEthernet() ? "Ethernet" : "IB",
                 side.gid == null ? -1 : side.gidIndex, side.inlineSize, side.outReads, s.rdmaCm(), s.events(),
                 s.durationSeconds());
         output.header(info);
