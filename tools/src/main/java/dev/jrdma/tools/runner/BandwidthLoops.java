@@ -179,6 +179,7 @@ final class BandwidthLoops {
         /** --recv_post_list: per QP the receives completed and not re-posted yet. */
         private final int[] unused;
         private final int list;
+        private final PostResources counts;
         private long received;
 
         Receives(Side side, long size, StopRule rule) {
@@ -189,6 +190,7 @@ final class BandwidthLoops {
             java.util.Arrays.fill(posted, side.post.receivesPostedPerQp());
             unused = new int[reqs.length];
             list = reqs[0].size();
+            counts = side.post;
         }
 
         /** Accounts a successful receive completion (wr_id: the QP). */
@@ -197,6 +199,7 @@ final class BandwidthLoops {
             received++;
             if (++unused[q] >= list && posted[q] + list <= iters) {
                 reqs[q].post();
+                counts.receivesPosted(list);
                 posted[q] += list;
                 unused[q] -= list;
             }

@@ -50,6 +50,7 @@ final class LatencyLoops {
                     rcnt++;
                     if (rcnt + (long) rxDepth <= iters) {
                         recv.post();
+                        side.post.receivesPosted(1);
                     }
                 }
                 if (scnt < iters) {

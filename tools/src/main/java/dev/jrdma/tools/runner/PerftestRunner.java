@@ -364,6 +364,7 @@ public final class PerftestRunner implements PerftestSession.Device {
         parameters.put("warm_up_rounds", warmUp.rounds);
         parameters.put("warm_up_ms", warmUp.nanos / 1_000_000);
         parameters.put("warm_up_settled", warmUp.settled);
+        side.post.describe(parameters);
         if (warmUp.cpus != null) {
             parameters.put("warm_up_cpus", warmUp.cpus);
         }

@@ -30,6 +30,8 @@ final class PostResources {
     private final PostSettings p;
     /** --use-srq on a side that receives. */
     SharedReceiveQueue srq;
+    /** Whether the QPs took their receives from an SRQ (it stays true once the SRQ is closed). */
+    private boolean srqUsed;
     /** --mr_per_qp: per QP its region ([send slot, receive slot]); null for one region of all. */
     private MemoryRegion[] regions;
     private ThreadDomain threadDomain;
@@ -38,6 +40,13 @@ final class PostResources {
     boolean extendedPost;
     /** Whether asking for it failed once on this device (then the QPs use ibv_post_send, as perftest without it). */
     private boolean extendedRefused;
+
+    // What this side posted, for --json's parameters (the device tests read them): plain counts,
+    // one add per post (a list counts once in the posts, and its length in the requests).
+    long sendPosts;
+    long sendRequests;
+    long receivePosts;
+    long receiveRequests;
 
     PostResources(Side side) {
         this.side = side;
@@ -99,6 +108,7 @@ final class PostResources {
             domain = parentDomain;
         }
         srq = p.useSrq() && side.receives() ? domain.createSharedReceiveQueue(rxDepth, 1) : null;
+        srqUsed = srq != null;
         return domain;
     }
 
@@ -159,6 +169,28 @@ final class PostResources {
             last = next;
         }
         return srq != null ? PreparedReceive.of(srq, head) : PreparedReceive.of(side.qps.get(qp), head);
+    }
+
+    /** A receive list of {@code requests} was posted. */
+    void receivesPosted(int requests) {
+        receivePosts++;
+        receiveRequests += requests;
+    }
+
+    /** The group's settings as they ran, and what was posted, for --json's parameters. */
+    void describe(java.util.Map<String, Object> parameters) {
+        parameters.put("post_list", p.postList());
+        parameters.put("recv_post_list", p.recvPostList());
+        parameters.put("use_srq", srqUsed);
+        parameters.put("post_api", extendedPost ? "ibv_wr" : "ibv_post_send");
+        parameters.put("cqe_poll", p.cqePoll());
+        parameters.put("dynamic_polling", p.dynamicPolling());
+        parameters.put("mr_per_qp", p.mrPerQp());
+        parameters.put("no_lock", p.noLock());
+        parameters.put("send_posts", sendPosts);
+        parameters.put("send_requests", sendRequests);
+        parameters.put("receive_posts", receivePosts);
+        parameters.put("receive_requests", receiveRequests);
     }
 
     /** After the QPs: the SRQ, then the parent and thread domains. */

@@ -27,9 +27,18 @@ import java.lang.foreign.MemorySegment;
 abstract sealed class SendPoster implements AutoCloseable {
     /** The requests of one post. */
     final int list;
+    /** Where the posts are counted. */
+    private final PostResources counts;
 
-    private SendPoster(int list) {
+    private SendPoster(Side side, int list) {
         this.list = list;
+        this.counts = side.post;
+    }
+
+    /** Counts a post of the list. */
+    final void counted() {
+        counts.sendPosts++;
+        counts.sendRequests += list;
     }
 
     /**
@@ -68,7 +77,7 @@ abstract sealed class SendPoster implements AutoCloseable {
         private final PreparedSend send;
 
         Prepared(Side side, int qp, long size, SendOpcode opcode, int list, int cqMod, boolean signaled) {
-            super(list);
+            super(side, list);
             SendRequest head = side.sendRequest(qp, size, opcode).signaled(signaledInList(0, list, cqMod, signaled));
             SendRequest last = head;
             for (int j = 1; j < list; j++) {
@@ -88,6 +97,7 @@ abstract sealed class SendPoster implements AutoCloseable {
         @Override
         void post() {
             send.post();
+            counted();
         }
 
         @Override
@@ -123,7 +133,7 @@ abstract sealed class SendPoster implements AutoCloseable {
         private final long compareAdd;
 
         Extended(Side side, int qp, long size, SendOpcode opcode, int list, int cqMod, boolean single) {
-            super(list);
+            super(side, list);
             this.verb = side.verb;
             this.opcode = opcode;
             this.wrId = qp;
@@ -180,6 +190,7 @@ abstract sealed class SendPoster implements AutoCloseable {
                     }
                 }
                 q.complete();
+                counted();
             } finally {
                 q.close();   // aborts the batch when an operation threw before complete()
             }

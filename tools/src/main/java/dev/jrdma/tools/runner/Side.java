@@ -183,6 +183,7 @@ final class Side {
             for (PreparedReceive r : reqs) {
                 for (int k = 0; k < lists; k++) {
                     r.post();
+                    post.receivesPosted(r.size());
                 }
             }
         } finally {
