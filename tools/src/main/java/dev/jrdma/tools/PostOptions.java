@@ -31,9 +31,9 @@ final class PostOptions {
         boolean oldPostSend;
 
         @Option(names = "--no_lock",
-                description = "No lock in posting and polling: the QPs and CQs in a parent domain over a thread "
-                        + "domain. Where the device has no thread domains (e.g. rxe) the run fails (exit 1) "
-                        + "naming the device.")
+                description = "No lock in posting: the QPs (and the SRQ) in a parent domain over a thread domain. "
+                        + "Where the device has no thread domains (e.g. rxe) the run fails (exit 1) naming the "
+                        + "device.")
         boolean noLock;
     }
 
