@@ -108,7 +108,10 @@ class PostingDeviceTest {
         }
     }
 
-    /** The extended post API and ibv_post_send on the other tests: read, atomic and UD send lists, --mr_per_qp. */
+    /**
+     * The extended post API and ibv_post_send on the other tests: read, atomic and UD send
+     * lists, --mr_per_qp, inline data (write-lat -I 64).
+     */
     @Test
     void everyTestRunsOnBothPostPaths() throws Exception {
         for (String api : List.of("ibv_wr", "ibv_post_send")) {
@@ -116,7 +119,8 @@ class PostingDeviceTest {
             for (List<String> t : List.of(List.of("read-bw", "-l", "2", "-q", "2", "--mr_per_qp", "-n", "100"),
                     List.of("atomic-bw", "-l", "2", "-n", "100"),
                     List.of("send-bw", "-c", "UD", "-l", "2", "-n", "100", "-s", "64"),
-                    List.of("send-lat", "-n", "50"), List.of("write-lat", "-n", "50"), List.of("read-lat", "-n", "50"))) {
+                    List.of("send-lat", "-n", "50"), List.of("write-lat", "-n", "50", "-I", "64"),
+                    List.of("read-lat", "-n", "50"))) {
                 List<String> options = new ArrayList<>(t.subList(1, t.size()));
                 options.addAll(old);
                 Pair p = run(t.getFirst(), options.toArray(String[]::new));
