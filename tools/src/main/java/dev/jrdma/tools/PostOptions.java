@@ -22,7 +22,8 @@ final class PostOptions {
     /** Every test: --cqe_poll, --use_old_post_send, --no_lock. */
     static final class Common {
         @Option(names = "--cqe_poll", paramLabel = "N",
-                description = "Completions polled per call, 1-65535 (default: 16; turns dynamic polling off).")
+                description = "Completions polled per call by the BW loops, 1-65535 (default: 16; turns dynamic "
+                        + "polling off). The latency loops poll one at a time, as perftest's.")
         Integer cqePoll;
 
         @Option(names = "--use_old_post_send",
