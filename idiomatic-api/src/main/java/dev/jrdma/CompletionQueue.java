@@ -145,7 +145,25 @@ public final class CompletionQueue extends NativeObject {
      */
     @Reaches("ibv_poll_cq")
     public int poll(WorkCompletions batch) {
-        int capacity = batch.capacity();
+        return poll(batch, batch.capacity());
+    }
+
+    /**
+     * Reads up to {@code max} completions into {@code batch}: a poll size that changes between
+     * calls (perftest's --cqe_poll and dynamic polling) without a batch per size. Never blocks.
+     *
+     * @param batch the views to fill
+     * @param max   {@code 1 <= max <= batch.capacity()}
+     * @return the number of completions read, 0 when none
+     * @throws IndexOutOfBoundsException when {@code max} is outside those bounds
+     */
+    @Reaches("ibv_poll_cq")
+    public int poll(WorkCompletions batch, int max) {
+        if (max < 1 || max > batch.capacity()) {
+            throw new IndexOutOfBoundsException("poll size " + max + " of " + this + ": the batch holds 1 to "
+                    + batch.capacity());
+        }
+        int capacity = max;
         long into = batch.address();
         enter();
         int n;

@@ -71,6 +71,43 @@ class AllocationDeviceTest {
         }
     }
 
+    /**
+     * A perftest post list through the extended post API: four RDMA WRITEs built and posted in
+     * one batch (every second signalled), the completions polled with a poll size below the
+     * batch's capacity, as perftest's --cqe_poll does.
+     */
+    @Test
+    void extendedPostListAndSizedPollAllocateNothing() {
+        try (ExtendedLoopback lo = new ExtendedLoopback(QueuePairType.RC, SendOp.RDMA_WRITE)) {
+            RemoteMemory remote = lo.memB.remote(0, 256);
+            CompletionQueue cq = lo.cq.asCompletionQueue();
+            WorkCompletions batch = new WorkCompletions(16);
+            long bytes = 0;
+            for (int pass = 0; pass < PASSES; pass++) {
+                long before = Allocations.allocatedBytes();
+                for (int i = 0; i < ROUNDS; i++) {
+                    ExtendedSendQueue q = lo.sa.start();
+                    for (int j = 0; j < 4; j++) {
+                        q.wrId(j).signaled((j & 1) == 1).rdmaWrite(remote, j * 64L).sge(lo.memA, j * 64L, 64);
+                    }
+                    q.complete();
+                    int seen = 0;
+                    while (seen < 2) {
+                        int n = cq.poll(batch, 2);
+                        for (int k = 0; k < n; k++) {
+                            if (!batch.get(k).isSuccess()) {
+                                throw new AssertionError(batch.get(k).toString());
+                            }
+                        }
+                        seen += n;
+                    }
+                }
+                bytes = Allocations.since(before);
+            }
+            assertEquals(0, bytes, "bytes allocated by " + ROUNDS + " extended post lists of 4 and their polls");
+        }
+    }
+
     /** Polls until one completion arrives; no clock and no Duration on the measured path. */
     private static void spinPoll(CompletionQueue cq, WorkCompletion wc) {
         long spins = 0;

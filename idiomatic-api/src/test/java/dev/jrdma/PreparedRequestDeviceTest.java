@@ -142,4 +142,53 @@ class PreparedRequestDeviceTest {
         recv.post();   // INIT takes receives
         assertThrows(IllegalStateException.class, send::post);
     }
+
+    /**
+     * A chain of four writes prepared once and posted in one call (a perftest post list), every
+     * second signalled: each post brings two completions, and the bytes of all four arrive; a
+     * poll asks for at most as many completions as told, in order.
+     */
+    @Test
+    @Exercises({"ibv_post_send", "ibv_poll_cq"})
+    void aPreparedChainPostsAListAndPollTakesAtMostTheSizeAsked() {
+        MemorySegment a = lo.memA.segment();
+        MemorySegment b = lo.memB.segment();
+        RemoteMemory remote = new RemoteMemory(lo.memB.address(), Loopback.SIZE, lo.memB.rkey());
+        SendRequest head = null;
+        SendRequest last = null;
+        for (int j = 0; j < 4; j++) {
+            SendRequest r = new SendRequest().wrId(j).opcode(SendOpcode.RDMA_WRITE).sge(lo.memA, j * 64L, 64)
+                    .remote(new RemoteMemory(remote.address() + j * 64L, 64, remote.rkey())).signaled(j % 2 == 1);
+            if (head == null) {
+                head = r;
+            } else {
+                last.next(r);
+            }
+            last = r;
+        }
+        WorkCompletions batch = new WorkCompletions(4);
+        try (PreparedSend list = PreparedSend.of(lo.a, head)) {
+            assertEquals(4, list.size());
+            for (int round = 0; round < 3; round++) {
+                fill(a, 0, 256, round * 7);
+                list.post();
+                long[] ids = new long[2];
+                int got = 0;
+                long deadline = System.nanoTime() + TestDevices.TIMEOUT.toNanos();
+                while (got < 2) {
+                    int n = lo.cq.poll(batch, 1);
+                    assertTrue(n <= 1, "asked for 1, got " + n);
+                    if (n == 1) {
+                        ids[got++] = batch.get(0).checkSuccess().wrId();
+                    }
+                    assertTrue(System.nanoTime() < deadline, "no completion");
+                }
+                assertEquals(1, ids[0], "every second request of the list is signalled");
+                assertEquals(3, ids[1]);
+                assertBytes(b, 0, 256, round * 7);
+            }
+        }
+        assertThrows(IndexOutOfBoundsException.class, () -> lo.cq.poll(batch, 5));
+        assertThrows(IndexOutOfBoundsException.class, () -> lo.cq.poll(batch, 0));
+    }
 }

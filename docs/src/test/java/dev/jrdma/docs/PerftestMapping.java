@@ -52,10 +52,6 @@ final class PerftestMapping {
 
     private static Map<String, Pending> pending() {
         Map<String, Pending> p = new LinkedHashMap<>();
-        for (String o : List.of("--post_list", "--recv_post_list", "--use-srq", "--cqe_poll", "--disable_dynamic_polling",
-                "--use_old_post_send", "--no_lock", "--mr_per_qp")) {
-            p.put(o, new Pending(POSTING, Set.of()));
-        }
         for (String o : List.of("--report-cycles", "--report-histogram", "--report-unsorted", "--report-counters",
                 "--margin", "--cpu_util", "--report-both", "--report-per-port", "--out_json", "--out_json_file",
                 "--run_infinitely", "--limit_bw", "--limit_msgrate", "--latency_gap", "--perform_warm_up",

@@ -61,6 +61,9 @@ final class PerftestCommands {
         @Mixin
         AddressOptions.Common addressOptions;
 
+        @Mixin
+        PostOptions.Common postCommon;
+
         @Parameters(index = "0", arity = "0..1", paramLabel = "HOST",
                 description = "The server to connect to; without it this side is the server.")
         String host;
@@ -101,6 +104,14 @@ final class PerftestCommands {
         }
 
         AddressOptions.DualPort dualPort() {
+            return null;
+        }
+
+        PostOptions.Lists postLists() {
+            return null;
+        }
+
+        PostOptions.Srq srq() {
             return null;
         }
 
@@ -247,13 +258,18 @@ final class PerftestCommands {
             }
             AtomicType atomicType = atomic() != null ? atomic().atomicType : null;
             boolean events = events() != null && events().events;
+            PostSettings posting = posting();   // -l sets -Q, an SRQ the UC/UD rx depth (force_dependecies)
+            cqMod = PostOptions.cqMod(spec.commandLine(), posting, cqMod,
+                    spec.commandLine().getParseResult().hasMatchedOption("--cq-mod"));
+            rxDepth = PostOptions.rxDepth(posting, c.connection, iters, duration > 0, rxDepth);
+            PostOptions.check(spec.commandLine(), posting, k, iters, duration > 0, txDepth, rxDepth, qps);
             return new PerftestSettings(k, host, c.device, c.ibPort, c.gidIndex == null ? -1 : c.gidIndex, c.port, mtu,
                     c.connection, c.rdmaCm, c.qpTimeout, c.retryCount, c.sl, sizes,
                     spec.commandLine().getParseResult().hasMatchedOption("--size"), iters, duration, txDepth, rxDepth, inlineSize, qps,
                     cqMod, bidirectional, noPeak, gbits, events, outReads, atomicType, c.output, c.json, c.csv,
                     c.histogram, c.plot, Duration.ofSeconds(c.timeoutSeconds), c.warmUp,
                     pinCpus,
-                    reports(), run(), posting(), addressing(), rate(), memory(), operations());
+                    reports(), run(), posting, addressing(), rate(), memory(), operations());
         }
 
         // One hook per option group of PerftestSettings, each owned by its group's mixin: a test
@@ -268,7 +284,8 @@ final class PerftestCommands {
         }
 
         PostSettings posting() {
-            return PostSettings.DEFAULT;
+            return PostOptions.resolve(spec.commandLine(), kind(), postCommon, postLists(), srq(), common.iters,
+                    common.duration != null, bandwidth() != null && bandwidth().bidirectional);
         }
 
         AddressSettings addressing() {
@@ -325,6 +342,7 @@ final class PerftestCommands {
             description = "Send latency (ping-pong of sends), like ib_send_lat.")
     static final class SendLat extends Base {
         @Mixin SendOptions sendOptions;
+        @Mixin PostOptions.Srq srqOptions;
         @Mixin EventOptions eventOptions;
         @Mixin InlineOptions inlineOptions;
 
@@ -333,6 +351,7 @@ final class PerftestCommands {
         @Override TestKind kind() { return TestKind.SEND_LAT; }
         @Override AddressOptions.Multicast multicast() { return multicastOptions; }
         @Override SendOptions send() { return sendOptions; }
+        @Override PostOptions.Srq srq() { return srqOptions; }
         @Override EventOptions events() { return eventOptions; }
         @Override InlineOptions inline() { return inlineOptions; }
     }
@@ -341,9 +360,11 @@ final class PerftestCommands {
             description = "Send bandwidth, like ib_send_bw.")
     static final class SendBw extends Base {
         @Mixin SendOptions sendOptions;
+        @Mixin PostOptions.Srq srqOptions;
         @Mixin EventOptions eventOptions;
         @Mixin InlineOptions inlineOptions;
         @Mixin BandwidthOptions bandwidthOptions;
+        @Mixin PostOptions.Lists postListOptions;
 
         @Mixin AddressOptions.Multicast multicastOptions;
         @Mixin AddressOptions.Connectionless connectionlessOptions;
@@ -354,9 +375,11 @@ final class PerftestCommands {
         @Override AddressOptions.Connectionless connectionless() { return connectionlessOptions; }
         @Override AddressOptions.DualPort dualPort() { return dualPortOptions; }
         @Override SendOptions send() { return sendOptions; }
+        @Override PostOptions.Srq srq() { return srqOptions; }
         @Override EventOptions events() { return eventOptions; }
         @Override InlineOptions inline() { return inlineOptions; }
         @Override BandwidthOptions bandwidth() { return bandwidthOptions; }
+        @Override PostOptions.Lists postLists() { return postListOptions; }
     }
 
     @Command(name = "write-lat", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
@@ -373,6 +396,7 @@ final class PerftestCommands {
     static final class WriteBw extends Base {
         @Mixin InlineOptions inlineOptions;
         @Mixin BandwidthOptions bandwidthOptions;
+        @Mixin PostOptions.Lists postListOptions;
 
         @Mixin AddressOptions.DualPort dualPortOptions;
 
@@ -380,6 +404,7 @@ final class PerftestCommands {
         @Override AddressOptions.DualPort dualPort() { return dualPortOptions; }
         @Override InlineOptions inline() { return inlineOptions; }
         @Override BandwidthOptions bandwidth() { return bandwidthOptions; }
+        @Override PostOptions.Lists postLists() { return postListOptions; }
     }
 
     @Command(name = "read-lat", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
@@ -399,6 +424,7 @@ final class PerftestCommands {
         @Mixin EventOptions eventOptions;
         @Mixin OutstandingOptions outstandingOptions;
         @Mixin BandwidthOptions bandwidthOptions;
+        @Mixin PostOptions.Lists postListOptions;
 
         @Mixin AddressOptions.DualPort dualPortOptions;
 
@@ -407,6 +433,7 @@ final class PerftestCommands {
         @Override EventOptions events() { return eventOptions; }
         @Override OutstandingOptions outstanding() { return outstandingOptions; }
         @Override BandwidthOptions bandwidth() { return bandwidthOptions; }
+        @Override PostOptions.Lists postLists() { return postListOptions; }
     }
 
     @Command(name = "atomic-lat", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
@@ -426,6 +453,7 @@ final class PerftestCommands {
         @Mixin OutstandingOptions outstandingOptions;
         @Mixin AtomicOptions atomicOptions;
         @Mixin BandwidthOptions bandwidthOptions;
+        @Mixin PostOptions.Lists postListOptions;
 
         @Mixin AddressOptions.DualPort dualPortOptions;
 
@@ -434,5 +462,6 @@ final class PerftestCommands {
         @Override OutstandingOptions outstanding() { return outstandingOptions; }
         @Override AtomicOptions atomic() { return atomicOptions; }
         @Override BandwidthOptions bandwidth() { return bandwidthOptions; }
+        @Override PostOptions.Lists postLists() { return postListOptions; }
     }
 }

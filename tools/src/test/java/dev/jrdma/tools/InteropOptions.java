@@ -29,9 +29,18 @@ final class InteropOptions {
         return options;
     }
 
-    /** Post lists, SRQ, the old post path. */
+    /**
+     * Post lists (the matrix's 50 iterations are whole lists of 5), receive lists, an SRQ on the
+     * receiving sides (its number stays 0 in the key message, as perftest's), a region per QP
+     * (each QP announces its own rkey and address).
+     */
     static List<Case> posting() {
-        return List.of();
+        return List.of(
+                new Case(TestKind.WRITE_BW, "-l 5"),
+                new Case(TestKind.SEND_BW, "-l 5 --recv_post_list 5"),
+                new Case(TestKind.SEND_BW, "--use-srq"),
+                new Case(TestKind.SEND_LAT, "--use-srq"),
+                new Case(TestKind.READ_BW, "-q 2 --mr_per_qp"));
     }
 
     /**

@@ -167,13 +167,19 @@ final class BandwidthLoops {
     /**
      * The receiving side: postReceives put rx-depth receives on each QP before the run; every
      * completion re-posts one, prepared once per QP, while the QP still expects more than it has
-     * posted (always, in window mode).
+     * posted (always, in window mode). With --recv_post_list a QP re-posts a whole list once as
+     * many of its receives have completed; with --use-srq its receives go to the SRQ (the wr_id
+     * names the QP that posted them, as perftest's).
      */
     private static final class Receives implements AutoCloseable {
         private final PreparedReceive[] reqs;
         private final long iters;
         private final long total;
         private final long[] posted;
+        /** --recv_post_list: per QP the receives completed and not re-posted yet. */
+        private final int[] unused;
+        private final int list;
+        private final PostResources counts;
         private long received;
 
         Receives(Side side, long size, StopRule rule) {
@@ -181,16 +187,21 @@ final class BandwidthLoops {
             iters = rule.iterations();
             total = rule.timed() ? Long.MAX_VALUE : iters * reqs.length;
             posted = new long[reqs.length];
-            java.util.Arrays.fill(posted, side.s.rxDepth());
+            java.util.Arrays.fill(posted, side.post.receivesPostedPerQp());
+            unused = new int[reqs.length];
+            list = reqs[0].size();
+            counts = side.post;
         }
 
         /** Accounts a successful receive completion (wr_id: the QP). */
         void complete(WorkCompletion c) {
             int q = (int) c.wrId();
             received++;
-            if (posted[q] < iters) {
+            if (++unused[q] >= list && posted[q] + list <= iters) {
                 reqs[q].post();
-                posted[q]++;
+                counts.receivesPosted(list);
+                posted[q] += list;
+                unused[q] -= list;
             }
         }
 

@@ -39,11 +39,18 @@ final class Completions {
      */
     final int spinMask;
     private final WorkCompletion wc = new WorkCompletion();
-    /** The completions of the last {@link #pollBatch}. */
-    final WorkCompletions batch = new WorkCompletions(16);
+    /** The completions of the last {@link #pollBatch}: room for --cqe_poll's or dynamic polling's largest. */
+    final WorkCompletions batch;
+    /** The poll sizes of the BW loops' send and receive CQs (--cqe_poll, dynamic polling). */
+    private final PollSize sendPoll;
+    private final PollSize recvPoll;
 
     Completions(Side side, Duration timeout, int spinMask) {
         this.side = side;
+        var s = side.s;
+        this.batch = new WorkCompletions(s.posting().pollCapacity());
+        this.sendPoll = new PollSize(s.posting(), s.iters(), s.durationSeconds() > 0, s.qps());
+        this.recvPoll = new PollSize(s.posting(), s.iters(), s.durationSeconds() > 0, s.qps());
         this.timeout = timeout;
         this.timeoutNanos = timeout.toNanos();
         this.spinMask = spinMask;
@@ -191,10 +198,10 @@ final class Completions {
 
     /** Polls up to a batch; with -e sleeps on the channel (up to 100 ms) when the CQ is empty. */
     int pollBatch(CompletionQueue cq) {
-        int ne = cq.poll(batch);
+        int ne = poll(cq);
         if (ne == 0 && side.channel != null) {
             cq.requestNotification(false);
-            ne = cq.poll(batch);
+            ne = poll(cq);
             if (ne == 0) {
                 sleepOnChannel(side.channel, Duration.ofMillis(100));
             }
@@ -204,7 +211,10 @@ final class Completions {
 
     /** Polls up to a batch without sleeping (the loops that wait on both CQs, see {@link #awaitEither}). */
     int poll(CompletionQueue cq) {
-        return cq.poll(batch);
+        PollSize p = cq == side.recvCq && cq != side.sendCq ? recvPoll : sendPoll;
+        int ne = cq.poll(batch, p.size());
+        p.polled(ne);
+        return ne;
     }
 
     /**

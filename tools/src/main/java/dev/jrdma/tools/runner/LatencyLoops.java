@@ -2,8 +2,6 @@
 package dev.jrdma.tools.runner;
 
 import dev.jrdma.PreparedReceive;
-import dev.jrdma.PreparedSend;
-import dev.jrdma.QueuePair;
 import dev.jrdma.RdmaTimeoutException;
 import dev.jrdma.SendOpcode;
 import java.io.IOException;
@@ -16,9 +14,9 @@ import java.lang.invoke.VarHandle;
  * {@code run_iter_lat}), one per test, each driven by a {@link StopRule}: -n iterations with
  * each post's time recorded, or -D's window with the iterations counted inside it. In window
  * mode a side whose peer ended first stops waiting at its own end, so waits are bounded by the
- * end as well as by the timeout. Each loop posts prepared requests ({@link PreparedSend},
- * {@link PreparedReceive}), checked once before the loop, as perftest posts the structs it built
- * before its loop.
+ * end as well as by the timeout. Each loop posts requests prepared once before the loop
+ * ({@link SendPoster}: through the extended post API or a {@link dev.jrdma.PreparedSend};
+ * {@link PreparedReceive}), as perftest posts the structs it built before its loop.
  */
 final class LatencyLoops {
     private static final VarHandle BYTE = ValueLayout.JAVA_BYTE.varHandle();
@@ -39,9 +37,8 @@ final class LatencyLoops {
         long iters = rule.iterations();
         boolean client = side.s.client();
         int rxDepth = side.s.rxDepth();
-        QueuePair qp = side.qps.getFirst();
-        try (PreparedSend send = PreparedSend.of(qp, side.sendRequest(0, size, SendOpcode.SEND).signaled(true));
-             PreparedReceive recv = PreparedReceive.of(qp, side.receiveRequest(0, size))) {
+        try (SendPoster send = SendPoster.single(side, 0, size, SendOpcode.SEND);
+             PreparedReceive recv = side.post.prepareReceive(0, size)) {   // to the QP, or --use-srq's SRQ
             rule.start(System.nanoTime());
             int scnt = 0;
             int rcnt = 0;
@@ -53,6 +50,7 @@ final class LatencyLoops {
                     rcnt++;
                     if (rcnt + (long) rxDepth <= iters) {
                         recv.post();
+                        side.post.receivesPosted(1);
                     }
                 }
                 if (scnt < iters) {
@@ -74,11 +72,10 @@ final class LatencyLoops {
         Completions c = side.completions;
         long iters = rule.iterations();
         boolean client = side.s.client();
-        QueuePair qp = side.qps.getFirst();
         MemorySegment buf = side.mr.segment();
         long postOffset = size - 1;
         long pollOffset = (long) side.qps.size() * side.slot + size - 1;
-        try (PreparedSend write = PreparedSend.of(qp, side.sendRequest(0, size, SendOpcode.RDMA_WRITE).signaled(true))) {
+        try (SendPoster write = SendPoster.single(side, 0, size, SendOpcode.RDMA_WRITE)) {
             rule.start(System.nanoTime());
             int scnt = 0;
             int ccnt = 0;
@@ -143,8 +140,7 @@ final class LatencyLoops {
         Completions c = side.completions;
         long iters = rule.iterations();
         String what = side.operationName();
-        QueuePair qp = side.qps.getFirst();
-        try (PreparedSend r = PreparedSend.of(qp, side.sendRequest(0, size, side.opcode()).signaled(true))) {
+        try (SendPoster r = SendPoster.single(side, 0, size, side.opcode())) {
             rule.start(System.nanoTime());
             for (int i = 0; i < iters; i++) {
                 r.post();
@@ -163,7 +159,7 @@ final class LatencyLoops {
      * whose end comes later than ours would otherwise spin forever on a byte we never write
      * (observed with ib_write_lat -D as the client of a jrdma server).
      */
-    private static void lingerForWriteLatency(Side side, PreparedSend write, MemorySegment buf, long postOffset,
+    private static void lingerForWriteLatency(Side side, SendPoster write, MemorySegment buf, long postOffset,
                                               long pollOffset, byte scnt, byte rcnt) throws IOException {
         long quietSince = System.nanoTime();
         long giveUp = quietSince + LINGER_MAX_NANOS;

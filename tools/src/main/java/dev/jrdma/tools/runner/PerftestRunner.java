@@ -157,6 +157,7 @@ public final class PerftestRunner implements PerftestSession.Device {
         }
         Addressing.check(s, context, attrs.physicalPortCount(), side.port.isEthernet());
         chooseGid();
+        PostResources.checkDevice(context, s.posting());   // --no_lock: before the warm-up builds anything
         Verb verb = side.verb;
         if (verb == Verb.READ || verb == Verb.ATOMIC) {
             int max = Math.min(attrs.maxQpRdAtom(), attrs.maxQpInitRdAtom());
@@ -283,8 +284,9 @@ public final class PerftestRunner implements PerftestSession.Device {
     private void runSchedule(PerftestChannel oob, List<PeerInfo> records) throws IOException {
         TestKind kind = s.kind();
         info = new TestInfo(kind.verb(), s.atomicType() == null ? null : s.atomicType().name(), kind.bandwidth(),
-                s.bidirectional(), s.client(), side.context.name(), s.qps(), "IB", s.connection().name(), false, "ON",
-                "OFF", s.txDepth(), s.rxDepth(), 1, s.cqMod(), side.mtuBytes, side.port.isEthernet() ? "Ethernet" : "IB",
+                s.bidirectional(), s.client(), side.context.name(), s.qps(), "IB", s.connection().name(),
+                s.posting().useSrq(), "ON", side.post.extendedPost ? "ON" : "OFF", s.txDepth(), s.rxDepth(),
+                s.posting().postList(), s.cqMod(), side.mtuBytes, side.port.isEthernet() ? "Ethernet" : "IB",
                 side.gid == null ? -1 : side.gidIndex, side.inlineSize, side.outReads, s.rdmaCm(), s.events(),
                 s.durationSeconds());
         output.header(info);
@@ -378,6 +380,7 @@ public final class PerftestRunner implements PerftestSession.Device {
         parameters.put("warm_up_rounds", warmUp.rounds);
         parameters.put("warm_up_ms", warmUp.nanos / 1_000_000);
         parameters.put("warm_up_settled", warmUp.settled);
+        side.post.describe(parameters);
         if (warmUp.cpus != null) {
             parameters.put("warm_up_cpus", warmUp.cpus);
         }

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma.tools.runner;
 
-import dev.jrdma.PreparedSend;
 import dev.jrdma.SendOpcode;
 import dev.jrdma.WorkCompletion;
 import dev.jrdma.tools.perftest.BandwidthMath;
@@ -14,24 +13,28 @@ import dev.jrdma.tools.perftest.BwReportData;
  * cq-mod-th message and each QP's last and times them for the peak; a window posts whole
  * groups of cq-mod so that each completion stands for cq-mod messages. Each QP's request is
  * prepared once (checked for its QP), as perftest builds its work requests before the loop;
- * {@link #close()} frees them.
+ * {@link #close()} frees them. With -l each post is a list of that many messages
+ * ({@link SendPoster}), every cq-mod-th signalled, counted per list.
  */
 abstract sealed class Sends implements AutoCloseable {
     final Side side;
-    /** One prepared request per QP, in an array: a List costs a size check and two casts per message. */
-    final PreparedSend[] reqs;
+    /** One poster per QP, in an array: a List costs a size check and two casts per message. */
+    final SendPoster[] reqs;
     final int cqMod;
     final int tx;
+    /** -l: messages per post. */
+    final int list;
 
     private Sends(Side side, long size, SendOpcode opcode) {
         this.side = side;
         int n = side.qps.size();
         cqMod = side.s.cqMod();
         tx = side.s.txDepth();
-        reqs = new PreparedSend[n];
+        list = side.s.posting().postList();
+        reqs = new SendPoster[n];
         try {
             for (int i = 0; i < n; i++) {
-                reqs[i] = PreparedSend.of(side.qps.get(i), side.sendRequest(i, size, opcode));   // wr_id: the QP
+                reqs[i] = SendPoster.of(side, i, size, opcode, list, cqMod, false);   // wr_id: the QP
             }
         } catch (RuntimeException e) {
             close();
@@ -42,7 +45,7 @@ abstract sealed class Sends implements AutoCloseable {
     /** Frees the prepared requests. */
     @Override
     public void close() {
-        for (PreparedSend r : reqs) {
+        for (SendPoster r : reqs) {
             if (r != null) {
                 r.close();
             }
@@ -83,7 +86,7 @@ abstract sealed class Sends implements AutoCloseable {
 
     /**
      * Count mode: per QP up to tx-depth messages outstanding, every cq-mod-th and each QP's last
-     * signalled. The wr_id is the QP, set once, as perftest's: a QP's completions arrive in
+     * signalled (a list's requests are signalled as it was built: -n is a multiple of -l). The wr_id is the QP, set once, as perftest's: a QP's completions arrive in
      * order, so each stands for cq-mod messages except the last, which stands for the rest.
      * Each post and completion is timed for the peak; with -N only the first post and the last
      * completion.
@@ -122,20 +125,29 @@ abstract sealed class Sends implements AutoCloseable {
         // post); counters live in locals for the QP's turn, since ccnt cannot change during it.
         @Override
         void post() {
-            PreparedSend[] reqs = this.reqs;
+            SendPoster[] reqs = this.reqs;
+            int list = this.list;
             for (int q = 0; q < reqs.length; q++) {
                 int first = scnt[q];
                 int limit = Math.min(iters, ccnt[q] + tx);
+                if (list > 1) {
+                    limit = first + (limit - first) / list * list;   // whole lists only
+                }
                 if (first >= limit) {
                     continue;
                 }
-                PreparedSend r = reqs[q];
+                SendPoster r = reqs[q];
                 int last = iters - 1;
                 int t = totscnt;
-                for (int idx = first; idx < limit; idx++) {
-                    r.signaled(idx % cqMod == cqMod - 1 || idx == last);
+                for (int idx = first; idx < limit; idx += list) {
+                    if (list == 1) {
+                        r.signaled(idx % cqMod == cqMod - 1 || idx == last);
+                    }
                     if (peak) {
-                        posted[t++] = System.nanoTime();
+                        long now = System.nanoTime();
+                        for (int k = 0; k < list; k++) {
+                            posted[t++] = now;
+                        }
                     }
                     r.post();
                 }
@@ -197,12 +209,26 @@ abstract sealed class Sends implements AutoCloseable {
 
         @Override
         void post() {
+            if (list > 1) {
+                postLists();
+                return;
+            }
             for (int q = 0; q < reqs.length; q++) {
                 while (scnt[q] - ccnt[q] + cqMod <= tx) {
                     for (int k = 0; k < cqMod; k++) {
                         reqs[q].signaled(k == cqMod - 1).post();
                     }
                     scnt[q] += cqMod;
+                }
+            }
+        }
+
+        /** -l: whole lists, each with its cq-mod-th requests signalled. */
+        private void postLists() {
+            for (int q = 0; q < reqs.length; q++) {
+                while (scnt[q] - ccnt[q] + list <= tx) {
+                    reqs[q].post();
+                    scnt[q] += list;
                 }
             }
         }

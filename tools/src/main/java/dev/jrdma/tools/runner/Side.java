@@ -21,6 +21,7 @@ import dev.jrdma.ReceiveRequest;
 import dev.jrdma.RemoteMemory;
 import dev.jrdma.SendOpcode;
 import dev.jrdma.SendRequest;
+import dev.jrdma.SharedReceiveQueue;
 import dev.jrdma.tools.perftest.PeerInfo;
 import dev.jrdma.tools.perftest.PerftestSettings;
 import dev.jrdma.tools.perftest.TestKind;
@@ -78,6 +79,8 @@ final class Side {
     /** -c UD: per QP the address handle of the peer's QP (built in connect). */
     final List<AddressHandle> addressHandles = new ArrayList<>();
     ProtectionDomain pd;
+    /** The posting and queue resources of PostSettings (--use-srq, --mr_per_qp, --no_lock, the post path). */
+    final PostResources post;
     final List<PeerInfo> mine = new ArrayList<>();
     List<PeerInfo> remote = List.of();
 
@@ -87,6 +90,7 @@ final class Side {
         this.verb = kind.verb();
         this.ud = s.connection() == TestKind.Connection.UD;
         this.completions = new Completions(this, s.timeout(), spinMask);
+        this.post = new PostResources(this);
     }
 
     /**
@@ -102,7 +106,7 @@ final class Side {
         slot = (slot + PAGE_SIZE - 1) / PAGE_SIZE * PAGE_SIZE;
         int n = s.qps();
         pd = ctx.allocateProtectionDomain();
-        mr = pd.allocate(2L * n * slot,
+        mr = post.allocateBuffers(2L * n * slot,
                 EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ, Access.REMOTE_ATOMIC));
         int tx = s.txDepth();
         int rx = verb == Verb.SEND ? s.rxDepth() : 1;
@@ -119,14 +123,14 @@ final class Side {
             case UC -> QueuePairType.UC;
             case UD -> QueuePairType.UD;
         };
+        ProtectionDomain qpPd = post.queueDomain(ctx, rx);
         for (int i = 0; i < n; i++) {
-            QueuePair.Builder builder = pd.queuePair(type).sendCompletionQueue(sendCq).receiveCompletionQueue(recvCq)
-                    .maxWorkRequests(tx, rx).maxSges(1, 1).maxInlineData(inlineSize);
-            QueuePair qp = cmId == null ? builder.build() : cmId.createQueuePair(builder);
+            QueuePair qp = post.build(() -> qpPd.queuePair(type).sendCompletionQueue(sendCq).receiveCompletionQueue(recvCq)
+                    .maxWorkRequests(tx, rx).maxSges(1, 1).maxInlineData(inlineSize), cmId);
             qps.add(qp);
             Endpoint local = qp.localEndpoint(s.ibPort(), gidIndex);
-            long vaddr = mr.address() + (long) (n + i) * slot;
-            mine.add(new PeerInfo(port.lid(), outReads, qp.qpNumber(), local.psn(), mr.rkey(), vaddr,
+            long vaddr = region(i).address() + receiveOffset(i);
+            mine.add(new PeerInfo(port.lid(), outReads, qp.qpNumber(), local.psn(), region(i).rkey(), vaddr,
                     gid == null ? null : gid.bytes(), 0));
         }
     }
@@ -166,30 +170,63 @@ final class Side {
         }
     }
 
-    /** perftest's ctx_set_recv_wqes: rx-depth receives of the size per QP, into the QP's receive slot. */
+    /**
+     * perftest's ctx_set_recv_wqes: rx-depth receives of the size per QP, into the QP's receive
+     * slot (with --use-srq rx-depth / QPs per QP into the SRQ; with --recv_post_list in lists).
+     */
     void postReceives(int index) {
-        if (verb != Verb.SEND || (kind == TestKind.SEND_BW && s.client() && !s.bidirectional())) {
+        if (!receives()) {
             return;
         }
-        long size = sizes.get(index);
-        for (int i = 0; i < qps.size(); i++) {
-            ReceiveRequest r = receiveRequest(i, size);
-            for (int k = 0; k < s.rxDepth(); k++) {
-                qps.get(i).post(r);
+        PreparedReceive[] reqs = preparedReceives(sizes.get(index));
+        try {
+            int lists = post.receivesPostedPerQp() / reqs[0].size();
+            for (PreparedReceive r : reqs) {
+                for (int k = 0; k < lists; k++) {
+                    r.post();
+                    post.receivesPosted(r.size());
+                }
+            }
+        } finally {
+            for (PreparedReceive r : reqs) {
+                r.close();
             }
         }
     }
 
-    ReceiveRequest receiveRequest(int qp, long size) {
-        return new ReceiveRequest().wrId(qp).sge(mr, (long) (qps.size() + qp) * slot, (int) size + (ud ? UD_GRH : 0));
+    /** Whether this side receives messages (a send test, but not the send-bw client's one-way run). */
+    boolean receives() {
+        return verb == Verb.SEND && !(kind == TestKind.SEND_BW && s.client() && !s.bidirectional());
     }
 
-    /** One receive per QP, prepared (checked once) for re-posting in a loop; the caller closes them. */
+    ReceiveRequest receiveRequest(int qp, long size) {
+        return new ReceiveRequest().wrId(qp).sge(region(qp), receiveOffset(qp), (int) size + (ud ? UD_GRH : 0));
+    }
+
+    /** The region QP {@code qp} sends from and announces (--mr_per_qp: its own). */
+    MemoryRegion region(int qp) {
+        return post.region(qp);
+    }
+
+    /** Where in {@link #region} QP {@code qp} sends from: [i B, (i+1) B), or its region's first slot. */
+    long sendOffset(int qp) {
+        return post.perQpRegions() ? 0 : (long) qp * slot;
+    }
+
+    /** Where in {@link #region} QP {@code qp}'s peer writes, reads and sends to: [(QPs + i) B, ...), or its region's second slot. */
+    long receiveOffset(int qp) {
+        return post.perQpRegions() ? slot : (long) (qps.size() + qp) * slot;
+    }
+
+    /**
+     * Per QP its receive (--recv_post_list: a list of them), prepared (checked once) for
+     * re-posting in a loop, to the QP or with --use-srq to the SRQ; the caller closes them.
+     */
     PreparedReceive[] preparedReceives(long size) {
         PreparedReceive[] reqs = new PreparedReceive[qps.size()];
         try {
             for (int i = 0; i < reqs.length; i++) {
-                reqs[i] = PreparedReceive.of(qps.get(i), receiveRequest(i, size));
+                reqs[i] = post.prepareReceive(i, size);
             }
         } catch (RuntimeException e) {
             for (PreparedReceive r : reqs) {
@@ -205,10 +242,10 @@ final class Side {
     SendRequest sendRequest(int qp, long size, SendOpcode opcode) {
         SendRequest r = new SendRequest().wrId(qp).opcode(opcode);
         if (verb == Verb.ATOMIC) {
-            r.sge(mr, (long) qp * slot, 8).compareAdd(s.atomicType() == TestKind.AtomicType.CMP_AND_SWAP ? 0 : ATOMIC_ADD)
+            r.sge(region(qp), sendOffset(qp), 8).compareAdd(s.atomicType() == TestKind.AtomicType.CMP_AND_SWAP ? 0 : ATOMIC_ADD)
                     .swap(ATOMIC_SWAP);
         } else {
-            r.sge(mr, (long) qp * slot, (int) size);
+            r.sge(region(qp), sendOffset(qp), (int) size);
         }
         if (verb != Verb.SEND) {
             PeerInfo p = remote.get(qp);
@@ -258,6 +295,7 @@ final class Side {
     void closeResources() {
         addressHandles.forEach(AddressHandle::close);
         qps.forEach(QueuePair::close);
+        post.closeQueues();
         if (recvCq != null && recvCq != sendCq) {
             recvCq.close();
         }
@@ -267,6 +305,7 @@ final class Side {
         if (channel != null) {
             channel.close();
         }
+        post.closeBuffers();
         if (mr != null) {
             mr.close();
         }

@@ -165,7 +165,8 @@ final class WarmUp {
     }
 
     private int runIters() {
-        return side.kind.bandwidth() ? BW_RUN_ITERS : RUN_ITERS;
+        // -l, --recv_post_list: runs of whole lists, with a send queue (half a run) that holds one
+        return side.kind.bandwidth() ? BW_RUN_ITERS * PostResources.listMultiple(side.s.posting()) : RUN_ITERS;
     }
 
     /** A twin: this side's device choices, its own resources, settled to run --warm-up's short runs. */

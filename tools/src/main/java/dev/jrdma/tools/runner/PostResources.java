@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.jrdma.tools.runner;
+
+import dev.jrdma.Access;
+import dev.jrdma.CmId;
+import dev.jrdma.Context;
+import dev.jrdma.MemoryRegion;
+import dev.jrdma.OperationNotSupportedException;
+import dev.jrdma.PreparedReceive;
+import dev.jrdma.ProtectionDomain;
+import dev.jrdma.QueuePair;
+import dev.jrdma.ReceiveRequest;
+import dev.jrdma.SendOp;
+import dev.jrdma.SharedReceiveQueue;
+import dev.jrdma.ThreadDomain;
+import dev.jrdma.tools.perftest.PostSettings;
+import java.util.Set;
+import java.util.function.Supplier;
+
+/**
+ * What {@link PostSettings} changes in a {@link Side}'s resources, as perftest's
+ * ctx_init/create_mr/ctx_set_recv_wqes do: the shared receive queue of --use-srq (on the sides
+ * that receive), one buffer and region per QP with --mr_per_qp, the parent domain over a thread
+ * domain of --no_lock, the receive lists of --recv_post_list, and whether the QPs are created
+ * for the extended post API (the default, where the device offers it; not with
+ * --use_old_post_send or -R).
+ */
+final class PostResources {
+    private final Side side;
+    private final PostSettings p;
+    /** --use-srq on a side that receives. */
+    SharedReceiveQueue srq;
+    /** Whether the QPs took their receives from an SRQ (it stays true once the SRQ is closed). */
+    private boolean srqUsed;
+    /** --mr_per_qp: per QP its region ([send slot, receive slot]); null for one region of all. */
+    private MemoryRegion[] regions;
+    private ThreadDomain threadDomain;
+    private ProtectionDomain parentDomain;
+    /** Whether the QPs were created for the extended post API ({@link SendPoster} posts through it). */
+    boolean extendedPost;
+    /** Whether asking for it failed once on this device (then the QPs use ibv_post_send, as perftest without it). */
+    private boolean extendedRefused;
+
+    // What this side posted, for --json's parameters (the device tests read them): plain counts,
+    // one add per post (a list counts once in the posts, and its length in the requests).
+    long sendPosts;
+    long sendRequests;
+    long receivePosts;
+    long receiveRequests;
+
+    PostResources(Side side) {
+        this.side = side;
+        this.p = side.s.posting();
+    }
+
+    /**
+     * --no_lock: that the device has thread domains, before anything else is built (perftest
+     * fails in ctx_init too); a device without them (rxe) refuses with its name.
+     */
+    static void checkDevice(Context context, PostSettings p) {
+        if (p.noLock()) {
+            try (ThreadDomain probe = context.allocateThreadDomain()) {
+                // the device has thread domains: each side allocates its own in queueDomain
+            } catch (RuntimeException e) {
+                throw new IllegalStateException("--no_lock: " + e.getMessage(), e);
+            }
+        }
+    }
+
+    /** The least count of messages that is whole send lists and whole receive lists (their lcm). */
+    static int listMultiple(PostSettings p) {
+        int a = p.postList();
+        int b = p.recvPostList();
+        return a / java.math.BigInteger.valueOf(a).gcd(java.math.BigInteger.valueOf(b)).intValue() * b;
+    }
+
+    /** The buffer: one region of {@code bytes}, or with --mr_per_qp one per QP of its share; the first. */
+    MemoryRegion allocateBuffers(long bytes, Set<Access> access) {
+        int n = side.s.qps();
+        if (!p.mrPerQp() || n == 1) {
+            regions = null;
+            return side.pd.allocate(bytes, access);
+        }
+        regions = new MemoryRegion[n];
+        for (int i = 0; i < n; i++) {
+            regions[i] = side.pd.allocate(bytes / n, access);
+        }
+        return regions[0];
+    }
+
+    boolean perQpRegions() {
+        return regions != null;
+    }
+
+    MemoryRegion region(int qp) {
+        return regions != null ? regions[qp] : side.mr;
+    }
+
+    /**
+     * The domain the QPs (and the SRQ) are created in: the protection domain, or with --no_lock a
+     * parent domain over a thread domain; creates the SRQ of --use-srq of {@code rxDepth}.
+     */
+    ProtectionDomain queueDomain(Context context, int rxDepth) {
+        ProtectionDomain domain = side.pd;
+        if (p.noLock()) {
+            threadDomain = context.allocateThreadDomain();
+            parentDomain = context.allocateParentDomain(side.pd, threadDomain);
+            domain = parentDomain;
+        }
+        srq = p.useSrq() && side.receives() ? domain.createSharedReceiveQueue(rxDepth, 1) : null;
+        srqUsed = srq != null;
+        return domain;
+    }
+
+    /**
+     * Builds a QP: on the SRQ if there is one, for the extended post API unless
+     * --use_old_post_send or -R (rdma_cm creates its QPs with ibv_create_qp) or the device
+     * refuses it (EOPNOTSUPP: then ibv_post_send, as perftest built without the ibv_wr API).
+     */
+    QueuePair build(Supplier<QueuePair.Builder> builders, CmId cmId) {
+        if (cmId != null) {
+            extendedPost = false;
+            return cmId.createQueuePair(onSrq(builders.get()));
+        }
+        if (!p.oldPostSend() && !extendedRefused) {
+            try {
+                QueuePair qp = onSrq(builders.get()).extendedPost(sendOp()).build();
+                extendedPost = true;
+                return qp;
+            } catch (OperationNotSupportedException e) {
+                extendedRefused = true;
+            }
+        }
+        extendedPost = false;
+        return onSrq(builders.get()).build();
+    }
+
+    private QueuePair.Builder onSrq(QueuePair.Builder builder) {
+        return srq == null ? builder : builder.sharedReceiveQueue(srq);
+    }
+
+    /** The one operation the test's QPs build. */
+    private SendOp sendOp() {
+        return switch (side.verb) {
+            case SEND -> SendOp.SEND;
+            case WRITE -> SendOp.RDMA_WRITE;
+            case READ -> SendOp.RDMA_READ;
+            case ATOMIC -> side.s.atomicType() == dev.jrdma.tools.perftest.TestKind.AtomicType.CMP_AND_SWAP
+                    ? SendOp.ATOMIC_CMP_AND_SWP : SendOp.ATOMIC_FETCH_AND_ADD;
+        };
+    }
+
+    /**
+     * Receives each QP has posted before a run, as perftest's ctx_set_recv_wqes: rx-depth, with
+     * --use-srq its share of the SRQ (rx-depth / QPs), in whole receive lists.
+     */
+    int receivesPostedPerQp() {
+        int perQp = side.s.rxDepth() / (srq != null ? side.qps.size() : 1);
+        return perQp / p.recvPostList() * p.recvPostList();
+    }
+
+    /** QP {@code qp}'s receive list (--recv_post_list requests, one without it), prepared for its queue. */
+    PreparedReceive prepareReceive(int qp, long size) {
+        ReceiveRequest head = side.receiveRequest(qp, size);
+        ReceiveRequest last = head;
+        for (int k = 1; k < p.recvPostList(); k++) {
+            ReceiveRequest next = side.receiveRequest(qp, size);
+            last.next(next);
+            last = next;
+        }
+        return srq != null ? PreparedReceive.of(srq, head) : PreparedReceive.of(side.qps.get(qp), head);
+    }
+
+    /** A receive list of {@code requests} was posted. */
+    void receivesPosted(int requests) {
+        receivePosts++;
+        receiveRequests += requests;
+    }
+
+    /** The group's settings as they ran, and what was posted, for --json's parameters. */
+    void describe(java.util.Map<String, Object> parameters) {
+        parameters.put("post_list", p.postList());
+        parameters.put("recv_post_list", p.recvPostList());
+        parameters.put("use_srq", srqUsed);
+        parameters.put("post_api", extendedPost ? "ibv_wr" : "ibv_post_send");
+        parameters.put("cqe_poll", p.cqePoll());
+        parameters.put("dynamic_polling", p.dynamicPolling());
+        parameters.put("mr_per_qp", p.mrPerQp());
+        parameters.put("no_lock", p.noLock());
+        parameters.put("send_posts", sendPosts);
+        parameters.put("send_requests", sendRequests);
+        parameters.put("receive_posts", receivePosts);
+        parameters.put("receive_requests", receiveRequests);
+    }
+
+    /** After the QPs: the SRQ, then the parent and thread domains. */
+    void closeQueues() {
+        if (srq != null) {
+            srq.close();
+            srq = null;
+        }
+        if (parentDomain != null) {
+            parentDomain.close();
+            parentDomain = null;
+        }
+        if (threadDomain != null) {
+            threadDomain.close();
+            threadDomain = null;
+        }
+    }
+
+    /** The regions of QPs 1.. of --mr_per_qp (the side closes the first, its {@code mr}). */
+    void closeBuffers() {
+        if (regions != null) {
+            for (int i = 1; i < regions.length; i++) {
+                regions[i].close();
+            }
+            regions = null;
+        }
+    }
+}

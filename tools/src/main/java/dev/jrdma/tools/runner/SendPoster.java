@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.jrdma.tools.runner;
+
+import dev.jrdma.AddressHandle;
+import dev.jrdma.ExtendedSendQueue;
+import dev.jrdma.MemoryRegion;
+import dev.jrdma.PreparedSend;
+import dev.jrdma.RemoteMemory;
+import dev.jrdma.SendOpcode;
+import dev.jrdma.SendRequest;
+import dev.jrdma.tools.perftest.PeerInfo;
+import dev.jrdma.tools.perftest.TestKind;
+import dev.jrdma.tools.perftest.Verb;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * How a loop posts one QP's send work: a single request or, with -l, a list of them in one
+ * post, as perftest's post_send_method does - through the extended post API ({@code ibv_wr_*},
+ * {@link Extended}) where the QPs were created for it (the default), or with
+ * {@code ibv_post_send} ({@link Prepared}: --use_old_post_send, -R, or a device without it).
+ * Either is built once before the loop; a post allocates nothing.
+ *
+ * <p>In a list, every cq-mod-th request is signalled (-Q divides -l), fixed when it is built,
+ * as perftest builds its lists; a single request's signalled flag is the loop's to set before
+ * each post ({@link #signaled}).
+ */
+abstract sealed class SendPoster implements AutoCloseable {
+    /** The requests of one post. */
+    final int list;
+    /** Where the posts are counted. */
+    private final PostResources counts;
+
+    private SendPoster(Side side, int list) {
+        this.list = list;
+        this.counts = side.post;
+    }
+
+    /** Counts a post of the list. */
+    final void counted() {
+        counts.sendPosts++;
+        counts.sendRequests += list;
+    }
+
+    /**
+     * QP {@code qp}'s poster of {@code list} requests of {@code size} bytes; a single request
+     * starts signalled as {@code signaled} says.
+     */
+    static SendPoster of(Side side, int qp, long size, SendOpcode opcode, int list, int cqMod, boolean signaled) {
+        return side.post.extendedPost ? new Extended(side, qp, size, opcode, list, cqMod, signaled)
+                : new Prepared(side, qp, size, opcode, list, cqMod, signaled);
+    }
+
+    /** A single signalled request (the latency loops). */
+    static SendPoster single(Side side, int qp, long size, SendOpcode opcode) {
+        return of(side, qp, size, opcode, 1, 1, true);
+    }
+
+    /** Whether request {@code j} of a list of {@code list} is signalled: every cq-mod-th, as perftest's lists. */
+    static boolean signaledInList(int j, int list, int cqMod, boolean single) {
+        return list == 1 ? single : (j + 1) % cqMod == 0;
+    }
+
+    /** Sets whether the next posts' request is signalled (single requests only; a list's are fixed). */
+    abstract SendPoster signaled(boolean signaled);
+
+    /** Posts the request or the list; throws naming the failure (e.g. a full send queue). */
+    abstract void post();
+
+    /** Whether it posts through the extended post API. */
+    abstract boolean extended();
+
+    @Override
+    public abstract void close();
+
+    /** ibv_post_send of a {@link PreparedSend} chain. */
+    static final class Prepared extends SendPoster {
+        private final PreparedSend send;
+
+        Prepared(Side side, int qp, long size, SendOpcode opcode, int list, int cqMod, boolean signaled) {
+            super(side, list);
+            SendRequest head = side.sendRequest(qp, size, opcode).signaled(signaledInList(0, list, cqMod, signaled));
+            SendRequest last = head;
+            for (int j = 1; j < list; j++) {
+                SendRequest next = side.sendRequest(qp, size, opcode).signaled(signaledInList(j, list, cqMod, signaled));
+                last.next(next);
+                last = next;
+            }
+            send = PreparedSend.of(side.qps.get(qp), head);
+        }
+
+        @Override
+        SendPoster signaled(boolean signaled) {
+            send.signaled(signaled);
+            return this;
+        }
+
+        @Override
+        void post() {
+            send.post();
+            counted();
+        }
+
+        @Override
+        boolean extended() {
+            return false;
+        }
+
+        @Override
+        public void close() {
+            send.close();
+        }
+    }
+
+    /**
+     * ibv_wr_start, per request the operation and its data (and a UD destination), then
+     * ibv_wr_complete: what perftest's new post send does. The request's description is taken
+     * from the side as {@link Side#sendRequest} takes it.
+     */
+    static final class Extended extends SendPoster {
+        private final ExtendedSendQueue sq;
+        private final Verb verb;
+        private final SendOpcode opcode;
+        private final long wrId;
+        private final boolean[] signaled;
+        private final MemoryRegion region;
+        private final long offset;
+        private final int length;
+        /** The bytes of an inline request (sliced once: a slice per post would allocate), else null. */
+        private final MemorySegment inlineData;
+        private final RemoteMemory remote;
+        private final AddressHandle ah;
+        private final int remoteQpn;
+        private final long compareAdd;
+
+        Extended(Side side, int qp, long size, SendOpcode opcode, int list, int cqMod, boolean single) {
+            super(side, list);
+            this.verb = side.verb;
+            this.opcode = opcode;
+            this.wrId = qp;
+            this.signaled = new boolean[list];
+            for (int j = 0; j < list; j++) {
+                signaled[j] = signaledInList(j, list, cqMod, single);
+            }
+            this.region = side.region(qp);
+            this.offset = side.sendOffset(qp);
+            this.length = verb == Verb.ATOMIC ? 8 : (int) size;
+            boolean inline = (verb == Verb.SEND || verb == Verb.WRITE) && size <= side.inlineSize;
+            this.inlineData = inline ? region.segment().asSlice(offset, length) : null;
+            if (verb != Verb.SEND) {
+                PeerInfo p = side.remote.get(qp);
+                this.remote = new RemoteMemory(p.vaddr(), verb == Verb.ATOMIC ? 8 : size, p.rkey());
+            } else {
+                this.remote = null;
+            }
+            this.ah = side.ud && verb == Verb.SEND ? side.addressHandles.get(qp) : null;
+            this.remoteQpn = ah != null ? side.remote.get(qp).qpn() : 0;
+            // perftest's ATOMIC_ADD_VALUE (1) for fetch-and-add; compare 0 and swap 0 (ATOMIC_SWAP_VALUE) for CAS
+            this.compareAdd = side.s.atomicType() == TestKind.AtomicType.CMP_AND_SWAP ? 0 : 1;
+            this.sq = ExtendedSendQueue.of(side.qps.get(qp));
+            sq.inline(inline);
+        }
+
+        @Override
+        SendPoster signaled(boolean on) {
+            signaled[0] = on;
+            return this;
+        }
+
+        @Override
+        void post() {
+            ExtendedSendQueue q = sq.start();
+            try {
+                for (int j = 0; j < signaled.length; j++) {
+                    q.wrId(wrId).signaled(signaled[j]);
+                    switch (opcode) {
+                        case SEND -> q.send();
+                        case RDMA_WRITE -> q.rdmaWrite(remote, 0);
+                        case RDMA_READ -> q.rdmaRead(remote, 0);
+                        case ATOMIC_CMP_AND_SWP -> q.compareAndSwap(remote, 0, compareAdd, 0);
+                        case ATOMIC_FETCH_AND_ADD -> q.fetchAndAdd(remote, 0, compareAdd);
+                        default -> throw new IllegalStateException("perftest posts no " + opcode);
+                    }
+                    if (inlineData != null) {
+                        q.inlineData(inlineData);
+                    } else {
+                        q.sge(region, offset, length);
+                    }
+                    if (ah != null) {
+                        q.udAddress(ah, remoteQpn, Side.QKEY);
+                    }
+                }
+                q.complete();
+                counted();
+            } finally {
+                q.close();   // aborts the batch when an operation threw before complete()
+            }
+        }
+
+        @Override
+        boolean extended() {
+            return true;
+        }
+
+        @Override
+        public void close() {
+            sq.close();
+        }
+    }
+}
