@@ -11,7 +11,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.ErrnoVerbs;
 import dev.jrdma.testing.DeviceTest;
+import dev.jrdma.testing.EveryKernel;
 import dev.jrdma.testing.Exercises;
+import dev.jrdma.testing.Kernel;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.EnumSet;
@@ -56,14 +58,6 @@ class MemoryRegistrationDeviceTest {
         }
     }
 
-    /** Whether the running kernel (the VM's: os.version is e.g. {@code 6.1.0-56-amd64}) is at least major.minor. */
-    private static boolean kernelAtLeast(int major, int minor) {
-        String[] parts = System.getProperty("os.version").split("[.-]");
-        int ma = Integer.parseInt(parts[0]);
-        int mi = Integer.parseInt(parts[1]);
-        return ma > major || (ma == major && mi >= minor);
-    }
-
     @Test
     @Exercises(value = {"ibv_rereg_mr", "ibv_advise_mr", "ibv_alloc_null_mr", "ibv_reg_dmabuf_mr"},
             refused = "librxe 44 leaves rereg_mr, advise_mr, alloc_null_mr and reg_dmabuf_mr to libibverbs'"
@@ -85,6 +79,7 @@ class MemoryRegistrationDeviceTest {
     }
 
     @Test
+    @EveryKernel
     @Exercises(value = {"ibv_reg_mr"},
             refused = "rxe has no on-demand paging on kernels 6.1 and 6.12 (odp_caps.general_caps 0); 6.1 answers"
                     + " IBV_ACCESS_ON_DEMAND with EINVAL, so jrdma checks the capability before registering")
@@ -98,13 +93,13 @@ class MemoryRegistrationDeviceTest {
             assertTrue(e.getMessage().contains(context.name() + " does not implement on-demand paging"), e.getMessage());
             // The provider's own answer, asked directly. Measured: kernel 6.1 says EINVAL (which is why
             // the API asks the capability), 6.12 says EOPNOTSUPP.
-            int expected = kernelAtLeast(6, 12) ? Errno.EOPNOTSUPP : Errno.EINVAL;
+            int expected = Kernel.atLeast(6, 12) ? Errno.EOPNOTSUPP : Errno.EINVAL;
             MemorySegment memory = arena.allocate(4096, 4096);
             MemorySegment errno = Errno.allocate(arena);
             MemorySegment mr = ErrnoVerbs.ibv_reg_mr_iova2(errno, pd.handle(), memory, 4096, memory.address(),
                     Access.flags(EnumSet.of(Access.LOCAL_WRITE, Access.ON_DEMAND)));
             assertEquals(0, mr.address(), "rxe registered an ODP region after all");
-            assertEquals(expected, Errno.get(errno), "on kernel " + System.getProperty("os.version"));
+            assertEquals(expected, Errno.get(errno), "on kernel " + Kernel.release());
             assertTrue(pd.dependents().isEmpty());
         }
     }

@@ -130,6 +130,46 @@ class CoverageTest {
     }
 
     @Test
+    void aClassPassedByHandOnTheOtherKernelSaysSo() {
+        String source = """
+                @DeviceTest
+                class XrcDeviceTest {
+                    @Test
+                    @Exercises(value = "ibv_open_xrcd", refused = "no XRC in rxe")
+                    void xrcDomainsAreRefused() {}
+                }
+                """;
+        String everyKernel = """
+                @DeviceTest
+                @EveryKernel
+                class RcDeviceTest {
+                    @Test
+                    @Exercises("ibv_alloc_pd")
+                    void hello() {}
+                }
+                """;
+        List<Exercise> found = new java.util.ArrayList<>(
+                ExercisesScan.scanFile(Path.of("m/src/test/java/x/XrcDeviceTest.java"), source));
+        found.addAll(ExercisesScan.scanFile(Path.of("m/src/test/java/x/RcDeviceTest.java"), everyKernel));
+        Map<String, SortedSet<String>> declared = new java.util.LinkedHashMap<>();
+        declared.put("infiniband/verbs.h", new java.util.TreeSet<>(List.of("ibv_alloc_pd", "ibv_open_xrcd")));
+        declared.put("rdma/rdma_cma.h", new java.util.TreeSet<>());
+        declared.put("rdma/rdma_verbs.h", new java.util.TreeSet<>());
+        Map<String, SortedSet<String>> reached = Map.of(
+                "ibv_alloc_pd", new java.util.TreeSet<>(List.of("Context#allocateProtectionDomain")),
+                "ibv_open_xrcd", new java.util.TreeSet<>(List.of("Context#openXrcDomain")));
+        Coverage c = new Coverage(declared, reached, found,
+                Map.of("XrcDeviceTest", "2026-11-26", "RcDeviceTest", "2026-11-25", "GoneDeviceTest", "2026-11-25"));
+        String page = c.generate();
+        assertTrue(page.contains("[XrcDeviceTest#xrcDomainsAreRefused](../../m/src/test/java/x/XrcDeviceTest.java) | "
+                + "6.1, 6.12 (by hand, 2026-11-26) |"), page);
+        assertTrue(page.contains("[RcDeviceTest#hello](../../m/src/test/java/x/RcDeviceTest.java) | 6.1, 6.12 |"), page);
+        assertEquals(List.of("PASSED_BY_HAND_ON_OTHER_KERNEL names GoneDeviceTest, which has no @Exercises",
+                "PASSED_BY_HAND_ON_OTHER_KERNEL names RcDeviceTest, which CI runs on 6.12 (@EveryKernel): drop the entry"),
+                c.problems());
+    }
+
+    @Test
     void exercisesAreReadFromTheSource() {
         String source = """
                 // SPDX-License-Identifier: Apache-2.0
