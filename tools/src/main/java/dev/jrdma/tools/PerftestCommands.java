@@ -8,6 +8,8 @@ import dev.jrdma.tools.PerftestOptions.EventOptions;
 import dev.jrdma.tools.PerftestOptions.InlineOptions;
 import dev.jrdma.tools.PerftestOptions.OutstandingOptions;
 import dev.jrdma.tools.PerftestOptions.AtomicOptions;
+import dev.jrdma.tools.MemoryOptions.NullMrOptions;
+import dev.jrdma.tools.MemoryOptions.PayloadOptions;
 import dev.jrdma.tools.perftest.AddressSettings;
 import dev.jrdma.tools.perftest.MemorySettings;
 import dev.jrdma.tools.perftest.OperationSettings;
@@ -49,6 +51,9 @@ final class PerftestCommands {
 
         @Mixin
         CommonOptions common;
+
+        @Mixin
+        MemoryOptions memoryOptions;
 
         @Parameters(index = "0", arity = "0..1", paramLabel = "HOST",
                 description = "The server to connect to; without it this side is the server.")
@@ -242,15 +247,36 @@ final class PerftestCommands {
         }
 
         RateSettings rate() {
-            return RateSettings.DEFAULT;
+            RateOptions r = rateOptions();
+            return r == null ? RateSettings.DEFAULT
+                    : r.resolve(spec, kind(), bandwidth() != null && bandwidth().bidirectional);
         }
 
         MemorySettings memory() {
-            return MemorySettings.DEFAULT;
+            long maxSize = common.all ? PerftestSettings.sweep(kind()).getLast() : common.size;
+            return memoryOptions.resolve(spec, payloadOptions(), nullMrOptions(), maxSize, common.pinCpu != null);
         }
 
         OperationSettings operations() {
-            return OperationSettings.DEFAULT;
+            return operationOptions() == null ? OperationSettings.DEFAULT : operationOptions().resolve();
+        }
+
+        // The rate limiter, memory and other-verbs groups: per test where perftest offers them.
+
+        RateOptions rateOptions() {
+            return null;
+        }
+
+        PayloadOptions payloadOptions() {
+            return null;
+        }
+
+        NullMrOptions nullMrOptions() {
+            return null;
+        }
+
+        OperationOptions operationOptions() {
+            return null;
         }
 
         private void range(String longName, String shortName, long value, long min, long max) {
@@ -275,11 +301,15 @@ final class PerftestCommands {
         @Mixin SendOptions sendOptions;
         @Mixin EventOptions eventOptions;
         @Mixin InlineOptions inlineOptions;
+        @Mixin PayloadOptions payloadOptions;
+        @Mixin OperationOptions operationOptions;
 
         @Override TestKind kind() { return TestKind.SEND_LAT; }
         @Override SendOptions send() { return sendOptions; }
         @Override EventOptions events() { return eventOptions; }
         @Override InlineOptions inline() { return inlineOptions; }
+        @Override PayloadOptions payloadOptions() { return payloadOptions; }
+        @Override OperationOptions operationOptions() { return operationOptions; }
     }
 
     @Command(name = "send-bw", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
@@ -289,21 +319,29 @@ final class PerftestCommands {
         @Mixin EventOptions eventOptions;
         @Mixin InlineOptions inlineOptions;
         @Mixin BandwidthOptions bandwidthOptions;
+        @Mixin PayloadOptions payloadOptions;
+        @Mixin RateOptions rateOptions;
+        @Mixin OperationOptions operationOptions;
 
         @Override TestKind kind() { return TestKind.SEND_BW; }
         @Override SendOptions send() { return sendOptions; }
         @Override EventOptions events() { return eventOptions; }
         @Override InlineOptions inline() { return inlineOptions; }
         @Override BandwidthOptions bandwidth() { return bandwidthOptions; }
+        @Override PayloadOptions payloadOptions() { return payloadOptions; }
+        @Override RateOptions rateOptions() { return rateOptions; }
+        @Override OperationOptions operationOptions() { return operationOptions; }
     }
 
     @Command(name = "write-lat", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
             description = "RDMA write latency (each side polls the last byte the peer wrote), like ib_write_lat.")
     static final class WriteLat extends Base {
         @Mixin InlineOptions inlineOptions;
+        @Mixin NullMrOptions nullMrOptions;
 
         @Override TestKind kind() { return TestKind.WRITE_LAT; }
         @Override InlineOptions inline() { return inlineOptions; }
+        @Override NullMrOptions nullMrOptions() { return nullMrOptions; }
     }
 
     @Command(name = "write-bw", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
@@ -311,10 +349,16 @@ final class PerftestCommands {
     static final class WriteBw extends Base {
         @Mixin InlineOptions inlineOptions;
         @Mixin BandwidthOptions bandwidthOptions;
+        @Mixin PayloadOptions payloadOptions;
+        @Mixin NullMrOptions nullMrOptions;
+        @Mixin RateOptions rateOptions;
 
         @Override TestKind kind() { return TestKind.WRITE_BW; }
         @Override InlineOptions inline() { return inlineOptions; }
         @Override BandwidthOptions bandwidth() { return bandwidthOptions; }
+        @Override PayloadOptions payloadOptions() { return payloadOptions; }
+        @Override NullMrOptions nullMrOptions() { return nullMrOptions; }
+        @Override RateOptions rateOptions() { return rateOptions; }
     }
 
     @Command(name = "read-lat", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
@@ -322,10 +366,14 @@ final class PerftestCommands {
     static final class ReadLat extends Base {
         @Mixin EventOptions eventOptions;
         @Mixin OutstandingOptions outstandingOptions;
+        @Mixin PayloadOptions payloadOptions;
+        @Mixin NullMrOptions nullMrOptions;
 
         @Override TestKind kind() { return TestKind.READ_LAT; }
         @Override EventOptions events() { return eventOptions; }
         @Override OutstandingOptions outstanding() { return outstandingOptions; }
+        @Override PayloadOptions payloadOptions() { return payloadOptions; }
+        @Override NullMrOptions nullMrOptions() { return nullMrOptions; }
     }
 
     @Command(name = "read-bw", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
@@ -334,11 +382,17 @@ final class PerftestCommands {
         @Mixin EventOptions eventOptions;
         @Mixin OutstandingOptions outstandingOptions;
         @Mixin BandwidthOptions bandwidthOptions;
+        @Mixin PayloadOptions payloadOptions;
+        @Mixin NullMrOptions nullMrOptions;
+        @Mixin RateOptions rateOptions;
 
         @Override TestKind kind() { return TestKind.READ_BW; }
         @Override EventOptions events() { return eventOptions; }
         @Override OutstandingOptions outstanding() { return outstandingOptions; }
         @Override BandwidthOptions bandwidth() { return bandwidthOptions; }
+        @Override PayloadOptions payloadOptions() { return payloadOptions; }
+        @Override NullMrOptions nullMrOptions() { return nullMrOptions; }
+        @Override RateOptions rateOptions() { return rateOptions; }
     }
 
     @Command(name = "atomic-lat", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
@@ -346,10 +400,14 @@ final class PerftestCommands {
     static final class AtomicLat extends Base {
         @Mixin OutstandingOptions outstandingOptions;
         @Mixin AtomicOptions atomicOptions;
+        @Mixin EventOptions eventOptions;
+        @Mixin PayloadOptions payloadOptions;
 
         @Override TestKind kind() { return TestKind.ATOMIC_LAT; }
         @Override OutstandingOptions outstanding() { return outstandingOptions; }
         @Override AtomicOptions atomic() { return atomicOptions; }
+        @Override EventOptions events() { return eventOptions; }
+        @Override PayloadOptions payloadOptions() { return payloadOptions; }
     }
 
     @Command(name = "atomic-bw", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
@@ -358,10 +416,16 @@ final class PerftestCommands {
         @Mixin OutstandingOptions outstandingOptions;
         @Mixin AtomicOptions atomicOptions;
         @Mixin BandwidthOptions bandwidthOptions;
+        @Mixin EventOptions eventOptions;
+        @Mixin PayloadOptions payloadOptions;
+        @Mixin RateOptions rateOptions;
 
         @Override TestKind kind() { return TestKind.ATOMIC_BW; }
         @Override OutstandingOptions outstanding() { return outstandingOptions; }
         @Override AtomicOptions atomic() { return atomicOptions; }
         @Override BandwidthOptions bandwidth() { return bandwidthOptions; }
+        @Override EventOptions events() { return eventOptions; }
+        @Override PayloadOptions payloadOptions() { return payloadOptions; }
+        @Override RateOptions rateOptions() { return rateOptions; }
     }
 }

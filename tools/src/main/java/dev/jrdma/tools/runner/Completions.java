@@ -39,6 +39,12 @@ final class Completions {
      */
     final int spinMask;
     private final WorkCompletion wc = new WorkCompletion();
+
+    /** The completion the last {@code take} returned (its fields stay until the next poll). */
+    WorkCompletion last() {
+        return wc;
+    }
+
     /** The completions of the last {@link #pollBatch}. */
     final WorkCompletions batch = new WorkCompletions(16);
 

@@ -40,7 +40,7 @@ final class LatencyLoops {
         boolean client = side.s.client();
         int rxDepth = side.s.rxDepth();
         QueuePair qp = side.qps.getFirst();
-        try (PreparedSend send = PreparedSend.of(qp, side.sendRequest(0, size, SendOpcode.SEND).signaled(true));
+        try (PreparedSend send = PreparedSend.of(qp, side.sendRequest(0, size, side.opcode()).signaled(true));
              PreparedReceive recv = PreparedReceive.of(qp, side.receiveRequest(0, size))) {
             rule.start(System.nanoTime());
             int scnt = 0;
@@ -51,6 +51,7 @@ final class LatencyLoops {
                         break;
                     }
                     rcnt++;
+                    side.checkImmediate(c.last());
                     if (rcnt + (long) rxDepth <= iters) {
                         recv.post();
                     }

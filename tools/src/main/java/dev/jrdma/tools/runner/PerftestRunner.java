@@ -11,6 +11,7 @@ import dev.jrdma.Rdma;
 import dev.jrdma.RdmaDevice;
 import dev.jrdma.tools.perftest.BwReportData;
 import dev.jrdma.tools.perftest.CpuAffinity;
+import dev.jrdma.tools.perftest.NumaNodes;
 import dev.jrdma.tools.perftest.PeerInfo;
 import dev.jrdma.tools.perftest.PerftestListener;
 import dev.jrdma.tools.perftest.PerftestChannel;
@@ -49,6 +50,7 @@ public final class PerftestRunner implements PerftestSession.Device {
     private TestInfo info;
     /** --pin-cpu: the measuring thread's binding, undone when the run ends. */
     private CpuAffinity.Pinned pinned;
+    private NumaNodes.Bound numaBound;
 
     private PerftestRunner(PerftestSettings s, Console console) {
         this.s = s;
@@ -97,6 +99,12 @@ public final class PerftestRunner implements PerftestSession.Device {
             if (r.pinned != null) {
                 r.pinned.close();   // an in-process caller (tests) gets its thread back as it was
             }
+            if (r.numaBound != null) {
+                r.numaBound.close();
+            }
+            if (r.side.buffer != null) {
+                r.side.buffer.close();   // the context closed the region; this unmaps --mmap's or huge pages
+            }
         }
     }
 
@@ -131,6 +139,10 @@ public final class PerftestRunner implements PerftestSession.Device {
      * before the peer connects; a thread started by a bound thread would inherit the binding.
      */
     private void pinMeasuringThread() throws IOException {
+        if (s.memory().numaNode() >= 0 && numaBound == null) {
+            // --numa_node: the buffer is allocated (and zeroed) after this, so first touch puts it on the node.
+            numaBound = NumaNodes.bindCurrentThread(s.memory().numaNode());
+        }
         if (s.pinCpu() < 0 || pinned != null) {
             return;
         }
@@ -284,6 +296,7 @@ public final class PerftestRunner implements PerftestSession.Device {
         output.connection(side.mine, peers);
         side.checkGidUse(peers);
         side.connectQueuePairs(peers);
+        HardwareRate.apply(side, console);
         side.postReceives(0);   // a send test's, before the sync that precedes the first run, as perftest does
         warmUp.settle();
     }
@@ -291,6 +304,7 @@ public final class PerftestRunner implements PerftestSession.Device {
     @Override
     public List<PeerInfo> connectRdmaCm() throws IOException {
         rdmaCm.connectTestQueuePair(side);
+        HardwareRate.apply(side, console);
         warmUp.settle();
         return List.copyOf(side.mine);
     }

@@ -22,12 +22,15 @@ abstract sealed class Sends implements AutoCloseable {
     final PreparedSend[] reqs;
     final int cqMod;
     final int tx;
+    /** --rate_limit_type SW: the burst schedule; null without it. */
+    final SoftwareRateLimiter limiter;
 
     private Sends(Side side, long size, SendOpcode opcode) {
         this.side = side;
         int n = side.qps.size();
         cqMod = side.s.cqMod();
         tx = side.s.txDepth();
+        limiter = SoftwareRateLimiter.of(side.rate, size, tx);
         reqs = new PreparedSend[n];
         try {
             for (int i = 0; i < n; i++) {
@@ -53,8 +56,11 @@ abstract sealed class Sends implements AutoCloseable {
         return rule.timed() ? new Grouped(side, size, opcode) : new Counted(side, size, opcode, rule.iterations());
     }
 
-    /** Starts the clock of a count with -N. */
+    /** Starts the clock of a count with -N, and the rate limiter's schedule. */
     void start() {
+        if (limiter != null) {
+            limiter.start(System.nanoTime());
+        }
     }
 
     /** Tops every QP up to tx-depth outstanding messages. */
@@ -113,6 +119,7 @@ abstract sealed class Sends implements AutoCloseable {
 
         @Override
         void start() {
+            super.start();
             if (!peak) {
                 posted[0] = System.nanoTime();
             }
@@ -128,6 +135,13 @@ abstract sealed class Sends implements AutoCloseable {
                 int limit = Math.min(iters, ccnt[q] + tx);
                 if (first >= limit) {
                     continue;
+                }
+                if (limiter != null) {
+                    limit = Math.min(limit, first + limiter.allowance(System.nanoTime()));
+                    if (first >= limit) {
+                        continue;
+                    }
+                    limiter.posted(limit - first);
                 }
                 PreparedSend r = reqs[q];
                 int last = iters - 1;
@@ -199,6 +213,12 @@ abstract sealed class Sends implements AutoCloseable {
         void post() {
             for (int q = 0; q < reqs.length; q++) {
                 while (scnt[q] - ccnt[q] + cqMod <= tx) {
+                    if (limiter != null) {
+                        if (limiter.allowance(System.nanoTime()) == 0) {
+                            break;
+                        }
+                        limiter.posted(cqMod);
+                    }
                     for (int k = 0; k < cqMod; k++) {
                         reqs[q].signaled(k == cqMod - 1).post();
                     }

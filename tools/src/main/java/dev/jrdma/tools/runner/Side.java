@@ -21,7 +21,10 @@ import dev.jrdma.ReceiveRequest;
 import dev.jrdma.RemoteMemory;
 import dev.jrdma.SendOpcode;
 import dev.jrdma.SendRequest;
+import dev.jrdma.WorkCompletion;
+import dev.jrdma.tools.perftest.OperationSettings;
 import dev.jrdma.tools.perftest.PeerInfo;
+import dev.jrdma.tools.perftest.RateSettings;
 import dev.jrdma.tools.perftest.PerftestSettings;
 import dev.jrdma.tools.perftest.TestKind;
 import dev.jrdma.tools.perftest.Verb;
@@ -55,6 +58,10 @@ final class Side {
     final Verb verb;
     final boolean ud;
     final Completions completions;
+    /** The rate limiter: the settings', or the software limiter where the device refused a limit it was not told to use. */
+    RateSettings rate;
+    /** --send_with_imm: every send carries immediate data and every receive must. */
+    final boolean withImmediate;
 
     // What the device and the exchange decided (the same for a twin as for the measurement).
     Context context;
@@ -69,6 +76,8 @@ final class Side {
 
     // The resources of createResources.
     long slot;
+    /** The memory options' buffer: {@link #mr} and what it is allocated from. */
+    TestBuffer buffer;
     MemoryRegion mr;
     /** -e: the channel both CQs report to; null when polling. */
     CompletionChannel channel;
@@ -87,6 +96,8 @@ final class Side {
         this.verb = kind.verb();
         this.ud = s.connection() == TestKind.Connection.UD;
         this.completions = new Completions(this, s.timeout(), spinMask);
+        this.rate = s.rate();
+        this.withImmediate = s.operations().sendWithImmediate();
     }
 
     /**
@@ -102,8 +113,9 @@ final class Side {
         slot = (slot + PAGE_SIZE - 1) / PAGE_SIZE * PAGE_SIZE;
         int n = s.qps();
         pd = ctx.allocateProtectionDomain();
-        mr = pd.allocate(2L * n * slot,
-                EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ, Access.REMOTE_ATOMIC));
+        buffer = TestBuffer.allocate(pd, 2L * n * slot,
+                EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ, Access.REMOTE_ATOMIC), s.memory());
+        mr = buffer.region();
         int tx = s.txDepth();
         int rx = verb == Verb.SEND ? s.rxDepth() : 1;
         if (s.events()) {
@@ -215,6 +227,9 @@ final class Side {
         } else if (ud) {
             r.datagram(addressHandles.get(qp), remote.get(qp).qpn(), QKEY);
         }
+        if (opcode == SendOpcode.SEND_WITH_IMM) {
+            r.immediateData(OperationSettings.IMMEDIATE);
+        }
         if ((verb == Verb.SEND || verb == Verb.WRITE) && size <= inlineSize) {
             r.inline(true);
         }
@@ -223,12 +238,23 @@ final class Side {
 
     SendOpcode opcode() {
         return switch (verb) {
-            case SEND -> SendOpcode.SEND;
+            case SEND -> withImmediate ? SendOpcode.SEND_WITH_IMM : SendOpcode.SEND;
             case WRITE -> SendOpcode.RDMA_WRITE;
             case READ -> SendOpcode.RDMA_READ;
             case ATOMIC -> s.atomicType() == TestKind.AtomicType.CMP_AND_SWAP ? SendOpcode.ATOMIC_CMP_AND_SWP
                     : SendOpcode.ATOMIC_FETCH_AND_ADD;
         };
+    }
+
+    /**
+     * --send_with_imm: fails on a receive completion without immediate data, as perftest's
+     * IBV_WC_WITH_IMM check does (the peer sent plain SENDs: both sides need the option).
+     */
+    void checkImmediate(WorkCompletion wc) throws IOException {
+        if (withImmediate && !wc.hasImmediate()) {
+            throw new IOException("--send_with_imm: a receive completion (QP " + wc.qpNumber() + ", " + wc.byteLength()
+                    + " bytes) carries no immediate data: the peer sent plain SENDs (give both sides --send_with_imm)");
+        }
     }
 
     /** The operation as errors name it. */
@@ -266,8 +292,8 @@ final class Side {
         if (channel != null) {
             channel.close();
         }
-        if (mr != null) {
-            mr.close();
+        if (buffer != null) {
+            buffer.close();
         }
         if (pd != null) {
             pd.close();
