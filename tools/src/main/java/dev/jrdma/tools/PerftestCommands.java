@@ -10,6 +10,7 @@ import dev.jrdma.tools.PerftestOptions.OutstandingOptions;
 import dev.jrdma.tools.PerftestOptions.AtomicOptions;
 import dev.jrdma.tools.MemoryOptions.NullMrOptions;
 import dev.jrdma.tools.MemoryOptions.PayloadOptions;
+import dev.jrdma.tools.OperationOptions.WriteImmediateOptions;
 import dev.jrdma.tools.perftest.AddressSettings;
 import dev.jrdma.tools.perftest.MemorySettings;
 import dev.jrdma.tools.perftest.OperationSettings;
@@ -170,7 +171,9 @@ final class PerftestCommands {
             // perftest clamps the queue depths to the iteration count (force_dependecies).
             int txDepth = duration == 0 ? (int) Math.min(c.txDepth, iters) : c.txDepth;
 
-            int rxDepth = k.defaultRxDepth();
+            // --write_with_imm: each write consumes a receive, posted as for a send test (perftest's DEF_RX_SEND).
+            int rxDepth = operations().writeWithImmediate() ? (int) (duration == 0 ? Math.min(512, iters) : 512)
+                    : k.defaultRxDepth();
             if (send() != null) {
                 range("--rx-depth", "-r", send().rxDepth, 1, 1 << 24);
                 rxDepth = duration == 0 ? (int) Math.min(send().rxDepth, iters) : send().rxDepth;
@@ -258,7 +261,7 @@ final class PerftestCommands {
         }
 
         OperationSettings operations() {
-            return operationOptions() == null ? OperationSettings.DEFAULT : operationOptions().resolve();
+            return OperationOptions.resolve(operationOptions(), writeImmediateOptions());
         }
 
         // The rate limiter, memory and other-verbs groups: per test where perftest offers them.
@@ -276,6 +279,10 @@ final class PerftestCommands {
         }
 
         OperationOptions operationOptions() {
+            return null;
+        }
+
+        WriteImmediateOptions writeImmediateOptions() {
             return null;
         }
 
@@ -338,10 +345,12 @@ final class PerftestCommands {
     static final class WriteLat extends Base {
         @Mixin InlineOptions inlineOptions;
         @Mixin NullMrOptions nullMrOptions;
+        @Mixin WriteImmediateOptions writeImmediateOptions;
 
         @Override TestKind kind() { return TestKind.WRITE_LAT; }
         @Override InlineOptions inline() { return inlineOptions; }
         @Override NullMrOptions nullMrOptions() { return nullMrOptions; }
+        @Override WriteImmediateOptions writeImmediateOptions() { return writeImmediateOptions; }
     }
 
     @Command(name = "write-bw", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
@@ -352,6 +361,7 @@ final class PerftestCommands {
         @Mixin PayloadOptions payloadOptions;
         @Mixin NullMrOptions nullMrOptions;
         @Mixin RateOptions rateOptions;
+        @Mixin WriteImmediateOptions writeImmediateOptions;
 
         @Override TestKind kind() { return TestKind.WRITE_BW; }
         @Override InlineOptions inline() { return inlineOptions; }
@@ -359,6 +369,7 @@ final class PerftestCommands {
         @Override PayloadOptions payloadOptions() { return payloadOptions; }
         @Override NullMrOptions nullMrOptions() { return nullMrOptions; }
         @Override RateOptions rateOptions() { return rateOptions; }
+        @Override WriteImmediateOptions writeImmediateOptions() { return writeImmediateOptions; }
     }
 
     @Command(name = "read-lat", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,

@@ -10,7 +10,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.jrdma.tools.perftest.MemorySettings;
 import dev.jrdma.tools.perftest.OperationSettings;
+import dev.jrdma.tools.perftest.PerftestSchedule;
+import dev.jrdma.tools.perftest.PerftestSchedule.Step;
 import dev.jrdma.tools.perftest.PerftestSettings;
+import dev.jrdma.tools.perftest.TestKind;
 import dev.jrdma.tools.perftest.RateSettings;
 import dev.jrdma.tools.perftest.RateSettings.Type;
 import dev.jrdma.tools.perftest.RateSettings.Units;
@@ -19,6 +22,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -105,6 +109,11 @@ class RateMemoryOptionsTest {
     @Test
     void operations() {
         assertTrue(settings("send-lat", "--send_with_imm").operations().sendWithImmediate());
+        PerftestSettings w = settings("write-bw", "--write_with_imm", "-n", "100", "host");
+        assertTrue(w.operations().writeWithImmediate());
+        assertEquals(100, w.rxDepth(), "receives as for a send test: 512 clamped to -n");
+        assertEquals(1, settings("write-bw", "host").rxDepth());
+        assertEquals(512, settings("write-lat", "--write_with_imm", "-D", "2").rxDepth());
         assertTrue(settings("atomic-bw", "-e", "host").events(), "perftest offers -e on the atomic tests");
         assertTrue(settings("atomic-lat", "--events").events());
     }
@@ -139,6 +148,8 @@ class RateMemoryOptionsTest {
         "write-lat --payload_file_path p.txt | Unknown option: '--payload_file_path'",
         "send-bw --use-null-mr | Unknown option: '--use-null-mr'",
         "write-bw --send_with_imm | Unknown option: '--send_with_imm'",
+        "send-bw --write_with_imm | Unknown option: '--write_with_imm'",
+        "read-lat --write_with_imm | Unknown option: '--write_with_imm'",
         "send-lat --mmap-offset 4096 | option '--mmap-offset': needs --mmap",
         "send-lat --mmap /nonexistent/jrdma-buffer | option '--mmap': no file '/nonexistent/jrdma-buffer'",
         "send-lat --mmap /dev/null --mmap-offset 100 | option '--mmap-offset': must be a non-negative multiple of the page size",
@@ -153,6 +164,26 @@ class RateMemoryOptionsTest {
         assertEquals(2, r.code(), r.err());
         assertTrue(r.err().contains(expected.trim()), () -> "'" + r.err() + "' should contain '" + expected + "'");
         assertEquals(1, r.err().strip().lines().count(), () -> "one line: " + r.err());
+    }
+
+    /**
+     * --write_with_imm changes write_bw's and write_lat's schedules as perftest 6.2x's: receives
+     * posted and a sync before each run, both write_bw sides run (between two syncs) and no report
+     * is exchanged one way; write_lat's server posts first.
+     */
+    @Test
+    void writeWithImmediateSchedules() {
+        PerftestSchedule.Options imm = new PerftestSchedule.Options(false, false, false, true);
+        for (boolean client : new boolean[] {true, false}) {
+            assertEquals(List.of(Step.KEYS, Step.CONNECT, Step.KEYS, Step.SYNC, Step.SYNC, Step.RUN, Step.SYNC, Step.FINISH),
+                    PerftestSchedule.of(TestKind.WRITE_BW, client, 1, imm));
+            assertEquals(List.of(Step.SYNC, Step.KEYS, Step.CONNECT, Step.KEYS, Step.SYNC, Step.SYNC, Step.RUN, Step.CLOSE),
+                    PerftestSchedule.of(TestKind.WRITE_LAT, client, 1, imm));
+        }
+        assertEquals(List.of(Step.KEYS, Step.CONNECT, Step.KEYS, Step.SYNC, Step.SYNC, Step.RUN, Step.SYNC, Step.REPORT,
+                        Step.FINISH),
+                PerftestSchedule.of(TestKind.WRITE_BW, true, 1, new PerftestSchedule.Options(true, false, false, true)));
+        assertEquals(imm, PerftestSchedule.Options.of(settings("write-bw", "--write_with_imm", "host")));
     }
 
     @Test

@@ -2,7 +2,7 @@
 package dev.jrdma.tools.perftest;
 
 /**
- * Other verbs: --send_with_imm (and -e on the atomic tests, which is EventOptions').
+ * Other verbs: --send_with_imm, --write_with_imm (and -e on the atomic tests, which is EventOptions').
  * <p>
  * One group of {@link PerftestSettings}, resolved from its picocli mixin by
  * {@code PerftestCommands}; {@link #DEFAULT} is perftest's behaviour when none of the group's
@@ -11,10 +11,19 @@ package dev.jrdma.tools.perftest;
  * @param sendWithImmediate --send_with_imm: SEND_WITH_IMM instead of SEND; every message carries
  *                          {@link #IMMEDIATE}, and the receiver fails on a completion without
  *                          immediate data (perftest's IBV_WC_WITH_IMM check), so both sides need it
+ * @param writeWithImmediate --write_with_imm: RDMA_WRITE_WITH_IMM instead of RDMA_WRITE; each write
+ *                          consumes a receive at the peer, which then runs too (write-bw: perftest's
+ *                          run_iter_bw_server; write-lat: a ping-pong of completions, not of polled
+ *                          bytes), with the same check; both sides need it (perftest: SYMMETRIC)
  */
-public record OperationSettings(boolean sendWithImmediate) {
+public record OperationSettings(boolean sendWithImmediate, boolean writeWithImmediate) {
     /** None of the group's options given. */
-    public static final OperationSettings DEFAULT = new OperationSettings(false);
+    public static final OperationSettings DEFAULT = new OperationSettings(false, false);
+
+    /** {@return whether every message carries immediate data and consumes a receive} */
+    public boolean immediate() {
+        return sendWithImmediate || writeWithImmediate;
+    }
 
     /** The immediate data of every message: perftest's ({@code ibv_wr_send_imm(qpx, 0)}). */
     public static final int IMMEDIATE = 0;

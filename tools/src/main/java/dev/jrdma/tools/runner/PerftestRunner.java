@@ -340,7 +340,8 @@ public final class PerftestRunner implements PerftestSession.Device {
             output.latencyRow(row.latency());
         } else if (row.windowLatency() != null) {
             output.latencyRow(row.windowLatency());
-        } else if (duration ? s.bidirectional() && s.kind() != TestKind.SEND_BW : s.bidirectional()) {
+        } else if (duration ? s.bidirectional() && s.kind() != TestKind.SEND_BW && !side.writeImmediate
+                : s.bidirectional()) {
             lastReport = row.bandwidth();   // -b: printed with the peer's sum after the report exchange
         } else {
             if (s.kind() != TestKind.SEND_BW) {

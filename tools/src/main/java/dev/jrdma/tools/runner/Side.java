@@ -60,8 +60,10 @@ final class Side {
     final Completions completions;
     /** The rate limiter: the settings', or the software limiter where the device refused a limit it was not told to use. */
     RateSettings rate;
-    /** --send_with_imm: every send carries immediate data and every receive must. */
+    /** --send_with_imm or --write_with_imm: every send carries immediate data and every receive must. */
     final boolean withImmediate;
+    /** --write_with_imm: writes carry immediate data and consume the peer's receives. */
+    final boolean writeImmediate;
 
     // What the device and the exchange decided (the same for a twin as for the measurement).
     Context context;
@@ -97,7 +99,8 @@ final class Side {
         this.ud = s.connection() == TestKind.Connection.UD;
         this.completions = new Completions(this, s.timeout(), spinMask);
         this.rate = s.rate();
-        this.withImmediate = s.operations().sendWithImmediate();
+        this.withImmediate = s.operations().immediate();
+        this.writeImmediate = s.operations().writeWithImmediate();
     }
 
     /**
@@ -117,14 +120,14 @@ final class Side {
                 EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ, Access.REMOTE_ATOMIC), s.memory());
         mr = buffer.region();
         int tx = s.txDepth();
-        int rx = verb == Verb.SEND ? s.rxDepth() : 1;
+        int rx = receives() ? s.rxDepth() : 1;
         if (s.events()) {
             channel = ctx.createCompletionChannel();
             sendCq = ctx.createCompletionQueue(Math.max(1, tx * n), channel);
-            recvCq = verb == Verb.SEND ? ctx.createCompletionQueue(Math.max(1, rx * n), channel) : sendCq;
+            recvCq = receives() ? ctx.createCompletionQueue(Math.max(1, rx * n), channel) : sendCq;
         } else {
             sendCq = ctx.createCompletionQueue(Math.max(1, tx * n));
-            recvCq = verb == Verb.SEND ? ctx.createCompletionQueue(Math.max(1, rx * n)) : sendCq;
+            recvCq = receives() ? ctx.createCompletionQueue(Math.max(1, rx * n)) : sendCq;
         }
         QueuePairType type = switch (s.connection()) {
             case RC -> QueuePairType.RC;
@@ -179,7 +182,7 @@ final class Side {
 
     /** perftest's ctx_set_recv_wqes: rx-depth receives of the size per QP, into the QP's receive slot. */
     void postReceives(int index) {
-        if (verb != Verb.SEND || (kind == TestKind.SEND_BW && s.client() && !s.bidirectional())) {
+        if (!receives() || (kind.bandwidth() && s.client() && !s.bidirectional())) {
             return;
         }
         long size = sizes.get(index);
@@ -227,7 +230,7 @@ final class Side {
         } else if (ud) {
             r.datagram(addressHandles.get(qp), remote.get(qp).qpn(), QKEY);
         }
-        if (opcode == SendOpcode.SEND_WITH_IMM) {
+        if (opcode == SendOpcode.SEND_WITH_IMM || opcode == SendOpcode.RDMA_WRITE_WITH_IMM) {
             r.immediateData(OperationSettings.IMMEDIATE);
         }
         if ((verb == Verb.SEND || verb == Verb.WRITE) && size <= inlineSize) {
@@ -239,7 +242,7 @@ final class Side {
     SendOpcode opcode() {
         return switch (verb) {
             case SEND -> withImmediate ? SendOpcode.SEND_WITH_IMM : SendOpcode.SEND;
-            case WRITE -> SendOpcode.RDMA_WRITE;
+            case WRITE -> writeImmediate ? SendOpcode.RDMA_WRITE_WITH_IMM : SendOpcode.RDMA_WRITE;
             case READ -> SendOpcode.RDMA_READ;
             case ATOMIC -> s.atomicType() == TestKind.AtomicType.CMP_AND_SWAP ? SendOpcode.ATOMIC_CMP_AND_SWP
                     : SendOpcode.ATOMIC_FETCH_AND_ADD;
@@ -255,6 +258,11 @@ final class Side {
             throw new IOException("--send_with_imm: a receive completion (QP " + wc.qpNumber() + ", " + wc.byteLength()
                     + " bytes) carries no immediate data: the peer sent plain SENDs (give both sides --send_with_imm)");
         }
+    }
+
+    /** Whether the peer's messages consume receives here: a send test, or --write_with_imm. */
+    boolean receives() {
+        return verb == Verb.SEND || writeImmediate;
     }
 
     /** The operation as errors name it. */

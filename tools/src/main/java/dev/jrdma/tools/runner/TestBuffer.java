@@ -13,7 +13,6 @@ import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.Posix;
 import dev.jrdma.tools.perftest.MemorySettings;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
@@ -54,7 +53,7 @@ final class TestBuffer implements AutoCloseable {
     /**
      * Allocates and registers {@code size} bytes as {@code m} asks.
      *
-     * @throws UncheckedIOException naming the option when the file or the huge pages cannot be had
+     * @throws IllegalStateException naming the option when the file or the huge pages cannot be had
      * @throws dev.jrdma.RdmaException (e.g. OperationNotSupportedException) when the device refuses
      *                                 ODP or the null memory region, naming it and the errno
      */
@@ -111,12 +110,12 @@ final class TestBuffer implements AutoCloseable {
             long length = ch.size();
             if (length < offset + size) {
                 // Mapping beyond the end would make the file grow (READ_WRITE), or fault where perftest's would.
-                throw new UncheckedIOException(new IOException("--mmap: '" + file + "' has " + length + " bytes; the "
-                        + "buffer needs " + size + " from offset " + offset + " (" + (offset + size) + ")"));
+                throw new IllegalStateException("--mmap: '" + file + "' has " + length + " bytes; the buffer needs " + size
+                        + " from offset " + offset + " (" + (offset + size) + ")");
             }
             return ch.map(FileChannel.MapMode.READ_WRITE, offset, size, arena);
         } catch (IOException e) {
-            throw new UncheckedIOException(new IOException("--mmap: cannot map '" + file + "': " + e.getMessage(), e));
+            throw new IllegalStateException("--mmap: cannot map '" + file + "': " + e, e);
         }
     }
 
@@ -145,10 +144,10 @@ final class TestBuffer implements AutoCloseable {
             throw new IllegalStateException("mmap", t);
         }
         if (address.address() == -1L) {
-            throw new UncheckedIOException(new IOException("--use_hugepages: mmap of " + length + " bytes of "
+            throw new IllegalStateException("--use_hugepages: mmap of " + length + " bytes of "
                     + (page >> 10) + " KiB huge pages failed: " + Posix.strerror(errno) + " (HugePages_Free "
                     + meminfo("HugePages_Free:") + " of " + meminfo("HugePages_Total:")
-                    + "; reserve pages with /proc/sys/vm/nr_hugepages)"));
+                    + "; reserve pages with /proc/sys/vm/nr_hugepages)");
         }
         return address.reinterpret(length, arena, s -> {
             try {
