@@ -10,6 +10,7 @@ import dev.jrdma.tools.PerftestOptions.OutstandingOptions;
 import dev.jrdma.tools.PerftestOptions.AtomicOptions;
 import dev.jrdma.tools.MemoryOptions.NullMrOptions;
 import dev.jrdma.tools.MemoryOptions.PayloadOptions;
+import dev.jrdma.tools.OperationOptions.DataValidationOptions;
 import dev.jrdma.tools.OperationOptions.WriteImmediateOptions;
 import dev.jrdma.tools.perftest.AddressSettings;
 import dev.jrdma.tools.perftest.MemorySettings;
@@ -261,7 +262,8 @@ final class PerftestCommands {
         }
 
         OperationSettings operations() {
-            return OperationOptions.resolve(operationOptions(), writeImmediateOptions());
+            return OperationOptions.resolve(spec, operationOptions(), writeImmediateOptions(), dataValidationOptions(),
+                    common, memory());
         }
 
         // The rate limiter, memory and other-verbs groups: per test where perftest offers them.
@@ -283,6 +285,10 @@ final class PerftestCommands {
         }
 
         WriteImmediateOptions writeImmediateOptions() {
+            return null;
+        }
+
+        DataValidationOptions dataValidationOptions() {
             return null;
         }
 
@@ -362,6 +368,7 @@ final class PerftestCommands {
         @Mixin NullMrOptions nullMrOptions;
         @Mixin RateOptions rateOptions;
         @Mixin WriteImmediateOptions writeImmediateOptions;
+        @Mixin DataValidationOptions dataValidationOptions;
 
         @Override TestKind kind() { return TestKind.WRITE_BW; }
         @Override InlineOptions inline() { return inlineOptions; }
@@ -370,6 +377,7 @@ final class PerftestCommands {
         @Override NullMrOptions nullMrOptions() { return nullMrOptions; }
         @Override RateOptions rateOptions() { return rateOptions; }
         @Override WriteImmediateOptions writeImmediateOptions() { return writeImmediateOptions; }
+        @Override DataValidationOptions dataValidationOptions() { return dataValidationOptions; }
     }
 
     @Command(name = "read-lat", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
@@ -396,6 +404,7 @@ final class PerftestCommands {
         @Mixin PayloadOptions payloadOptions;
         @Mixin NullMrOptions nullMrOptions;
         @Mixin RateOptions rateOptions;
+        @Mixin DataValidationOptions dataValidationOptions;
 
         @Override TestKind kind() { return TestKind.READ_BW; }
         @Override EventOptions events() { return eventOptions; }
@@ -404,6 +413,7 @@ final class PerftestCommands {
         @Override PayloadOptions payloadOptions() { return payloadOptions; }
         @Override NullMrOptions nullMrOptions() { return nullMrOptions; }
         @Override RateOptions rateOptions() { return rateOptions; }
+        @Override DataValidationOptions dataValidationOptions() { return dataValidationOptions; }
     }
 
     @Command(name = "atomic-lat", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,

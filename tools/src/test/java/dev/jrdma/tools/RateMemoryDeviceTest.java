@@ -97,6 +97,24 @@ class RateMemoryDeviceTest {
     }
 
     /**
+     * --data_validation: the landing side (write-bw's server, read-bw's client) checks every
+     * byte after the run and prints PASSED; DataValidationTest shows the check failing on a
+     * corrupted byte.
+     */
+    @Test
+    void dataValidationChecksTheBytesWhereTheyLand() throws Exception {
+        List<String> opts = List.of("-n", "40", "-s", "8192", "-q", "2", "--data_validation");
+        Result[] write = pair("write-bw", opts, opts);
+        assertEquals(0, write[0].code(), "server: " + write[0].all() + "\nclient: " + write[1].all());
+        assertTrue(write[0].out().contains(" Data validation: PASSED (16384 bytes of 2 QPs)"), write[0].out());
+        assertTrue(!write[1].out().contains("Data validation"), "the write-bw client sends: " + write[1].out());
+
+        Result[] read = pair("read-bw", opts, opts);
+        assertEquals(0, read[1].code(), "client: " + read[1].all() + "\nserver: " + read[0].all());
+        assertTrue(read[1].out().contains(" Data validation: PASSED (16384 bytes of 2 QPs)"), read[1].out());
+    }
+
+    /**
      * --rate_limit_type SW holds the sender to the limit (100 messages/s in bursts of 5: 60
      * messages take 0.6 s); the same run unlimited is many times faster, so the limit made the
      * difference. A bare --rate_limit asks the device first: rxe refuses, the run warns and paces

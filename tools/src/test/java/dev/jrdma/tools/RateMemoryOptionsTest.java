@@ -114,6 +114,7 @@ class RateMemoryOptionsTest {
         assertEquals(100, w.rxDepth(), "receives as for a send test: 512 clamped to -n");
         assertEquals(1, settings("write-bw", "host").rxDepth());
         assertEquals(512, settings("write-lat", "--write_with_imm", "-D", "2").rxDepth());
+        assertTrue(settings("read-bw", "--data_validation", "host").operations().dataValidation());
         assertTrue(settings("atomic-bw", "-e", "host").events(), "perftest offers -e on the atomic tests");
         assertTrue(settings("atomic-lat", "--events").events());
     }
@@ -150,6 +151,13 @@ class RateMemoryOptionsTest {
         "write-bw --send_with_imm | Unknown option: '--send_with_imm'",
         "send-bw --write_with_imm | Unknown option: '--write_with_imm'",
         "read-lat --write_with_imm | Unknown option: '--write_with_imm'",
+        "write-lat --data_validation | Unknown option: '--data_validation'",
+        "send-bw --data_validation | Unknown option: '--data_validation'",
+        "write-bw --data_validation -c UC | option '--data_validation': needs RC (-c RC)",
+        "read-bw --data_validation -a | option '--data_validation': excludes -a (one size only)",
+        "write-bw --data_validation -t 16 | option '--data_validation': needs -t 32 or more, got 16",
+        "read-bw --data_validation --use-null-mr | option '--data_validation': excludes --use-null-mr",
+        "write-bw --data_validation --write_with_imm | option '--data_validation': excludes --write_with_imm",
         "send-lat --mmap-offset 4096 | option '--mmap-offset': needs --mmap",
         "send-lat --mmap /nonexistent/jrdma-buffer | option '--mmap': no file '/nonexistent/jrdma-buffer'",
         "send-lat --mmap /dev/null --mmap-offset 100 | option '--mmap-offset': must be a non-negative multiple of the page size",

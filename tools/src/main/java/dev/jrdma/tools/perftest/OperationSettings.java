@@ -2,7 +2,8 @@
 package dev.jrdma.tools.perftest;
 
 /**
- * Other verbs: --send_with_imm, --write_with_imm (and -e on the atomic tests, which is EventOptions').
+ * Other verbs: --send_with_imm, --write_with_imm, --data_validation (and -e on the atomic tests,
+ * which is EventOptions').
  * <p>
  * One group of {@link PerftestSettings}, resolved from its picocli mixin by
  * {@code PerftestCommands}; {@link #DEFAULT} is perftest's behaviour when none of the group's
@@ -15,10 +16,12 @@ package dev.jrdma.tools.perftest;
  *                          consumes a receive at the peer, which then runs too (write-bw: perftest's
  *                          run_iter_bw_server; write-lat: a ping-pong of completions, not of polled
  *                          bytes), with the same check; both sides need it (perftest: SYMMETRIC)
+ * @param dataValidation    --data_validation (write-bw, read-bw): the source bytes carry a known
+ *                          pattern and the side where they land checks every byte after the run
  */
-public record OperationSettings(boolean sendWithImmediate, boolean writeWithImmediate) {
+public record OperationSettings(boolean sendWithImmediate, boolean writeWithImmediate, boolean dataValidation) {
     /** None of the group's options given. */
-    public static final OperationSettings DEFAULT = new OperationSettings(false, false);
+    public static final OperationSettings DEFAULT = new OperationSettings(false, false, false);
 
     /** {@return whether every message carries immediate data and consumes a receive} */
     public boolean immediate() {

@@ -353,6 +353,19 @@ public final class PerftestRunner implements PerftestSession.Device {
         if (!duration && index + 1 < side.sizes.size()) {
             side.postReceives(index + 1);
         }
+        if (s.operations().dataValidation() && side.verb == Verb.READ) {
+            validate(size);   // the read-bw client (both with -b): the bytes it read have landed
+        }
+    }
+
+    /** --data_validation: checks the bytes that landed here; prints PASSED in the table, or fails. */
+    private void validate(long size) {
+        long bytes = DataValidation.check(side, size);
+        if (output.isText()) {
+            console.out().print(" Data validation: PASSED (" + bytes + " bytes of " + side.qps.size() + " QP"
+                    + (side.qps.size() > 1 ? "s" : "") + ")\n");
+            console.out().flush();
+        }
     }
 
     @Override
@@ -369,6 +382,9 @@ public final class PerftestRunner implements PerftestSession.Device {
             output.bandwidthRow(lastReport.plus(remoteReport));   // print_full_bw_report: both directions' sum
         } else if (!s.client() && s.kind() != TestKind.SEND_BW) {
             output.bandwidthRow(remoteReport);   // the passive server prints the client's numbers
+        }
+        if (s.operations().dataValidation() && side.verb == Verb.WRITE && (s.bidirectional() || !s.client())) {
+            validate(side.sizes.getFirst());   // the write-bw server (both with -b): the peer's run has ended
         }
     }
 

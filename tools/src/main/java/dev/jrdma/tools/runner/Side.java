@@ -119,6 +119,9 @@ final class Side {
         buffer = TestBuffer.allocate(pd, 2L * n * slot,
                 EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ, Access.REMOTE_ATOMIC), s.memory());
         mr = buffer.region();
+        if (s.operations().dataValidation()) {
+            DataValidation.fill(this, maxSize);
+        }
         int tx = s.txDepth();
         int rx = receives() ? s.rxDepth() : 1;
         if (s.events()) {
