@@ -157,8 +157,8 @@ class RateMemoryDeviceTest {
             assertEquals(1, r[1].code(), r[1].all());
             String err = r[1].err();
             assertTrue(err.contains("--rate_limit_type " + limit.get(limit.indexOf("--rate_limit_type") + 1)), err);
-            assertTrue(err.contains(DEVICE) && err.contains("ibv_modify_qp_rate_limit")
-                    && err.contains("packet pacing") && err.matches("(?s).*E[A-Z]+.*"), err);
+            assertTrue(err.contains(DEVICE + " refused the QP rate limit") && err.contains("ibv_modify_qp_rate_limit")
+                    && err.contains("errno "), err);
         }
     }
 
