@@ -27,10 +27,10 @@ final class DataValidation {
         return (byte) (1 + (offset * 31 + qp * 17L) % 251);
     }
 
-    /** Fills each QP's source slot: {@code size} bytes of the pattern. */
+    /** Fills each QP's source slot: {@code size} bytes of the pattern (before the QPs exist: -q says how many). */
     static void fill(Side side, long size) {
         MemorySegment buffer = side.mr.segment();
-        int n = side.qps.size();
+        int n = side.s.qps();
         for (int q = 0; q < n; q++) {
             long base = source(side, q, n);
             for (long j = 0; j < size; j++) {
@@ -47,7 +47,7 @@ final class DataValidation {
      */
     static long check(Side side, long size) {
         MemorySegment buffer = side.mr.segment();
-        int n = side.qps.size();
+        int n = side.s.qps();
         for (int q = 0; q < n; q++) {
             long at = firstMismatch(buffer, landing(side, q, n), size, q);
             if (at >= 0) {
