@@ -18,7 +18,8 @@ import picocli.CommandLine.ParameterException;
 final class RateOptions {
     @Option(names = "--rate_limit", paramLabel = "RATE",
             description = "Limit the rate of sent messages to RATE --rate_units (default unit: Gb/s). Without "
-                    + "--rate_limit_type the device is asked (HW) and, where it refuses, the software limiter paces.")
+                    + "--rate_limit_type the device is asked (HW: RATE must then be a static rate in Gb/s, as in "
+                    + "perftest) and, where it refuses, the software limiter paces at RATE --rate_units.")
     String rateLimit;
 
     @Option(names = "--rate_units", paramLabel = "UNITS",
@@ -28,8 +29,9 @@ final class RateOptions {
 
     @Option(names = "--rate_limit_type", paramLabel = "TYPE",
             description = "SW: the sender paces its posts in bursts of --burst_size; HW: the device limits each QP "
-                    + "(ibv_modify_qp_rate_limit), an error where it refuses; PP: packet pacing, as HW with "
-                    + "--burst_size bytes and --typical_pkt_size, --rate_units M only.")
+                    + "(ibv_modify_qp_rate_limit) to a static rate in Gb/s (2.5, 5, 10, ... 600, as perftest), an "
+                    + "error where it refuses; PP: packet pacing, as HW with --burst_size bytes and "
+                    + "--typical_pkt_size, --rate_units M only.")
     String rateLimitType;
 
     @Option(names = "--burst_size", paramLabel = "N",
@@ -112,6 +114,13 @@ final class RateOptions {
                 }
             }
             case HW -> {
+                // perftest (get_gbps_str_by_ibv_rate) takes a HW limit as one of the static rates, in Gb/s
+                // whatever --rate_units says, and compares the text as given.
+                if (!STATIC_RATES_GBPS.contains(rateLimit)) {
+                    throw usage(spec, "option '--rate_limit': a HW rate limit must be a static rate in Gb/s ("
+                            + String.join(", ", STATIC_RATES_GBPS) + "), got '" + rateLimit + "'"
+                            + (rateLimitType == null ? " (or give --rate_limit_type SW)" : ""));
+                }
                 if (units == Units.PPS) {
                     throw usage(spec, "option '--rate_units': p (messages per second) is not available with a HW "
                             + "rate limit");
@@ -130,6 +139,10 @@ final class RateOptions {
         }
         return new RateSettings(type, rateLimitType != null, limit, units, burst, typical);
     }
+
+    /** perftest's RATE_VALUES (26.04): the ibv_rate values a HW limit may take, as it spells them. */
+    static final java.util.List<String> STATIC_RATES_GBPS = java.util.List.of("2.5", "5", "10", "14", "20", "25",
+            "28", "30", "40", "50", "56", "60", "80", "100", "112", "120", "168", "200", "300", "400", "600");
 
     private static ParameterException usage(CommandSpec spec, String message) {
         return new ParameterException(spec.commandLine(), message);

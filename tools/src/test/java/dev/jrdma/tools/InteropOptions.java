@@ -54,6 +54,6 @@ final class InteropOptions {
     static List<Case> rateAndOperations() {
         return List.of(
                 new Case(TestKind.WRITE_BW, "--rate_limit 100 --rate_units p --rate_limit_type SW --burst_size 5"),
-                new Case(TestKind.SEND_BW, "--rate_limit 1 --rate_units M -s 4096"));
+                new Case(TestKind.SEND_BW, "--rate_limit 10 --rate_units M -s 4096"));
     }
 }

@@ -148,7 +148,7 @@ class RateMemoryDeviceTest {
     /** An explicit HW or PP limit is asked of the device and refused by rxe, naming device, capability, errno. */
     @Test
     void hardwareLimitsAreRefusedByTheDevice() throws Exception {
-        for (List<String> limit : List.of(List.of("--rate_limit", "1", "--rate_limit_type", "HW"),
+        for (List<String> limit : List.of(List.of("--rate_limit", "10", "--rate_limit_type", "HW"),
                 List.of("--rate_limit", "10", "--rate_units", "M", "--rate_limit_type", "PP", "--burst_size", "4096",
                         "--typical_pkt_size", "1024"))) {
             List<String> opts = new ArrayList<>(List.of("-n", "20"));

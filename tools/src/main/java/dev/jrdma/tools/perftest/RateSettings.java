@@ -121,13 +121,14 @@ public record RateSettings(Type type, boolean typeGiven, double limit, Units uni
     }
 
     /**
-     * The limit the device is asked for: HW in kb/s from Gb/s (x 10^6) or MiB/s (x 2^23 / 1000);
-     * PP as perftest computes it (MiB/s x 8 x 1024) with the burst and typical packet size.
+     * The limit the device is asked for: HW in kb/s from the static rate in Gb/s (x 10^6; perftest
+     * reads a HW limit as Gb/s whatever the units); PP as perftest computes it (MiB/s x 8 x 1024)
+     * with the burst and typical packet size.
      */
     public RateLimit hardwareLimit() {
         double kbps = switch (type) {
             case PP -> limit * 8 * 1024;
-            case HW -> units == Units.GBPS ? limit * 1_000_000 : limit * 8 * 1_048_576 / 1000;
+            case HW -> limit * 1_000_000;
             default -> throw new IllegalStateException("not a hardware limit: " + type);
         };
         int rate = (int) Math.min(Integer.MAX_VALUE, Math.max(1, Math.round(kbps)));
