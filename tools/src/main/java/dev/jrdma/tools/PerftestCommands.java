@@ -8,6 +8,10 @@ import dev.jrdma.tools.PerftestOptions.EventOptions;
 import dev.jrdma.tools.PerftestOptions.InlineOptions;
 import dev.jrdma.tools.PerftestOptions.OutstandingOptions;
 import dev.jrdma.tools.PerftestOptions.AtomicOptions;
+import dev.jrdma.tools.MemoryOptions.NullMrOptions;
+import dev.jrdma.tools.MemoryOptions.PayloadOptions;
+import dev.jrdma.tools.OperationOptions.DataValidationOptions;
+import dev.jrdma.tools.OperationOptions.WriteImmediateOptions;
 import dev.jrdma.tools.perftest.AddressSettings;
 import dev.jrdma.tools.perftest.MemorySettings;
 import dev.jrdma.tools.perftest.OperationSettings;
@@ -63,6 +67,9 @@ final class PerftestCommands {
 
         @Mixin
         PostOptions.Common postCommon;
+
+        @Mixin
+        MemoryOptions memoryOptions;
 
         @Parameters(index = "0", arity = "0..1", paramLabel = "HOST",
                 description = "The server to connect to; without it this side is the server.")
@@ -210,7 +217,9 @@ final class PerftestCommands {
             // perftest clamps the queue depths to the iteration count (force_dependecies).
             int txDepth = duration == 0 ? (int) Math.min(c.txDepth, iters) : c.txDepth;
 
-            int rxDepth = k.defaultRxDepth();
+            // --write_with_imm: each write consumes a receive, posted as for a send test (perftest's DEF_RX_SEND).
+            int rxDepth = operations().writeWithImmediate() ? (int) (duration == 0 ? Math.min(512, iters) : 512)
+                    : k.defaultRxDepth();
             if (send() != null) {
                 range("--rx-depth", "-r", send().rxDepth, 1, 1 << 24);
                 rxDepth = duration == 0 ? (int) Math.min(send().rxDepth, iters) : send().rxDepth;
@@ -296,15 +305,45 @@ final class PerftestCommands {
         }
 
         RateSettings rate() {
-            return RateSettings.DEFAULT;
+            RateOptions r = rateOptions();
+            return r == null ? RateSettings.DEFAULT
+                    : r.resolve(spec, kind(), bandwidth() != null && bandwidth().bidirectional);
         }
 
         MemorySettings memory() {
-            return MemorySettings.DEFAULT;
+            long maxSize = common.all ? PerftestSettings.sweep(kind()).getLast() : common.size;
+            return memoryOptions.resolve(spec, payloadOptions(), nullMrOptions(), maxSize, common.pinCpu != null);
         }
 
         OperationSettings operations() {
-            return OperationSettings.DEFAULT;
+            return OperationOptions.resolve(spec, operationOptions(), writeImmediateOptions(), dataValidationOptions(),
+                    common, memory());
+        }
+
+        // The rate limiter, memory and other-verbs groups: per test where perftest offers them.
+
+        RateOptions rateOptions() {
+            return null;
+        }
+
+        PayloadOptions payloadOptions() {
+            return null;
+        }
+
+        NullMrOptions nullMrOptions() {
+            return null;
+        }
+
+        OperationOptions operationOptions() {
+            return null;
+        }
+
+        WriteImmediateOptions writeImmediateOptions() {
+            return null;
+        }
+
+        DataValidationOptions dataValidationOptions() {
+            return null;
         }
 
         /** --pin-cpu's one CPU or --pin_cores' list (perftest 26.04's syntax: 0,2,4-7). */
@@ -345,6 +384,8 @@ final class PerftestCommands {
         @Mixin PostOptions.Srq srqOptions;
         @Mixin EventOptions eventOptions;
         @Mixin InlineOptions inlineOptions;
+        @Mixin PayloadOptions payloadOptions;
+        @Mixin OperationOptions operationOptions;
 
         @Mixin AddressOptions.Multicast multicastOptions;
 
@@ -354,6 +395,8 @@ final class PerftestCommands {
         @Override PostOptions.Srq srq() { return srqOptions; }
         @Override EventOptions events() { return eventOptions; }
         @Override InlineOptions inline() { return inlineOptions; }
+        @Override PayloadOptions payloadOptions() { return payloadOptions; }
+        @Override OperationOptions operationOptions() { return operationOptions; }
     }
 
     @Command(name = "send-bw", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
@@ -369,6 +412,9 @@ final class PerftestCommands {
         @Mixin AddressOptions.Multicast multicastOptions;
         @Mixin AddressOptions.Connectionless connectionlessOptions;
         @Mixin AddressOptions.DualPort dualPortOptions;
+        @Mixin PayloadOptions payloadOptions;
+        @Mixin RateOptions rateOptions;
+        @Mixin OperationOptions operationOptions;
 
         @Override TestKind kind() { return TestKind.SEND_BW; }
         @Override AddressOptions.Multicast multicast() { return multicastOptions; }
@@ -380,15 +426,22 @@ final class PerftestCommands {
         @Override InlineOptions inline() { return inlineOptions; }
         @Override BandwidthOptions bandwidth() { return bandwidthOptions; }
         @Override PostOptions.Lists postLists() { return postListOptions; }
+        @Override PayloadOptions payloadOptions() { return payloadOptions; }
+        @Override RateOptions rateOptions() { return rateOptions; }
+        @Override OperationOptions operationOptions() { return operationOptions; }
     }
 
     @Command(name = "write-lat", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
             description = "RDMA write latency (each side polls the last byte the peer wrote), like ib_write_lat.")
     static final class WriteLat extends Base {
         @Mixin InlineOptions inlineOptions;
+        @Mixin NullMrOptions nullMrOptions;
+        @Mixin WriteImmediateOptions writeImmediateOptions;
 
         @Override TestKind kind() { return TestKind.WRITE_LAT; }
         @Override InlineOptions inline() { return inlineOptions; }
+        @Override NullMrOptions nullMrOptions() { return nullMrOptions; }
+        @Override WriteImmediateOptions writeImmediateOptions() { return writeImmediateOptions; }
     }
 
     @Command(name = "write-bw", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
@@ -399,12 +452,22 @@ final class PerftestCommands {
         @Mixin PostOptions.Lists postListOptions;
 
         @Mixin AddressOptions.DualPort dualPortOptions;
+        @Mixin PayloadOptions payloadOptions;
+        @Mixin NullMrOptions nullMrOptions;
+        @Mixin RateOptions rateOptions;
+        @Mixin WriteImmediateOptions writeImmediateOptions;
+        @Mixin DataValidationOptions dataValidationOptions;
 
         @Override TestKind kind() { return TestKind.WRITE_BW; }
         @Override AddressOptions.DualPort dualPort() { return dualPortOptions; }
         @Override InlineOptions inline() { return inlineOptions; }
         @Override BandwidthOptions bandwidth() { return bandwidthOptions; }
         @Override PostOptions.Lists postLists() { return postListOptions; }
+        @Override PayloadOptions payloadOptions() { return payloadOptions; }
+        @Override NullMrOptions nullMrOptions() { return nullMrOptions; }
+        @Override RateOptions rateOptions() { return rateOptions; }
+        @Override WriteImmediateOptions writeImmediateOptions() { return writeImmediateOptions; }
+        @Override DataValidationOptions dataValidationOptions() { return dataValidationOptions; }
     }
 
     @Command(name = "read-lat", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
@@ -412,10 +475,14 @@ final class PerftestCommands {
     static final class ReadLat extends Base {
         @Mixin EventOptions eventOptions;
         @Mixin OutstandingOptions outstandingOptions;
+        @Mixin PayloadOptions payloadOptions;
+        @Mixin NullMrOptions nullMrOptions;
 
         @Override TestKind kind() { return TestKind.READ_LAT; }
         @Override EventOptions events() { return eventOptions; }
         @Override OutstandingOptions outstanding() { return outstandingOptions; }
+        @Override PayloadOptions payloadOptions() { return payloadOptions; }
+        @Override NullMrOptions nullMrOptions() { return nullMrOptions; }
     }
 
     @Command(name = "read-bw", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
@@ -427,6 +494,10 @@ final class PerftestCommands {
         @Mixin PostOptions.Lists postListOptions;
 
         @Mixin AddressOptions.DualPort dualPortOptions;
+        @Mixin PayloadOptions payloadOptions;
+        @Mixin NullMrOptions nullMrOptions;
+        @Mixin RateOptions rateOptions;
+        @Mixin DataValidationOptions dataValidationOptions;
 
         @Override TestKind kind() { return TestKind.READ_BW; }
         @Override AddressOptions.DualPort dualPort() { return dualPortOptions; }
@@ -434,6 +505,10 @@ final class PerftestCommands {
         @Override OutstandingOptions outstanding() { return outstandingOptions; }
         @Override BandwidthOptions bandwidth() { return bandwidthOptions; }
         @Override PostOptions.Lists postLists() { return postListOptions; }
+        @Override PayloadOptions payloadOptions() { return payloadOptions; }
+        @Override NullMrOptions nullMrOptions() { return nullMrOptions; }
+        @Override RateOptions rateOptions() { return rateOptions; }
+        @Override DataValidationOptions dataValidationOptions() { return dataValidationOptions; }
     }
 
     @Command(name = "atomic-lat", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
@@ -441,10 +516,14 @@ final class PerftestCommands {
     static final class AtomicLat extends Base {
         @Mixin OutstandingOptions outstandingOptions;
         @Mixin AtomicOptions atomicOptions;
+        @Mixin EventOptions eventOptions;
+        @Mixin PayloadOptions payloadOptions;
 
         @Override TestKind kind() { return TestKind.ATOMIC_LAT; }
         @Override OutstandingOptions outstanding() { return outstandingOptions; }
         @Override AtomicOptions atomic() { return atomicOptions; }
+        @Override EventOptions events() { return eventOptions; }
+        @Override PayloadOptions payloadOptions() { return payloadOptions; }
     }
 
     @Command(name = "atomic-bw", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
@@ -456,6 +535,9 @@ final class PerftestCommands {
         @Mixin PostOptions.Lists postListOptions;
 
         @Mixin AddressOptions.DualPort dualPortOptions;
+        @Mixin EventOptions eventOptions;
+        @Mixin PayloadOptions payloadOptions;
+        @Mixin RateOptions rateOptions;
 
         @Override TestKind kind() { return TestKind.ATOMIC_BW; }
         @Override AddressOptions.DualPort dualPort() { return dualPortOptions; }
@@ -463,5 +545,8 @@ final class PerftestCommands {
         @Override AtomicOptions atomic() { return atomicOptions; }
         @Override BandwidthOptions bandwidth() { return bandwidthOptions; }
         @Override PostOptions.Lists postLists() { return postListOptions; }
+        @Override EventOptions events() { return eventOptions; }
+        @Override PayloadOptions payloadOptions() { return payloadOptions; }
+        @Override RateOptions rateOptions() { return rateOptions; }
     }
 }

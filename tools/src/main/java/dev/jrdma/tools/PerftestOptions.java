@@ -170,7 +170,7 @@ final class PerftestOptions {
         int rxDepth;
     }
 
-    /** -e: send and read tests. */
+    /** -e: send, read and atomic tests. */
     static final class EventOptions {
         @Option(names = {"-e", "--events"}, description = "Sleep on completion events instead of polling.")
         boolean events;

@@ -63,8 +63,16 @@ final class InteropOptions {
         return List.of();
     }
 
-    /** Rate limits, immediate data, data validation. */
+    /**
+     * Rate limits, immediate data, data validation. perftest 6.06 has the rate limiter but not
+     * --send_with_imm, --write_with_imm or --data_validation (6.2x options: a 6.06 peer refuses
+     * them), so only the limiter is tried against it: the software limiter pacing the sender, and
+     * a bare --rate_limit, which both tools ask the device for (HW) and, refused by rxe, fall back
+     * to the software limiter with a warning.
+     */
     static List<Case> rateAndOperations() {
-        return List.of();
+        return List.of(
+                new Case(TestKind.WRITE_BW, "--rate_limit 100 --rate_units p --rate_limit_type SW --burst_size 5"),
+                new Case(TestKind.SEND_BW, "--rate_limit 10 --rate_units M -s 4096"));
     }
 }

@@ -78,13 +78,19 @@ public final class PerftestSchedule {
      *                      -b runs the client also sends its QPN in one UD message on the test
      *                      QP (send_qp_num_for_ah): all inside CM_CONNECT, not on this channel.
      */
-    public record Options(boolean bidirectional, boolean duration, boolean rdmaCm) {
+    public record Options(boolean bidirectional, boolean duration, boolean rdmaCm, boolean writeImmediate) {
         /** Iteration run, one direction, Ethernet (TCP) exchange. */
-        public static final Options DEFAULT = new Options(false, false, false);
+        public static final Options DEFAULT = new Options(false, false, false, false);
+
+        /** -b, -D, -R without --write_with_imm. */
+        public Options(boolean bidirectional, boolean duration, boolean rdmaCm) {
+            this(bidirectional, duration, rdmaCm, false);
+        }
 
         /** The options of a resolved command line. */
         public static Options of(PerftestSettings s) {
-            return new Options(s.bidirectional(), s.durationSeconds() > 0, s.rdmaCm());
+            return new Options(s.bidirectional(), s.durationSeconds() > 0, s.rdmaCm(),
+                    s.operations().writeWithImmediate());
         }
     }
 
@@ -142,7 +148,12 @@ public final class PerftestSchedule {
                 s.addAll(List.of(Step.SYNC, Step.KEYS));
                 s.addAll(connect);
                 s.addAll(List.of(Step.KEYS, Step.SYNC));
-                s.addAll(Collections.nCopies(sizes, Step.RUN));
+                for (int i = 0; i < sizes; i++) {
+                    if (options.writeImmediate()) {
+                        s.add(Step.SYNC);   // --write_with_imm: receives posted before the peer writes
+                    }
+                    s.add(Step.RUN);
+                }
                 s.add(Step.CLOSE);
             }
             case READ_LAT, ATOMIC_LAT -> {
@@ -178,6 +189,19 @@ public final class PerftestSchedule {
                 s.add(Step.KEYS);
                 s.addAll(connect);
                 s.addAll(List.of(Step.KEYS, Step.SYNC));
+                if (options.writeImmediate()) {
+                    // --write_with_imm (perftest 6.2x): both sides run, between two syncs per size;
+                    // -b exchanges reports except in duration runs, one direction never (each side
+                    // prints its own row).
+                    for (int i = 0; i < runs; i++) {
+                        s.addAll(List.of(Step.SYNC, Step.RUN, Step.SYNC));
+                        if (duplex && !options.duration()) {
+                            s.add(Step.REPORT);
+                        }
+                    }
+                    s.addAll(finish);
+                    return List.copyOf(s);
+                }
                 if (duplex) {
                     for (int i = 0; i < runs; i++) {
                         s.add(Step.SYNC);

@@ -145,8 +145,8 @@ public record PerftestSettings(TestKind kind, String host, String device, int ib
                 RunSettings.DEFAULT,
                 posting,
                 addressing,
-                rate,
-                memory,
+                RateSettings.DEFAULT,   // unpaced: a limit would stretch the warm-up by its own length
+                memory.forWarmUp(),
                 operations);
     }
 

@@ -3,7 +3,6 @@ package dev.jrdma.tools.runner;
 
 import dev.jrdma.PreparedReceive;
 import dev.jrdma.RdmaTimeoutException;
-import dev.jrdma.SendOpcode;
 import dev.jrdma.WorkCompletion;
 import dev.jrdma.WorkCompletions;
 import dev.jrdma.tools.perftest.BandwidthMath;
@@ -105,7 +104,7 @@ final class BandwidthLoops {
     static BwReportData sendBidirectional(Side side, long size, StopRule rule) throws IOException {
         Completions c = side.completions;
         WorkCompletions batch = c.batch;
-        try (Sends sends = Sends.of(side, size, SendOpcode.SEND, rule);
+        try (Sends sends = Sends.of(side, size, side.opcode(), rule);
              Receives recvs = new Receives(side, size, rule)) {
             boolean armed = false;
             long timeoutNanos = c.timeoutNanos();
@@ -172,6 +171,7 @@ final class BandwidthLoops {
      * names the QP that posted them, as perftest's).
      */
     private static final class Receives implements AutoCloseable {
+        private final Side side;
         private final PreparedReceive[] reqs;
         private final long iters;
         private final long total;
@@ -183,6 +183,7 @@ final class BandwidthLoops {
         private long received;
 
         Receives(Side side, long size, StopRule rule) {
+            this.side = side;
             reqs = side.preparedReceives(size);
             iters = rule.iterations();
             total = rule.timed() ? Long.MAX_VALUE : iters * reqs.length;
@@ -194,7 +195,8 @@ final class BandwidthLoops {
         }
 
         /** Accounts a successful receive completion (wr_id: the QP). */
-        void complete(WorkCompletion c) {
+        void complete(WorkCompletion c) throws IOException {
+            side.checkImmediate(c);
             int q = (int) c.wrId();
             received++;
             if (++unused[q] >= list && posted[q] + list <= iters) {

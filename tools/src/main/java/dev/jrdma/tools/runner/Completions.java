@@ -45,6 +45,11 @@ final class Completions {
     private final PollSize sendPoll;
     private final PollSize recvPoll;
 
+    /** The completion the last {@code take} returned (its fields stay until the next poll). */
+    WorkCompletion last() {
+        return wc;
+    }
+
     Completions(Side side, Duration timeout, int spinMask) {
         this.side = side;
         var s = side.s;

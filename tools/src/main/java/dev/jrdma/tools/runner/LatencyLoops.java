@@ -31,13 +31,17 @@ final class LatencyLoops {
     private LatencyLoops() {
     }
 
-    /** run_iter_lat_send: the client sends first; each side re-posts its receive while more are due. */
+    /**
+     * run_iter_lat_send (and run_iter_lat_write_imm for --write_with_imm): the client sends first
+     * (write_lat: the server); each side re-posts its receive while more are due.
+     */
     static void send(Side side, long size, StopRule rule) throws IOException {
         Completions c = side.completions;
         long iters = rule.iterations();
-        boolean client = side.s.client();
+        // The side that posts first: send_lat's client; with --write_with_imm write_lat's server.
+        boolean client = side.s.client() != side.writeImmediate;
         int rxDepth = side.s.rxDepth();
-        try (SendPoster send = SendPoster.single(side, 0, size, SendOpcode.SEND);
+        try (SendPoster send = SendPoster.single(side, 0, size, side.opcode());
              PreparedReceive recv = side.post.prepareReceive(0, size)) {   // to the QP, or --use-srq's SRQ
             rule.start(System.nanoTime());
             int scnt = 0;
@@ -48,6 +52,7 @@ final class LatencyLoops {
                         break;
                     }
                     rcnt++;
+                    side.checkImmediate(c.last());
                     if (rcnt + (long) rxDepth <= iters) {
                         recv.post();
                         side.post.receivesPosted(1);

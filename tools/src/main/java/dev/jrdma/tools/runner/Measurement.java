@@ -32,7 +32,13 @@ final class Measurement {
         TestKind kind = side.kind;
         switch (kind) {
             case SEND_LAT -> LatencyLoops.send(side, size, rule);
-            case WRITE_LAT -> LatencyLoops.write(side, size, rule);
+            case WRITE_LAT -> {
+                if (side.writeImmediate) {
+                    LatencyLoops.send(side, size, rule);   // run_iter_lat_write_imm: a ping-pong of receives
+                } else {
+                    LatencyLoops.write(side, size, rule);
+                }
+            }
             case READ_LAT, ATOMIC_LAT -> LatencyLoops.roundTrip(side, size, rule);
             case SEND_BW -> {
                 if (side.s.bidirectional()) {
@@ -42,6 +48,12 @@ final class Measurement {
                         : BandwidthLoops.sendServer(side, size, rule));
             }
             case WRITE_BW, READ_BW, ATOMIC_BW -> {
+                if (side.writeImmediate && side.s.bidirectional()) {
+                    return bandwidth(BandwidthLoops.sendBidirectional(side, size, rule));
+                }
+                if (side.writeImmediate && !side.s.client()) {
+                    return bandwidth(BandwidthLoops.sendServer(side, size, rule));
+                }
                 return bandwidth(BandwidthLoops.client(side, size, rule));
             }
         }

@@ -11,6 +11,7 @@ import dev.jrdma.Rdma;
 import dev.jrdma.RdmaDevice;
 import dev.jrdma.tools.perftest.BwReportData;
 import dev.jrdma.tools.perftest.CpuAffinity;
+import dev.jrdma.tools.perftest.NumaNodes;
 import dev.jrdma.tools.perftest.PeerInfo;
 import dev.jrdma.tools.perftest.PerftestListener;
 import dev.jrdma.tools.perftest.PerftestChannel;
@@ -49,6 +50,7 @@ public final class PerftestRunner implements PerftestSession.Device {
     private TestInfo info;
     /** --pin-cpu: the measuring thread's binding, undone when the run ends. */
     private CpuAffinity.Pinned pinned;
+    private NumaNodes.Bound numaBound;
 
     private PerftestRunner(PerftestSettings s, Console console) {
         this.s = s;
@@ -97,6 +99,12 @@ public final class PerftestRunner implements PerftestSession.Device {
             if (r.pinned != null) {
                 r.pinned.close();   // an in-process caller (tests) gets its thread back as it was
             }
+            if (r.numaBound != null) {
+                r.numaBound.close();
+            }
+            if (r.side.post != null) {
+                r.side.post.closeBuffers();   // the context closed the regions; this unmaps --mmap's or huge pages
+            }
         }
     }
 
@@ -134,6 +142,10 @@ public final class PerftestRunner implements PerftestSession.Device {
      * before the peer connects; a thread started by a bound thread would inherit the binding.
      */
     private void pinMeasuringThread() throws IOException {
+        if (s.memory().numaNode() >= 0 && numaBound == null) {
+            // --numa_node: the buffer is allocated (and zeroed) after this, so first touch puts it on the node.
+            numaBound = NumaNodes.bindCurrentThread(s.memory().numaNode());
+        }
         if (s.pinCpus().isEmpty() || pinned != null) {
             return;
         }
@@ -302,6 +314,7 @@ public final class PerftestRunner implements PerftestSession.Device {
         output.connection(side.mine, peers);
         side.checkGidUse(peers);
         side.connectQueuePairs(peers);
+        HardwareRate.apply(side, console);
         side.postReceives(0);   // a send test's, before the sync that precedes the first run, as perftest does
         warmUp.settle();
     }
@@ -309,6 +322,7 @@ public final class PerftestRunner implements PerftestSession.Device {
     @Override
     public List<PeerInfo> connectRdmaCm() throws IOException {
         rdmaCm.connectTestQueuePair(side);
+        HardwareRate.apply(side, console);
         warmUp.settle();
         return List.copyOf(side.mine);
     }
@@ -344,7 +358,8 @@ public final class PerftestRunner implements PerftestSession.Device {
             output.latencyRow(row.latency());
         } else if (row.windowLatency() != null) {
             output.latencyRow(row.windowLatency());
-        } else if (duration ? s.bidirectional() && s.kind() != TestKind.SEND_BW : s.bidirectional()) {
+        } else if (duration ? s.bidirectional() && s.kind() != TestKind.SEND_BW && !side.writeImmediate
+                : s.bidirectional()) {
             lastReport = row.bandwidth();   // -b: printed with the peer's sum after the report exchange
         } else {
             if (s.kind() != TestKind.SEND_BW) {
@@ -355,6 +370,19 @@ public final class PerftestRunner implements PerftestSession.Device {
         }
         if (!duration && index + 1 < side.sizes.size()) {
             side.postReceives(index + 1);
+        }
+        if (s.operations().dataValidation() && side.verb == Verb.READ) {
+            validate(size);   // the read-bw client (both with -b): the bytes it read have landed
+        }
+    }
+
+    /** --data_validation: checks the bytes that landed here; prints PASSED in the table, or fails. */
+    private void validate(long size) {
+        long bytes = DataValidation.check(side, size);
+        if (output.isText()) {
+            console.out().print(" Data validation: PASSED (" + bytes + " bytes of " + side.qps.size() + " QP"
+                    + (side.qps.size() > 1 ? "s" : "") + ")\n");
+            console.out().flush();
         }
     }
 
@@ -372,6 +400,9 @@ public final class PerftestRunner implements PerftestSession.Device {
             output.bandwidthRow(lastReport.plus(remoteReport));   // print_full_bw_report: both directions' sum
         } else if (!s.client() && s.kind() != TestKind.SEND_BW) {
             output.bandwidthRow(remoteReport);   // the passive server prints the client's numbers
+        }
+        if (s.operations().dataValidation() && side.verb == Verb.WRITE && (s.bidirectional() || !s.client())) {
+            validate(side.sizes.getFirst());   // the write-bw server (both with -b): the peer's run has ended
         }
     }
 

@@ -34,6 +34,8 @@ final class PostResources {
     private boolean srqUsed;
     /** --mr_per_qp: per QP its region ([send slot, receive slot]); null for one region of all. */
     private MemoryRegion[] regions;
+    /** The buffers behind {@link #regions} (or the one region): what closeBuffers frees or unmaps. */
+    private TestBuffer[] buffers;
     private ThreadDomain threadDomain;
     private ProtectionDomain parentDomain;
     /** Whether the QPs were created for the extended post API ({@link SendPoster} posts through it). */
@@ -77,15 +79,21 @@ final class PostResources {
     /** The buffer: one region of {@code bytes}, or with --mr_per_qp one per QP of its share; the first. */
     MemoryRegion allocateBuffers(long bytes, Set<Access> access) {
         int n = side.s.qps();
-        if (!p.mrPerQp() || n == 1) {
+        int count = !p.mrPerQp() || n == 1 ? 1 : n;
+        buffers = new TestBuffer[count];
+        for (int i = 0; i < count; i++) {
+            // Each QP's share gets the memory options (--use_hugepages, --mmap, ...) of the whole buffer.
+            buffers[i] = TestBuffer.allocate(side.pd, bytes / count, access, side.s.memory());
+        }
+        if (count == 1) {
             regions = null;
-            return side.pd.allocate(bytes, access);
+        } else {
+            regions = new MemoryRegion[count];
+            for (int i = 0; i < count; i++) {
+                regions[i] = buffers[i].region();
+            }
         }
-        regions = new MemoryRegion[n];
-        for (int i = 0; i < n; i++) {
-            regions[i] = side.pd.allocate(bytes / n, access);
-        }
-        return regions[0];
+        return buffers[0].region();
     }
 
     boolean perQpRegions() {
@@ -142,8 +150,8 @@ final class PostResources {
     /** The one operation the test's QPs build. */
     private SendOp sendOp() {
         return switch (side.verb) {
-            case SEND -> SendOp.SEND;
-            case WRITE -> SendOp.RDMA_WRITE;
+            case SEND -> side.withImmediate ? SendOp.SEND_WITH_IMM : SendOp.SEND;
+            case WRITE -> side.writeImmediate ? SendOp.RDMA_WRITE_WITH_IMM : SendOp.RDMA_WRITE;
             case READ -> SendOp.RDMA_READ;
             case ATOMIC -> side.s.atomicType() == dev.jrdma.tools.perftest.TestKind.AtomicType.CMP_AND_SWAP
                     ? SendOp.ATOMIC_CMP_AND_SWP : SendOp.ATOMIC_FETCH_AND_ADD;
@@ -210,12 +218,19 @@ final class PostResources {
     }
 
     /** The regions of QPs 1.. of --mr_per_qp (the side closes the first, its {@code mr}). */
+    /**
+     * Deregisters every buffer, then frees or unmaps its memory; safe to call again, and after the
+     * context's close has deregistered the regions.
+     */
     void closeBuffers() {
-        if (regions != null) {
-            for (int i = 1; i < regions.length; i++) {
-                regions[i].close();
+        if (buffers != null) {
+            for (int i = buffers.length - 1; i >= 0; i--) {
+                if (buffers[i] != null) {
+                    buffers[i].close();
+                }
             }
-            regions = null;
+            buffers = null;
         }
+        regions = null;
     }
 }

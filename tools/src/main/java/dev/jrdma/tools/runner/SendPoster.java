@@ -8,6 +8,7 @@ import dev.jrdma.PreparedSend;
 import dev.jrdma.RemoteMemory;
 import dev.jrdma.SendOpcode;
 import dev.jrdma.SendRequest;
+import dev.jrdma.tools.perftest.OperationSettings;
 import dev.jrdma.tools.perftest.PeerInfo;
 import dev.jrdma.tools.perftest.TestKind;
 import dev.jrdma.tools.perftest.Verb;
@@ -174,7 +175,9 @@ abstract sealed class SendPoster implements AutoCloseable {
                     q.wrId(wrId).signaled(signaled[j]);
                     switch (opcode) {
                         case SEND -> q.send();
+                        case SEND_WITH_IMM -> q.sendWithImmediate(OperationSettings.IMMEDIATE);
                         case RDMA_WRITE -> q.rdmaWrite(remote, 0);
+                        case RDMA_WRITE_WITH_IMM -> q.rdmaWriteWithImmediate(remote, 0, OperationSettings.IMMEDIATE);
                         case RDMA_READ -> q.rdmaRead(remote, 0);
                         case ATOMIC_CMP_AND_SWP -> q.compareAndSwap(remote, 0, compareAdd, 0);
                         case ATOMIC_FETCH_AND_ADD -> q.fetchAndAdd(remote, 0, compareAdd);

@@ -24,6 +24,8 @@ abstract sealed class Sends implements AutoCloseable {
     final int tx;
     /** -l: messages per post. */
     final int list;
+    /** --rate_limit_type SW: the burst schedule; null without it. */
+    final SoftwareRateLimiter limiter;
 
     private Sends(Side side, long size, SendOpcode opcode) {
         this.side = side;
@@ -32,6 +34,7 @@ abstract sealed class Sends implements AutoCloseable {
         tx = side.s.txDepth();
         list = side.s.posting().postList();
         reqs = new SendPoster[n];
+        limiter = SoftwareRateLimiter.of(side.rate, size, tx);
         try {
             for (int i = 0; i < n; i++) {
                 reqs[i] = SendPoster.of(side, i, size, opcode, list, cqMod, false);   // wr_id: the QP
@@ -56,8 +59,11 @@ abstract sealed class Sends implements AutoCloseable {
         return rule.timed() ? new Grouped(side, size, opcode) : new Counted(side, size, opcode, rule.iterations());
     }
 
-    /** Starts the clock of a count with -N. */
+    /** Starts the clock of a count with -N, and the rate limiter's schedule. */
     void start() {
+        if (limiter != null) {
+            limiter.start(System.nanoTime());
+        }
     }
 
     /** Tops every QP up to tx-depth outstanding messages. */
@@ -116,6 +122,7 @@ abstract sealed class Sends implements AutoCloseable {
 
         @Override
         void start() {
+            super.start();
             if (!peak) {
                 posted[0] = System.nanoTime();
             }
@@ -135,6 +142,13 @@ abstract sealed class Sends implements AutoCloseable {
                 }
                 if (first >= limit) {
                     continue;
+                }
+                if (limiter != null) {
+                    limit = Math.min(limit, first + limiter.allowance(System.nanoTime()));
+                    if (first >= limit) {
+                        continue;
+                    }
+                    limiter.posted(limit - first);
                 }
                 SendPoster r = reqs[q];
                 int last = iters - 1;
@@ -215,6 +229,12 @@ abstract sealed class Sends implements AutoCloseable {
             }
             for (int q = 0; q < reqs.length; q++) {
                 while (scnt[q] - ccnt[q] + cqMod <= tx) {
+                    if (limiter != null) {
+                        if (limiter.allowance(System.nanoTime()) == 0) {
+                            break;
+                        }
+                        limiter.posted(cqMod);
+                    }
                     for (int k = 0; k < cqMod; k++) {
                         reqs[q].signaled(k == cqMod - 1).post();
                     }

@@ -22,7 +22,10 @@ import dev.jrdma.RemoteMemory;
 import dev.jrdma.SendOpcode;
 import dev.jrdma.SendRequest;
 import dev.jrdma.SharedReceiveQueue;
+import dev.jrdma.WorkCompletion;
+import dev.jrdma.tools.perftest.OperationSettings;
 import dev.jrdma.tools.perftest.PeerInfo;
+import dev.jrdma.tools.perftest.RateSettings;
 import dev.jrdma.tools.perftest.PerftestSettings;
 import dev.jrdma.tools.perftest.TestKind;
 import dev.jrdma.tools.perftest.Verb;
@@ -56,6 +59,12 @@ final class Side {
     final Verb verb;
     final boolean ud;
     final Completions completions;
+    /** The rate limiter: the settings', or the software limiter where the device refused a limit it was not told to use. */
+    RateSettings rate;
+    /** --send_with_imm or --write_with_imm: every send carries immediate data and every receive must. */
+    final boolean withImmediate;
+    /** --write_with_imm: writes carry immediate data and consume the peer's receives. */
+    final boolean writeImmediate;
 
     // What the device and the exchange decided (the same for a twin as for the measurement).
     Context context;
@@ -70,6 +79,7 @@ final class Side {
 
     // The resources of createResources.
     long slot;
+    /** The buffer (the first QP's with --mr_per_qp), from {@link PostResources#allocateBuffers} with the memory options. */
     MemoryRegion mr;
     /** -e: the channel both CQs report to; null when polling. */
     CompletionChannel channel;
@@ -91,6 +101,9 @@ final class Side {
         this.ud = s.connection() == TestKind.Connection.UD;
         this.completions = new Completions(this, s.timeout(), spinMask);
         this.post = new PostResources(this);
+        this.rate = s.rate();
+        this.withImmediate = s.operations().immediate();
+        this.writeImmediate = s.operations().writeWithImmediate();
     }
 
     /**
@@ -108,15 +121,18 @@ final class Side {
         pd = ctx.allocateProtectionDomain();
         mr = post.allocateBuffers(2L * n * slot,
                 EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ, Access.REMOTE_ATOMIC));
+        if (s.operations().dataValidation()) {
+            DataValidation.fill(this, maxSize);
+        }
         int tx = s.txDepth();
-        int rx = verb == Verb.SEND ? s.rxDepth() : 1;
+        int rx = receives() ? s.rxDepth() : 1;
         if (s.events()) {
             channel = ctx.createCompletionChannel();
             sendCq = ctx.createCompletionQueue(Math.max(1, tx * n), channel);
-            recvCq = verb == Verb.SEND ? ctx.createCompletionQueue(Math.max(1, rx * n), channel) : sendCq;
+            recvCq = receives() ? ctx.createCompletionQueue(Math.max(1, rx * n), channel) : sendCq;
         } else {
             sendCq = ctx.createCompletionQueue(Math.max(1, tx * n));
-            recvCq = verb == Verb.SEND ? ctx.createCompletionQueue(Math.max(1, rx * n)) : sendCq;
+            recvCq = receives() ? ctx.createCompletionQueue(Math.max(1, rx * n)) : sendCq;
         }
         QueuePairType type = switch (s.connection()) {
             case RC -> QueuePairType.RC;
@@ -194,9 +210,12 @@ final class Side {
         }
     }
 
-    /** Whether this side receives messages (a send test, but not the send-bw client's one-way run). */
+    /**
+     * Whether the peer's messages consume receives here: a send test or --write_with_imm, but not
+     * on the client of a one-way BW run (only its server receives).
+     */
     boolean receives() {
-        return verb == Verb.SEND && !(kind == TestKind.SEND_BW && s.client() && !s.bidirectional());
+        return (verb == Verb.SEND || writeImmediate) && !(kind.bandwidth() && s.client() && !s.bidirectional());
     }
 
     ReceiveRequest receiveRequest(int qp, long size) {
@@ -253,6 +272,9 @@ final class Side {
         } else if (ud) {
             r.datagram(addressHandles.get(qp), Addressing.remoteQpn(s, remote.get(qp)), QKEY);
         }
+        if (opcode == SendOpcode.SEND_WITH_IMM || opcode == SendOpcode.RDMA_WRITE_WITH_IMM) {
+            r.immediateData(OperationSettings.IMMEDIATE);
+        }
         if ((verb == Verb.SEND || verb == Verb.WRITE) && size <= inlineSize) {
             r.inline(true);
         }
@@ -261,12 +283,23 @@ final class Side {
 
     SendOpcode opcode() {
         return switch (verb) {
-            case SEND -> SendOpcode.SEND;
-            case WRITE -> SendOpcode.RDMA_WRITE;
+            case SEND -> withImmediate ? SendOpcode.SEND_WITH_IMM : SendOpcode.SEND;
+            case WRITE -> writeImmediate ? SendOpcode.RDMA_WRITE_WITH_IMM : SendOpcode.RDMA_WRITE;
             case READ -> SendOpcode.RDMA_READ;
             case ATOMIC -> s.atomicType() == TestKind.AtomicType.CMP_AND_SWAP ? SendOpcode.ATOMIC_CMP_AND_SWP
                     : SendOpcode.ATOMIC_FETCH_AND_ADD;
         };
+    }
+
+    /**
+     * --send_with_imm: fails on a receive completion without immediate data, as perftest's
+     * IBV_WC_WITH_IMM check does (the peer sent plain SENDs: both sides need the option).
+     */
+    void checkImmediate(WorkCompletion wc) throws IOException {
+        if (withImmediate && !wc.hasImmediate()) {
+            throw new IOException("--send_with_imm: a receive completion (QP " + wc.qpNumber() + ", " + wc.byteLength()
+                    + " bytes) carries no immediate data: the peer sent plain SENDs (give both sides --send_with_imm)");
+        }
     }
 
     /** The operation as errors name it. */
@@ -305,10 +338,8 @@ final class Side {
         if (channel != null) {
             channel.close();
         }
-        post.closeBuffers();
-        if (mr != null) {
-            mr.close();
-        }
+        post.closeBuffers();   // deregisters, then frees or unmaps --mmap's file or huge pages
+        mr = null;
         if (pd != null) {
             pd.close();
         }
