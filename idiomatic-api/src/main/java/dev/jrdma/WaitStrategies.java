@@ -68,6 +68,11 @@ final class WaitStrategies {
             }
         }
 
+        @Override
+        public boolean parks(int emptyPolls) {
+            return emptyPolls - spins > yields;
+        }
+
         /** The park after {@code doublings} earlier parks: minParkNanos << doublings, at most maxParkNanos. */
         long park(int doublings) {
             if (doublings >= Long.numberOfLeadingZeros(minParkNanos)) {
@@ -88,6 +93,11 @@ final class WaitStrategies {
         @Override
         public void idle(int emptyPolls) {
             (Thread.currentThread().isVirtual() ? virtual : platform).idle(emptyPolls);
+        }
+
+        @Override
+        public boolean parks(int emptyPolls) {
+            return (Thread.currentThread().isVirtual() ? virtual : platform).parks(emptyPolls);
         }
 
         @Override
