@@ -123,7 +123,6 @@ public final class CompletionChannel extends NativeObject {
      * @param deadline as {@link System#nanoTime()}
      * @return false when the deadline passed, true otherwise (poll: a completion, or a closed queue)
      */
-    @Reaches({"ibv_get_cq_event", "ibv_ack_cq_events"})
     boolean sleep(CompletionQueue cq, long deadline) {
         boolean interrupted = false;
         try (var _ = hold(this)) {

@@ -14,10 +14,23 @@ final class WaitStrategies {
     static final long MIN_PARK_MICROS = 10;
     static final long MAX_PARK_MICROS = 10_000;
 
+    static final WaitStrategy BUSY_POLL = new BusyPoll();
     static final WaitStrategy BUSY_SPIN = new BusySpin();
     static final WaitStrategy YIELDING = new Yielding();
     static final Backoff BACKOFF = new Backoff(SPINS, YIELDS, MIN_PARK_MICROS * 1_000, MAX_PARK_MICROS * 1_000);
     static final WaitStrategy THREAD_AWARE = new ThreadAware(BACKOFF, BUSY_SPIN);
+
+    record BusyPoll() implements WaitStrategy {
+        @Override
+        public void idle(int emptyPolls) {
+            // nothing: poll again at once
+        }
+
+        @Override
+        public String toString() {
+            return "busy poll";
+        }
+    }
 
     record BusySpin() implements WaitStrategy {
         @Override

@@ -18,6 +18,8 @@ import java.time.Duration;
  * thread's does not).
  *
  * <ul>
+ * <li>{@link #busyPoll()}: nothing, the next poll follows at once, as perftest's loops poll;
+ *     what jrdma's measurement loops use.
  * <li>{@link #busySpin()}: {@link Thread#onSpinWait()}; the lowest latency, a CPU (and carrier)
  *     for the whole wait.
  * <li>{@link #yielding()}: {@link Thread#yield()}. On a virtual thread, yielding alone is not a
@@ -68,6 +70,14 @@ public interface WaitStrategy {
      */
     default boolean parks(int emptyPolls) {
         return false;
+    }
+
+    /**
+     * {@return the strategy that does nothing between polls}: the next poll follows at once, as in
+     * perftest's measurement loops, where a pause would only delay seeing the completion.
+     */
+    static WaitStrategy busyPoll() {
+        return WaitStrategies.BUSY_POLL;
     }
 
     /** {@return the strategy that spins with {@link Thread#onSpinWait()} between polls} */

@@ -148,7 +148,7 @@ class ChannelTakeDeviceTest {
     /**
      * A completion that arrives after the last empty poll and before the request for notification
      * raises no event: the wait must poll once more after the request, or it sleeps to its
-     * timeout. The strategy below makes exactly that happen: the wait asks its {@code parks}
+     * timeout (found sleeping here, a failure). The strategy below makes exactly that happen: the wait asks its {@code parks}
      * right before the request, and it delivers the message then.
      */
     @Test
@@ -181,7 +181,14 @@ class ChannelTakeDeviceTest {
                     took.set(e);
                 }
             });
-            assertTrue(t.join(LONG.plusSeconds(10)));
+            // Without the poll after the request the take would sleep on the channel (to its
+            // timeout, whose last poll finds the completion): it must end without sleeping.
+            long deadline = System.nanoTime() + LONG.toNanos();
+            while (t.isAlive() && System.nanoTime() - deadline < 0) {
+                assertFalse(sleepsOnChannel(t), "the take sleeps on its channel with a completion in its CQ");
+                t.join(Duration.ofMillis(10));
+            }
+            assertFalse(t.isAlive(), "the take did not end");
             assertEquals(0L, took.get(), "the completion that came before the request");
         }
     }
