@@ -43,12 +43,15 @@ final class ManyConnections {
      * @param strategy       how the waits for completions idle
      * @param channels       whether each connection's CQ has a completion channel of its own
      *                       (then a take that parks sleeps on it)
+     * @param hold           whether every echo client waits until all are connected before its
+     *                       first round, so that all connections are open at once (the servers'
+     *                       first wait is then bounded by {@link #bound()}, not the timeout)
      */
     record Settings(int connections, int rounds, int messageBytes, Duration timeout, boolean virtualThreads,
-                    WaitStrategy strategy, boolean channels) {
+                    WaitStrategy strategy, boolean channels, boolean hold) {
         Settings(int connections, int rounds, int messageBytes, Duration timeout, boolean virtualThreads,
                  WaitStrategy strategy) {
-            this(connections, rounds, messageBytes, timeout, virtualThreads, strategy, false);
+            this(connections, rounds, messageBytes, timeout, virtualThreads, strategy, false, false);
         }
 
         /** How long a whole run may take before it counts as a stall. */
@@ -132,6 +135,7 @@ final class ManyConnections {
         AtomicLong connected = new AtomicLong();
         AtomicLong allConnectedAt = new AtomicLong();
         AtomicLong allEchoedAt = new AtomicLong();
+        java.util.concurrent.CountDownLatch allConnected = new java.util.concurrent.CountDownLatch(s.connections());
         long fdsAtStart = openFds();
         long rssAtStart = residentKib();
         long availableAtStart = availableKib();
@@ -186,13 +190,26 @@ final class ManyConnections {
                 int index = i;
                 byte kind = i == vanishing ? VANISH : i == rejectedIndex ? REJECT : ECHO;
                 Thread client = threads.newThread(() -> {
+                    boolean[] counted = {false};
                     try {
                         boolean passed = client(clientChannel, address, port, kind, index, s, () -> {
+                            counted[0] = true;
                             if (connected.incrementAndGet() == s.connections()) {
                                 allConnectedAt.set(System.nanoTime());
                                 atPeak[0] = openFds() - fdsAtStart;
                                 atPeak[1] = residentKib() - rssAtStart;
                                 atPeak[2] = availableAtStart - availableKib();
+                            }
+                            allConnected.countDown();
+                            if (s.hold()) {
+                                try {
+                                    if (!allConnected.await(s.bound().toNanos(), java.util.concurrent.TimeUnit.NANOSECONDS)) {
+                                        throw new AssertionError("not all clients connected within " + s.bound());
+                                    }
+                                } catch (InterruptedException e) {
+                                    Thread.currentThread().interrupt();
+                                    throw new AssertionError("interrupted while holding", e);
+                                }
                             }
                         });
                         if (kind == ECHO && passed) {
@@ -204,6 +221,10 @@ final class ManyConnections {
                         }
                     } catch (RuntimeException | AssertionError e) {
                         clientFailures.put(index, e.toString());
+                    } finally {
+                        if (kind == ECHO && !counted[0]) {
+                            allConnected.countDown();   // a client that never connected holds no one up
+                        }
                     }
                 });
                 client.start();
@@ -269,9 +290,14 @@ final class ManyConnections {
      * first; returns the number of send completions seen.
      */
     private static int awaitReceive(CompletionQueue cq, WorkCompletion wc, int round, Settings s, String who) {
+        return awaitReceive(cq, wc, round, s.timeout(), s, who);
+    }
+
+    private static int awaitReceive(CompletionQueue cq, WorkCompletion wc, int round, Duration timeout, Settings s,
+                                    String who) {
         int sends = 0;
         while (true) {
-            cq.take(wc, s.timeout(), s.strategy()).checkSuccess();
+            cq.take(wc, timeout, s.strategy()).checkSuccess();
             if (wc.opcode() == WorkCompletionOpcode.RECV) {
                 if (wc.wrId() != round || wc.byteLength() != s.messageBytes()) {
                     throw new AssertionError(who + ": receive " + wc.wrId() + " of " + wc.byteLength()
@@ -301,7 +327,7 @@ final class ManyConnections {
             WorkCompletion wc = new WorkCompletion();
             int sendsDone = 0;
             for (int r = 0; r < s.rounds(); r++) {
-                sendsDone += awaitReceive(cq, wc, r, s, who);
+                sendsDone += awaitReceive(cq, wc, r, r == 0 && s.hold() ? s.bound() : s.timeout(), s, who);
                 verify(mr.segment().asSlice(0, n), index, r, who);
                 mr.segment().asSlice(n, n).copyFrom(mr.segment().asSlice(0, n));
                 if (r + 1 < s.rounds()) {

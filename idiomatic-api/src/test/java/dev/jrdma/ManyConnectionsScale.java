@@ -14,7 +14,9 @@ import java.util.Map;
  * process's limits first.
  *
  * <p>Arguments: threads (virtual|platform) strategy (threadAware|busySpin|yielding|backoff)
- * channels (channels|none) rounds messageBytes timeoutSeconds runsPerCount count...
+ * channels (channels|none) rounds messageBytes timeoutSeconds runsPerCount hold (hold|none)
+ * count...; with hold every client waits until all are connected, so that all N connections
+ * (2N ends: both sides are in this process) are open at once when the figures are taken.
  */
 public final class ManyConnectionsScale {
     private ManyConnectionsScale() {}
@@ -27,6 +29,7 @@ public final class ManyConnectionsScale {
         int bytes = Integer.parseInt(args[4]);
         Duration timeout = Duration.ofSeconds(Long.parseLong(args[5]));
         int runs = Integer.parseInt(args[6]);
+        boolean hold = args[7].equals("hold");
         var address = TestDevices.ipv4Address();
         try (Context context = TestDevices.device().open()) {
             DeviceAttributes a = context.queryDevice();
@@ -39,16 +42,16 @@ public final class ManyConnectionsScale {
                 System.out.println("scale: " + line.replaceAll("\\s{2,}", " | "));
             }
         }
-        System.out.printf("scale: %s threads, %s, %s, %d round trips of %d B, %s per wait%n",
+        System.out.printf("scale: %s threads, %s, %s, %d round trips of %d B, %s per wait%s%n",
                 virtual ? "virtual" : "platform", strategy, channels ? "a completion channel per CQ" : "no channels",
-                rounds, bytes, timeout);
+                rounds, bytes, timeout, hold ? ", all connections held open at once" : "");
         System.out.println("| threads | wait | N | run | connected (s) | connections/s | done (s) | round trips/s"
                 + " | fds/conn | RSS KiB/conn | memory KiB/conn | result |");
         System.out.println("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |");
-        for (int i = 7; i < args.length; i++) {
+        for (int i = 8; i < args.length; i++) {
             int n = Integer.parseInt(args[i]);
             ManyConnections.Settings s = new ManyConnections.Settings(n, rounds, bytes, timeout, virtual, strategy,
-                    channels);
+                    channels, hold);
             boolean failed = false;
             for (int run = 1; run <= runs; run++) {
                 ManyConnections.Report r = ManyConnections.run(address, s);

@@ -19,7 +19,7 @@ public final class ManyConnectionsSoak {
         WaitStrategy strategy = strategy(args.length > 6 ? args[6] : "threadAware");
         ManyConnections.Settings s = new ManyConnections.Settings(Integer.parseInt(args[1]), Integer.parseInt(args[2]),
                 Integer.parseInt(args[3]), Duration.ofSeconds(Long.parseLong(args[4])), args[5].equals("virtual"),
-                strategy, args.length > 7 && args[7].equals("channels"));
+                strategy, args.length > 7 && args[7].equals("channels"), false);
         var address = TestDevices.ipv4Address();
         int stalls = 0;
         int failures = 0;
