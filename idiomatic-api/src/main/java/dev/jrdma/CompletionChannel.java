@@ -11,6 +11,8 @@ import dev.jrdma.bindings.shim.Posix;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * A completion channel ({@code struct ibv_comp_channel}): lets a thread sleep until a
@@ -29,6 +31,8 @@ import java.time.Duration;
 public final class CompletionChannel extends NativeObject {
     private final Context context;
     private final int fd;
+    /** The completion queue whose wait sleeps on this channel now ({@link #claim}); null when none. */
+    private final AtomicReference<CompletionQueue> sleeper = new AtomicReference<>();
 
     private CompletionChannel(Context context, MemorySegment handle) {
         super(handle, "completion channel fd " + ibv_comp_channel.fd(handle) + " on " + context.name(),
@@ -83,6 +87,71 @@ public final class CompletionChannel extends NativeObject {
                     throw new RdmaTimeoutException("no completion event", this, timeout);
                 }
             }
+        }
+    }
+
+    /**
+     * Claims the channel for a wait of {@code cq} ({@link CompletionQueue#poll(WorkCompletion,
+     * Duration, WaitStrategy)}): only when {@code cq} is the one completion queue on the channel
+     * and no other such wait sleeps on it, since a wait that read another queue's event would
+     * take that queue's wake-up away. Release with {@link #unclaim}.
+     *
+     * @return whether the wait may sleep on this channel
+     */
+    boolean claim(CompletionQueue cq) {
+        if (!sleeper.compareAndSet(null, cq)) {
+            return false;
+        }
+        List<NativeResource> queues = dependents();
+        if (queues.size() != 1 || queues.getFirst() != cq) {
+            sleeper.set(null);
+            return false;
+        }
+        return true;
+    }
+
+    /** Ends a {@link #claim}. */
+    void unclaim() {
+        sleeper.set(null);
+    }
+
+    /**
+     * Sleeps until the claimed completion queue's event arrives (read and acknowledged), the
+     * deadline passes, or the queue or the channel is closed; a virtual thread parks (see
+     * {@link Readiness}). The caller has requested notification and polled since.
+     *
+     * @param deadline as {@link System#nanoTime()}
+     * @return false when the deadline passed, true otherwise (poll: a completion, or a closed queue)
+     */
+    boolean sleep(CompletionQueue cq, long deadline) {
+        boolean interrupted = false;
+        try (var _ = hold(this)) {
+            while (true) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return false;
+                }
+                // An interrupt would end every park at once; the wait keeps it for the caller instead.
+                interrupted |= Thread.interrupted();
+                if (Readiness.await(fd, (left + 999_999) / 1_000_000L, () -> isClosed() || cq.isClosed())
+                        && next() == cq) {
+                    return true;
+                }
+                if (isClosed() || cq.isClosed()) {
+                    return true;
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** Wakes the wait sleeping on this channel for {@code cq}, if there is one: {@code cq} is being closed. */
+    void wakeSleeper(CompletionQueue cq) {
+        if (sleeper.get() == cq) {
+            Readiness.wake(fd);
         }
     }
 

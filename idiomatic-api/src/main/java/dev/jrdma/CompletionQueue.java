@@ -38,6 +38,8 @@ public final class CompletionQueue extends NativeObject {
     /** Whether the provider's poll_cq is the one BoundVerbs calls as a constant. */
     private final boolean pollBound;
     private final MemorySegment notifyFn;
+    /** The completion channel the CQ was created on, or null. */
+    private final CompletionChannel channel;
 
     private CompletionQueue(Context context, CompletionChannel channel, MemorySegment handle) {
         super(handle, "completion queue handle " + ibv_cq.handle(handle) + " on " + context.name(),
@@ -48,6 +50,7 @@ public final class CompletionQueue extends NativeObject {
         this.pollFn = InlineVerbs.pollCqFunction(handle);
         this.pollBound = BoundVerbs.bindPollCq(pollFn);
         this.notifyFn = InlineVerbs.reqNotifyCqFunction(handle);
+        this.channel = channel;
     }
 
     // Stub-provider seam, for tests and benchmarks in this package only: wraps a fake native object
@@ -186,7 +189,8 @@ public final class CompletionQueue extends NativeObject {
      * Polls until one completion is read into {@code wc} or {@code timeout} passes; returns
      * whether a completion arrived. Between empty polls it waits as {@link WaitStrategy#threadAware()}
      * does: a platform thread spins (the lowest latency, a CPU for the whole wait), a virtual
-     * thread spins briefly, yields, then parks, so that it never holds its carrier for long.
+     * thread spins briefly, yields, then parks (on the completion channel, if the CQ was
+     * created on one of its own), so that it never holds its carrier for long.
      *
      * @param wc      the view to fill
      * @param timeout how long to poll
@@ -204,12 +208,22 @@ public final class CompletionQueue extends NativeObject {
      * does not end the wait; the thread's interrupt status is kept. Allocates nothing, except
      * what a virtual thread's timed park allocates in the JDK.
      *
+     * <p>When the CQ was created on a {@link CompletionChannel} that serves it alone, and
+     * {@code strategy} {@linkplain WaitStrategy#parks(int) parks}, the wait sleeps on the channel
+     * instead of parking for a time: it requests notification, polls again (a completion that
+     * arrived before the request raises no event), and sleeps until the channel's event, which
+     * it reads and acknowledges; a virtual thread parks without holding its carrier, an idle
+     * waiter costs no wake-ups, and the notification is never lost. Such a wait consumes the
+     * channel's events, so no other thread may {@link CompletionChannel#await} the channel
+     * meanwhile; a channel with several CQs is left to {@code await}, and a wait on one of its
+     * CQs parks for a time. Sleeping allocates (the event's read, the poller's future).
+     *
      * @param wc       the view to fill
      * @param timeout  how long to poll
      * @param strategy how to wait between empty polls, e.g. {@link WaitStrategy#busySpin()}
      * @return whether a completion arrived
      */
-    @Reaches("ibv_poll_cq")
+    @Reaches({"ibv_poll_cq", "ibv_req_notify_cq", "ibv_get_cq_event", "ibv_ack_cq_events"})
     public boolean poll(WorkCompletion wc, Duration timeout, WaitStrategy strategy) {
         long deadline = System.nanoTime() + timeout.toNanos();
         if (poll(wc) != 0) {
@@ -218,6 +232,13 @@ public final class CompletionQueue extends NativeObject {
         boolean interrupted = false;
         try {
             for (int empty = 1; System.nanoTime() - deadline <= 0; empty += empty < Integer.MAX_VALUE ? 1 : 0) {
+                if (channel != null && strategy.parks(empty) && channel.claim(this)) {
+                    try {
+                        return sleepOnChannel(wc, deadline);
+                    } finally {
+                        channel.unclaim();
+                    }
+                }
                 strategy.idle(empty);
                 // A set interrupt status makes every park return at once, turning the wait into a spin.
                 interrupted |= Thread.interrupted();
@@ -229,6 +250,26 @@ public final class CompletionQueue extends NativeObject {
         } finally {
             if (interrupted) {
                 Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /**
+     * The rest of a wait, on the claimed channel: arm, poll (closing the race with a completion
+     * that came before the arm), sleep until the event; again after an event that found nothing
+     * (one left from an earlier arm). A close of the CQ wakes the sleep, and the poll throws.
+     */
+    private boolean sleepOnChannel(WorkCompletion wc, long deadline) {
+        while (true) {
+            requestNotification(false);
+            if (poll(wc) != 0) {
+                return true;
+            }
+            if (!channel.sleep(this, deadline)) {
+                return poll(wc) != 0;
+            }
+            if (poll(wc) != 0) {
+                return true;
             }
         }
     }
@@ -320,6 +361,13 @@ public final class CompletionQueue extends NativeObject {
             throw RdmaException.of(Verb.IBV_POLL_CQ, this, -n);
         }
         return n;
+    }
+
+    @Override
+    void closing() {
+        if (channel != null) {
+            channel.wakeSleeper(this);
+        }
     }
 
     @Override

@@ -14,10 +14,23 @@ final class WaitStrategies {
     static final long MIN_PARK_MICROS = 10;
     static final long MAX_PARK_MICROS = 10_000;
 
+    static final WaitStrategy BUSY_POLL = new BusyPoll();
     static final WaitStrategy BUSY_SPIN = new BusySpin();
     static final WaitStrategy YIELDING = new Yielding();
     static final Backoff BACKOFF = new Backoff(SPINS, YIELDS, MIN_PARK_MICROS * 1_000, MAX_PARK_MICROS * 1_000);
     static final WaitStrategy THREAD_AWARE = new ThreadAware(BACKOFF, BUSY_SPIN);
+
+    record BusyPoll() implements WaitStrategy {
+        @Override
+        public void idle(int emptyPolls) {
+            // nothing: poll again at once
+        }
+
+        @Override
+        public String toString() {
+            return "busy poll";
+        }
+    }
 
     record BusySpin() implements WaitStrategy {
         @Override
@@ -68,6 +81,11 @@ final class WaitStrategies {
             }
         }
 
+        @Override
+        public boolean parks(int emptyPolls) {
+            return emptyPolls - spins > yields;
+        }
+
         /** The park after {@code doublings} earlier parks: minParkNanos << doublings, at most maxParkNanos. */
         long park(int doublings) {
             if (doublings >= Long.numberOfLeadingZeros(minParkNanos)) {
@@ -88,6 +106,11 @@ final class WaitStrategies {
         @Override
         public void idle(int emptyPolls) {
             (Thread.currentThread().isVirtual() ? virtual : platform).idle(emptyPolls);
+        }
+
+        @Override
+        public boolean parks(int emptyPolls) {
+            return (Thread.currentThread().isVirtual() ? virtual : platform).parks(emptyPolls);
         }
 
         @Override

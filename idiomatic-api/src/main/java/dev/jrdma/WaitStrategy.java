@@ -18,6 +18,8 @@ import java.time.Duration;
  * thread's does not).
  *
  * <ul>
+ * <li>{@link #busyPoll()}: nothing, the next poll follows at once, as perftest's loops poll;
+ *     what jrdma's measurement loops use.
  * <li>{@link #busySpin()}: {@link Thread#onSpinWait()}; the lowest latency, a CPU (and carrier)
  *     for the whole wait.
  * <li>{@link #yielding()}: {@link Thread#yield()}. On a virtual thread, yielding alone is not a
@@ -39,9 +41,10 @@ import java.time.Duration;
  *
  * <p>A wait that uses a strategy checks its deadline between polls, so a park can end it at most
  * one park late; an interrupt does not end a wait (each is bounded) and is kept for the caller.
- * Applications that hold many idle connections and want no wake-ups at all wait on a
- * {@link CompletionChannel} instead (request notification, poll, await): its waits park a
- * virtual thread until the completion event, without polling.
+ * On a completion queue created with a {@link CompletionChannel} that serves it alone, a
+ * strategy that {@linkplain #parks(int) parks} sleeps on the channel instead of timed parks: an
+ * idle waiter then costs no wake-ups at all, and a virtual thread leaves its carrier until the
+ * completion event.
  */
 @FunctionalInterface
 public interface WaitStrategy {
@@ -52,6 +55,30 @@ public interface WaitStrategy {
      *                   {@link Integer#MAX_VALUE}
      */
     void idle(int emptyPolls);
+
+    /**
+     * Whether the step after {@code emptyPolls} empty polls would park, the moment a wait on a
+     * completion queue with a {@link CompletionChannel} of its own stops polling and sleeps on
+     * the channel instead: it requests notification, polls once more (a completion that arrived
+     * before the request raises no event), then parks until the channel's event or the
+     * deadline, with no wake-ups in between. The backoffs say yes once their spins and yields
+     * are spent (and {@link #threadAware()} on a virtual thread); spinning and yielding never
+     * park. A strategy that answers no is only asked to {@link #idle(int)}.
+     *
+     * @param emptyPolls how many polls in a row found nothing, from 1
+     * @return true to sleep on the completion channel, when the CQ has one, rather than idle
+     */
+    default boolean parks(int emptyPolls) {
+        return false;
+    }
+
+    /**
+     * {@return the strategy that does nothing between polls}: the next poll follows at once, as in
+     * perftest's measurement loops, where a pause would only delay seeing the completion.
+     */
+    static WaitStrategy busyPoll() {
+        return WaitStrategies.BUSY_POLL;
+    }
 
     /** {@return the strategy that spins with {@link Thread#onSpinWait()} between polls} */
     static WaitStrategy busySpin() {
@@ -65,7 +92,8 @@ public interface WaitStrategy {
 
     /**
      * {@return the backoff the waits use on virtual threads}: 100 spins, 10 yields, then parks
-     * from 10 µs doubling up to 10 ms.
+     * from 10 µs doubling up to 10 ms (or, on a CQ with a completion channel of its own, one
+     * park until the channel's event).
      * Under the Soft-RoCE emulator a round trip takes about a millisecond, so the first parks
      * cost little, and an idle waiter wakes about a hundred times a second.
      */

@@ -77,7 +77,8 @@
  * <h2>Waiting</h2>
  * Every wait is bounded: {@link dev.jrdma.CompletionQueue#take} polls with a timeout, waiting
  * between empty polls as a {@link dev.jrdma.WaitStrategy} says (by default a platform thread
- * spins and a virtual thread spins briefly, yields, then parks),
+ * spins and a virtual thread spins briefly, yields, then parks, on the CQ's own completion
+ * channel when it has one),
  * {@link dev.jrdma.CompletionChannel#await} sleeps until a completion event or the timeout,
  * {@link dev.jrdma.ControlConnection} and {@link dev.jrdma.EndpointExchange} bound every socket
  * operation, and every {@link dev.jrdma.CmId} method that waits for an rdma_cm event takes a

@@ -41,9 +41,19 @@ final class ManyConnections {
      * @param timeout        the bound of every single wait
      * @param virtualThreads threads per connection: virtual, or platform
      * @param strategy       how the waits for completions idle
+     * @param channels       whether each connection's CQ has a completion channel of its own
+     *                       (then a take that parks sleeps on it)
+     * @param hold           whether every echo client waits until all are connected before its
+     *                       first round, so that all connections are open at once (the servers'
+     *                       first wait is then bounded by {@link #bound()}, not the timeout)
      */
     record Settings(int connections, int rounds, int messageBytes, Duration timeout, boolean virtualThreads,
-                    WaitStrategy strategy) {
+                    WaitStrategy strategy, boolean channels, boolean hold) {
+        Settings(int connections, int rounds, int messageBytes, Duration timeout, boolean virtualThreads,
+                 WaitStrategy strategy) {
+            this(connections, rounds, messageBytes, timeout, virtualThreads, strategy, false, false);
+        }
+
         /** How long a whole run may take before it counts as a stall. */
         Duration bound() {
             return timeout.multipliedBy(4).plusSeconds(connections);
@@ -63,18 +73,20 @@ final class ManyConnections {
      * @param elapsedNanos    the whole run
      * @param fds             the process's open file descriptors when all were connected, less those at the start
      * @param rssKib          the process's resident memory then, less that at the start (KiB)
+     * @param systemKib       the system's available memory at the start, less that then (KiB): the
+     *                        process's growth and the kernel's (rxe's queues, rdma_cm)
      * @param stalled         threads were still running at the bound
      */
     record Report(int clientsPassed, Map<Integer, String> clientFailures, int serverPassed,
                   Map<Integer, String> serverFailures, boolean rejected, long connectedNanos, long echoedNanos,
-                  long elapsedNanos, long fds, long rssKib, boolean stalled) {
+                  long elapsedNanos, long fds, long rssKib, long systemKib, boolean stalled) {
         @Override
         public String toString() {
             return String.format("clients passed %d, server passed %d, rejected seen %b, connected after %.2f s,"
-                    + " echoed after %.2f s, run %.1f s, +%d fds, +%d KiB resident%s%nclient failures: %s%n"
-                    + "server failures: %s", clientsPassed, serverPassed, rejected, connectedNanos / 1e9,
-                    echoedNanos / 1e9, elapsedNanos / 1e9, fds, rssKib, stalled ? ", STALLED" : "", clientFailures,
-                    serverFailures);
+                    + " echoed after %.2f s, run %.1f s, +%d fds, +%d KiB resident, -%d KiB available%s%n"
+                    + "client failures: %s%nserver failures: %s", clientsPassed, serverPassed, rejected,
+                    connectedNanos / 1e9, echoedNanos / 1e9, elapsedNanos / 1e9, fds, rssKib, systemKib,
+                    stalled ? ", STALLED" : "", clientFailures, serverFailures);
         }
     }
 
@@ -98,6 +110,20 @@ final class ManyConnections {
         return -1;
     }
 
+    /** The system's available memory, KiB (MemAvailable of /proc/meminfo). */
+    static long availableKib() {
+        try {
+            for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/meminfo"))) {
+                if (line.startsWith("MemAvailable:")) {
+                    return Long.parseLong(line.replaceAll("[^0-9]", ""));
+                }
+            }
+        } catch (java.io.IOException e) {
+            return -1;
+        }
+        return -1;
+    }
+
     static Report run(Inet4Address address, Settings s) throws InterruptedException {
         long start = System.nanoTime();
         int vanishing = s.connections();
@@ -109,9 +135,11 @@ final class ManyConnections {
         AtomicLong connected = new AtomicLong();
         AtomicLong allConnectedAt = new AtomicLong();
         AtomicLong allEchoedAt = new AtomicLong();
+        java.util.concurrent.CountDownLatch allConnected = new java.util.concurrent.CountDownLatch(s.connections());
         long fdsAtStart = openFds();
         long rssAtStart = residentKib();
-        long[] atPeak = new long[2];
+        long availableAtStart = availableKib();
+        long[] atPeak = new long[3];
         boolean[] rejected = new boolean[1];
         ThreadFactory threads = s.virtualThreads() ? Thread.ofVirtual().name("conn-", 0).factory()
                 : Thread.ofPlatform().name("conn-", 0).factory();
@@ -162,12 +190,26 @@ final class ManyConnections {
                 int index = i;
                 byte kind = i == vanishing ? VANISH : i == rejectedIndex ? REJECT : ECHO;
                 Thread client = threads.newThread(() -> {
+                    boolean[] counted = {false};
                     try {
                         boolean passed = client(clientChannel, address, port, kind, index, s, () -> {
+                            counted[0] = true;
                             if (connected.incrementAndGet() == s.connections()) {
                                 allConnectedAt.set(System.nanoTime());
                                 atPeak[0] = openFds() - fdsAtStart;
                                 atPeak[1] = residentKib() - rssAtStart;
+                                atPeak[2] = availableAtStart - availableKib();
+                            }
+                            allConnected.countDown();
+                            if (s.hold()) {
+                                try {
+                                    if (!allConnected.await(s.bound().toNanos(), java.util.concurrent.TimeUnit.NANOSECONDS)) {
+                                        throw new AssertionError("not all clients connected within " + s.bound());
+                                    }
+                                } catch (InterruptedException e) {
+                                    Thread.currentThread().interrupt();
+                                    throw new AssertionError("interrupted while holding", e);
+                                }
                             }
                         });
                         if (kind == ECHO && passed) {
@@ -179,6 +221,10 @@ final class ManyConnections {
                         }
                     } catch (RuntimeException | AssertionError e) {
                         clientFailures.put(index, e.toString());
+                    } finally {
+                        if (kind == ECHO && !counted[0]) {
+                            allConnected.countDown();   // a client that never connected holds no one up
+                        }
                     }
                 });
                 client.start();
@@ -199,7 +245,7 @@ final class ManyConnections {
         return new Report((int) clientsPassed.get(), clientFailures, (int) serverPassed.get(), serverFailures,
                 rejected[0], allConnectedAt.get() == 0 ? -1 : allConnectedAt.get() - start,
                 allEchoedAt.get() == 0 ? -1 : allEchoedAt.get() - start, System.nanoTime() - start, atPeak[0], atPeak[1],
-                stalled);
+                atPeak[2], stalled);
     }
 
     private static String stack(Thread t) {
@@ -244,9 +290,14 @@ final class ManyConnections {
      * first; returns the number of send completions seen.
      */
     private static int awaitReceive(CompletionQueue cq, WorkCompletion wc, int round, Settings s, String who) {
+        return awaitReceive(cq, wc, round, s.timeout(), s, who);
+    }
+
+    private static int awaitReceive(CompletionQueue cq, WorkCompletion wc, int round, Duration timeout, Settings s,
+                                    String who) {
         int sends = 0;
         while (true) {
-            cq.take(wc, s.timeout(), s.strategy()).checkSuccess();
+            cq.take(wc, timeout, s.strategy()).checkSuccess();
             if (wc.opcode() == WorkCompletionOpcode.RECV) {
                 if (wc.wrId() != round || wc.byteLength() != s.messageBytes()) {
                     throw new AssertionError(who + ": receive " + wc.wrId() + " of " + wc.byteLength()
@@ -264,7 +315,8 @@ final class ManyConnections {
             String who = "server";
             Context context = id.context();
             ProtectionDomain pd = context.allocateProtectionDomain();
-            CompletionQueue cq = context.createCompletionQueue(8);
+            CompletionQueue cq = s.channels() ? context.createCompletionQueue(8, context.createCompletionChannel())
+                    : context.createCompletionQueue(8);
             QueuePair qp = id.createQueuePair(pd.queuePair(QueuePairType.RC).completionQueue(cq).maxWorkRequests(2, 2));
             int n = s.messageBytes();
             MemoryRegion mr = pd.allocate(2L * n);
@@ -275,7 +327,7 @@ final class ManyConnections {
             WorkCompletion wc = new WorkCompletion();
             int sendsDone = 0;
             for (int r = 0; r < s.rounds(); r++) {
-                sendsDone += awaitReceive(cq, wc, r, s, who);
+                sendsDone += awaitReceive(cq, wc, r, r == 0 && s.hold() ? s.bound() : s.timeout(), s, who);
                 verify(mr.segment().asSlice(0, n), index, r, who);
                 mr.segment().asSlice(n, n).copyFrom(mr.segment().asSlice(0, n));
                 if (r + 1 < s.rounds()) {
@@ -305,7 +357,8 @@ final class ManyConnections {
             id.resolveRoute(s.timeout());
             Context context = id.context();
             ProtectionDomain pd = context.allocateProtectionDomain();
-            CompletionQueue cq = context.createCompletionQueue(8);
+            CompletionQueue cq = s.channels() ? context.createCompletionQueue(8, context.createCompletionChannel())
+                    : context.createCompletionQueue(8);
             QueuePair qp = id.createQueuePair(pd.queuePair(QueuePairType.RC).completionQueue(cq).maxWorkRequests(2, 2));
             int n = s.messageBytes();
             MemoryRegion mr = pd.allocate(2L * n);

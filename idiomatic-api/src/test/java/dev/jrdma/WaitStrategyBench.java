@@ -30,6 +30,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @Measurement(iterations = 5, time = 1)
 @Fork(value = 1, jvmArgsAppend = "--enable-native-access=ALL-UNNAMED")
 public class WaitStrategyBench {
+    private static final WaitStrategy BUSY_POLL = WaitStrategy.busyPoll();
     private static final WaitStrategy BUSY_SPIN = WaitStrategy.busySpin();
     private static final WaitStrategy YIELDING = WaitStrategy.yielding();
     private static final WaitStrategy BACKOFF = WaitStrategy.backoff();
@@ -50,6 +51,14 @@ public class WaitStrategyBench {
     @Benchmark
     public int pollOnly() {
         return cq.poll(wc);
+    }
+
+    /** The CLI's measurement loops' step: nothing; should equal {@code pollOnly}. */
+    @Benchmark
+    public int busyPoll() {
+        int n = cq.poll(wc);
+        BUSY_POLL.idle(1);
+        return n;
     }
 
     @Benchmark

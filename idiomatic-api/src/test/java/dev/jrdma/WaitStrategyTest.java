@@ -53,6 +53,24 @@ class WaitStrategyTest {
     }
 
     @Test
+    void backoffsParkOnceTheirSpinsAndYieldsAreSpentAndOnlyThey() throws Exception {
+        WaitStrategy b = WaitStrategy.backoff(5, 3, Duration.ofNanos(1_000), Duration.ofNanos(20_000));
+        assertEquals(List.of(false, false, true, true), List.of(b.parks(1), b.parks(8), b.parks(9),
+                b.parks(Integer.MAX_VALUE)));
+        assertTrue(WaitStrategy.backoff(0, 0, Duration.ofNanos(1), Duration.ofNanos(1)).parks(1));
+        for (WaitStrategy never : List.of(WaitStrategy.busyPoll(), WaitStrategy.busySpin(), WaitStrategy.yielding(),
+                n -> { })) {
+            assertFalse(never.parks(1) || never.parks(Integer.MAX_VALUE), never.toString());
+        }
+        WaitStrategy aware = WaitStrategy.threadAware();
+        int spent = WaitStrategies.SPINS + WaitStrategies.YIELDS;
+        List<Boolean> onVirtual = new ArrayList<>();
+        Thread.ofVirtual().start(() -> onVirtual.addAll(List.of(aware.parks(spent), aware.parks(spent + 1)))).join();
+        assertEquals(List.of(false, true), onVirtual, "a virtual thread parks after the backoff's spins and yields");
+        assertFalse(aware.parks(spent + 1), "a platform thread spins");
+    }
+
+    @Test
     void aWaitCountsItsEmptyPollsAndEndsAtItsTimeout() {
         StubProvider.Fixture f = StubProvider.open(16, 4096);
         List<Integer> steps = new ArrayList<>();
@@ -133,7 +151,8 @@ class WaitStrategyTest {
         StubProvider.Fixture f = StubProvider.open(16, 4096);
         WorkCompletion wc = new WorkCompletion();
         Duration timeout = Duration.ofNanos(20_000);
-        WaitStrategy[] strategies = {WaitStrategy.threadAware(), WaitStrategy.busySpin(), WaitStrategy.yielding(),
+        WaitStrategy[] strategies = {WaitStrategy.threadAware(), WaitStrategy.busyPoll(), WaitStrategy.busySpin(),
+            WaitStrategy.yielding(),
             WaitStrategy.backoff(), WaitStrategy.backoff(0, 0, Duration.ofNanos(1_000), Duration.ofNanos(1_000))};
         for (WaitStrategy s : strategies) {
             for (int i = 0; i < 2_000; i++) {

@@ -26,5 +26,8 @@
  *
  * <h2>rdma_cm: {@link CmHello}</h2>
  * {@snippet class=dev.jrdma.examples.CmHello region=connect}
+ *
+ * <h2>A multi-client server on virtual threads: {@link CmEcho}</h2>
+ * {@snippet class=dev.jrdma.examples.CmEcho region=echo-server}
  */
 package dev.jrdma.examples;

@@ -164,6 +164,23 @@ class ExamplesDeviceTest {
         assertTrue(out.contains("the server's private data: \"welcome\""), out);
     }
 
+    /**
+     * The multi-client server: 16 connections from one client process (virtual threads, one
+     * event channel), each 3 round trips of 4 KiB whose every byte both sides check, served on
+     * 16 virtual threads; the device-test JVM has two carriers, so waits that held them would stall.
+     */
+    @Test
+    @Exercises({"rdma_listen", "rdma_accept", "rdma_connect", "rdma_disconnect", "ibv_req_notify_cq",
+            "ibv_get_cq_event"})
+    void cmEchoServesSixteenConnectionsOnVirtualThreads() throws Exception {
+        String port = freePort();
+        String out = run(CmEcho::run, args("--port", port, "--connections", "16"),
+                args(host, "--port", port, "--connections", "16", "--rounds", "3"));
+        assertLine(out, "server: served 16 connections, 48 messages echoed, every byte checked");
+        assertTrue(out.lines().anyMatch(line -> line.startsWith("client: 16 connections, 48 round trips of 4096 bytes"
+                + " verified in ")), out);
+    }
+
     @Test
     void aClientWithoutServerFailsWithExitCode1() throws Exception {
         String port = freePort();

@@ -39,7 +39,7 @@ class TwoNodeExamplesDeviceTest {
     private static final Map<String, Function<String[], Integer>> SERVERS = Map.of(
             "HelloServer", HelloServer::run, "RdmaWrite", RdmaWrite::run, "RdmaRead", RdmaRead::run,
             "AtomicCounter", AtomicCounter::run, "UdDatagram", UdDatagram::run, "CmHello", CmHello::run,
-            "UdReply", UdReply::run, "UdMulticast", UdMulticast::run);
+            "UdReply", UdReply::run, "UdMulticast", UdMulticast::run, "CmEcho", CmEcho::run);
     private static int port = 7600;
     private static AgentProcess node2;
 
@@ -61,6 +61,9 @@ class TwoNodeExamplesDeviceTest {
         "udreply, UdReply, UdReply, 1, --clients 1",
         // The group's datagrams reach the sender's own receiver on node 1 and the client's on node 2.
         "multicast, UdMulticast, UdMulticast, 1, --clients 1",
+        // Issue #38 across the wire, kept short: 16 rdma_cm connections on virtual threads per side,
+        // 3 verified round trips of 4 KiB each (the client's options come after the common ones).
+        "echo, CmEcho, CmEcho, 1, --connections 16",
     })
     void serverOnNode1ClientOnNode2(String name, String server, String client, int clients, String serverArgs)
             throws Exception {
@@ -76,6 +79,9 @@ class TwoNodeExamplesDeviceTest {
         }
         List<String> c = new ArrayList<>(List.of(TwoNodes.NODE1));
         c.addAll(common);
+        if (name.equals("echo")) {
+            c.addAll(List.of("--connections", "16", "--rounds", "3"));
+        }
         List<AgentClient.Result> results = new ArrayList<>();
         int serverCode;
         String report;

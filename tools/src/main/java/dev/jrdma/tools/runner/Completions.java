@@ -4,6 +4,7 @@ package dev.jrdma.tools.runner;
 import dev.jrdma.CompletionChannel;
 import dev.jrdma.CompletionQueue;
 import dev.jrdma.RdmaTimeoutException;
+import dev.jrdma.WaitStrategy;
 import dev.jrdma.WorkCompletion;
 import dev.jrdma.WorkCompletionException;
 import dev.jrdma.WorkCompletions;
@@ -28,6 +29,12 @@ final class Completions {
      * is the HPET (e.g. Soft-RoCE under qemu TCG), which would add that much to each wait.
      */
     static final int SPINS_PER_CLOCK_READ = 1 << 12;
+    /**
+     * What the busy-polling loops do between two empty polls: nothing, as perftest's loops (a
+     * pause would only delay seeing the completion); the API's wait type, so that every wait of
+     * jrdma and its CLI says how it idles in one way (issue #38).
+     */
+    static final WaitStrategy IDLE = WaitStrategy.busyPoll();
 
     private final Side side;
     private final Duration timeout;
@@ -92,8 +99,8 @@ final class Completions {
         long deadline = 0;
         int spins = 0;
         while (cq.poll(wc) == 0) {
-            // busy-poll as perftest does (no pause: it only delays seeing the completion)
-            if ((++spins & spinMask) == 0) {
+            IDLE.idle(++spins);   // busy-poll as perftest does
+            if ((spins & spinMask) == 0) {
                 deadline = checkDeadline(deadline, what);
             }
         }
@@ -145,7 +152,8 @@ final class Completions {
         int spins = 0;
         CompletionChannel channel = side.channel;
         while (cq.poll(wc) == 0) {
-            if ((++spins & 0xff) == 0) {
+            IDLE.idle(++spins);
+            if ((spins & 0xff) == 0) {
                 long now = System.nanoTime();
                 if (w.over(now)) {
                     return false;
@@ -161,7 +169,6 @@ final class Completions {
                     sleepOnChannel(channel, Duration.ofMillis(Math.max(1, Math.min(100, (w.end() - now) / 1_000_000))));
                 }
             }
-            // no Thread.onSpinWait: as in take(), a PAUSE only delays seeing the completion
         }
         if (!wc.isSuccess()) {
             throw failed(what, wc);
