@@ -50,6 +50,12 @@ final class PerftestCommands {
         @Mixin
         CommonOptions common;
 
+        @Mixin
+        ReportOptions reportOptions;
+
+        @Mixin
+        RunOptions runOptions;
+
         @Parameters(index = "0", arity = "0..1", paramLabel = "HOST",
                 description = "The server to connect to; without it this side is the server.")
         String host;
@@ -94,6 +100,7 @@ final class PerftestCommands {
         PerftestSettings settings() {
             TestKind k = kind();
             CommonOptions c = common;
+            RunSettings runSettings = run();
             range("--size", "-s", c.size, 1, TestKind.MAX_SIZE);
             if (k.verb() == dev.jrdma.tools.perftest.Verb.ATOMIC && c.size != 8) {
                 throw usage("option '--size' (-s): atomic operations are 8 bytes, got " + c.size);
@@ -139,6 +146,9 @@ final class PerftestCommands {
                 if (c.all) {
                     throw usage("options '--all' (-a) and '--duration' (-D) exclude each other");
                 }
+            }
+            if (runSettings.runInfinitely() && duration == 0) {
+                duration = RunSettings.DEFAULT_PERIOD_SECONDS;   // perftest: a DURATION run, -D's default period
             }
             if (c.histogram != null && k.bandwidth()) {
                 throw usage("option '--histogram': only latency tests have a latency distribution");
@@ -204,7 +214,7 @@ final class PerftestCommands {
                 gbits = b.reportGbits;
                 // perftest forces no peak for duration runs, the send_bw server and > 20000 iterations.
                 noPeak = b.noPeak || duration > 0 || iters > 20_000
-                        || (k == TestKind.SEND_BW && host == null && !bidirectional);
+                        || (k == TestKind.SEND_BW && !runSettings.testClient(host != null) && !bidirectional);
             }
             int outReads = -1;
             if (outstanding() != null && outstanding().outReads != null) {
@@ -219,18 +229,32 @@ final class PerftestCommands {
                     cqMod, bidirectional, noPeak, gbits, events, outReads, atomicType, c.output, c.json, c.csv,
                     c.histogram, c.plot, Duration.ofSeconds(c.timeoutSeconds), c.warmUp,
                     c.pinCpu == null ? -1 : c.pinCpu,
-                    reports(), run(), posting(), addressing(), rate(), memory(), operations());
+                    reports(duration), runSettings, posting(), addressing(), rate(), memory(), operations());
         }
 
         // One hook per option group of PerftestSettings, each owned by its group's mixin: a test
         // that offers the group's options overrides the hook (or the hook reads a mixin of Base).
 
-        ReportSettings reports() {
-            return ReportSettings.DEFAULT;
+        ReportSettings reports(int duration) {
+            return ReportOptions.resolve(spec, kind(), reportOptions, mixin(ReportOptions.Latency.class),
+                    mixin(ReportOptions.Bandwidth.class), duration);
         }
 
         RunSettings run() {
-            return RunSettings.DEFAULT;
+            BandwidthOptions b = bandwidth();
+            return RunOptions.resolve(spec, kind(), runOptions, mixin(RunOptions.Latency.class),
+                    mixin(RunOptions.Bandwidth.class), common.all, events() != null && events().events,
+                    b != null && b.bidirectional, common.rdmaCm);
+        }
+
+        /** The test's mixin of {@code type}, or null when the test does not offer that option group. */
+        <T> T mixin(Class<T> type) {
+            for (CommandSpec m : spec.mixins().values()) {
+                if (type.isInstance(m.userObject())) {
+                    return type.cast(m.userObject());
+                }
+            }
+            return null;
         }
 
         PostSettings posting() {
@@ -272,6 +296,8 @@ final class PerftestCommands {
     @Command(name = "send-lat", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
             description = "Send latency (ping-pong of sends), like ib_send_lat.")
     static final class SendLat extends Base {
+        @Mixin ReportOptions.Latency latencyReports;
+        @Mixin RunOptions.Latency latencyRun;
         @Mixin SendOptions sendOptions;
         @Mixin EventOptions eventOptions;
         @Mixin InlineOptions inlineOptions;
@@ -285,6 +311,8 @@ final class PerftestCommands {
     @Command(name = "send-bw", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
             description = "Send bandwidth, like ib_send_bw.")
     static final class SendBw extends Base {
+        @Mixin ReportOptions.Bandwidth bandwidthReports;
+        @Mixin RunOptions.Bandwidth bandwidthRun;
         @Mixin SendOptions sendOptions;
         @Mixin EventOptions eventOptions;
         @Mixin InlineOptions inlineOptions;
@@ -300,6 +328,8 @@ final class PerftestCommands {
     @Command(name = "write-lat", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
             description = "RDMA write latency (each side polls the last byte the peer wrote), like ib_write_lat.")
     static final class WriteLat extends Base {
+        @Mixin ReportOptions.Latency latencyReports;
+        @Mixin RunOptions.Latency latencyRun;
         @Mixin InlineOptions inlineOptions;
 
         @Override TestKind kind() { return TestKind.WRITE_LAT; }
@@ -309,6 +339,8 @@ final class PerftestCommands {
     @Command(name = "write-bw", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
             description = "RDMA write bandwidth, like ib_write_bw.")
     static final class WriteBw extends Base {
+        @Mixin ReportOptions.Bandwidth bandwidthReports;
+        @Mixin RunOptions.Bandwidth bandwidthRun;
         @Mixin InlineOptions inlineOptions;
         @Mixin BandwidthOptions bandwidthOptions;
 
@@ -320,6 +352,8 @@ final class PerftestCommands {
     @Command(name = "read-lat", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
             description = "RDMA read latency (client round trips), like ib_read_lat.")
     static final class ReadLat extends Base {
+        @Mixin ReportOptions.Latency latencyReports;
+        @Mixin RunOptions.Latency latencyRun;
         @Mixin EventOptions eventOptions;
         @Mixin OutstandingOptions outstandingOptions;
 
@@ -331,6 +365,8 @@ final class PerftestCommands {
     @Command(name = "read-bw", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
             description = "RDMA read bandwidth, like ib_read_bw.")
     static final class ReadBw extends Base {
+        @Mixin ReportOptions.Bandwidth bandwidthReports;
+        @Mixin RunOptions.Bandwidth bandwidthRun;
         @Mixin EventOptions eventOptions;
         @Mixin OutstandingOptions outstandingOptions;
         @Mixin BandwidthOptions bandwidthOptions;
@@ -344,6 +380,8 @@ final class PerftestCommands {
     @Command(name = "atomic-lat", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
             description = "Atomic latency (client round trips), like ib_atomic_lat.")
     static final class AtomicLat extends Base {
+        @Mixin ReportOptions.Latency latencyReports;
+        @Mixin RunOptions.Latency latencyRun;
         @Mixin OutstandingOptions outstandingOptions;
         @Mixin AtomicOptions atomicOptions;
 
@@ -355,6 +393,8 @@ final class PerftestCommands {
     @Command(name = "atomic-bw", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
             description = "Atomic bandwidth, like ib_atomic_bw.")
     static final class AtomicBw extends Base {
+        @Mixin ReportOptions.Bandwidth bandwidthReports;
+        @Mixin RunOptions.Bandwidth bandwidthRun;
         @Mixin OutstandingOptions outstandingOptions;
         @Mixin AtomicOptions atomicOptions;
         @Mixin BandwidthOptions bandwidthOptions;

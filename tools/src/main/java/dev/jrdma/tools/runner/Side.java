@@ -167,7 +167,7 @@ final class Side {
 
     /** perftest's ctx_set_recv_wqes: rx-depth receives of the size per QP, into the QP's receive slot. */
     void postReceives(int index) {
-        if (verb != Verb.SEND || (kind == TestKind.SEND_BW && s.client() && !s.bidirectional())) {
+        if (verb != Verb.SEND || (kind == TestKind.SEND_BW && s.testClient() && !s.bidirectional())) {
             return;
         }
         long size = sizes.get(index);
