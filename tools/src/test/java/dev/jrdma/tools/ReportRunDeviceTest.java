@@ -39,7 +39,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The report and run-control options (#36) on a Soft-RoCE device: a --run_infinitely soak
  * stopped by SIGINT, -U/-H/-C's sample lists, --reversed's direction on the wire (the QPs' PSNs)
- * with --out_json_file and --wait_destroy, and -w's verdict.
+ * with --out_json_file and --wait_destroy, -w's verdict and -W's counter.
  */
 @DeviceTest
 class ReportRunDeviceTest {
@@ -303,7 +303,7 @@ class ReportRunDeviceTest {
                     SIDES);
             awaitListening(port, server);
             List<String> a = new ArrayList<>(common);
-            a.add(ADDRESS);
+            a.addAll(List.of("-W", "hw_counters/sent_pkts", ADDRESS));
             Result c = jrdma(a.toArray(String[]::new));
             Result s = server.get(TIMEOUT_S, TimeUnit.SECONDS);
             boolean below = !limit.equals("0");
@@ -312,6 +312,11 @@ class ReportRunDeviceTest {
                 assertTrue(r.out().contains("BW average[MB/sec]") && r.out().contains("\n 65536      100 "), r.all());
                 assertEquals(below, r.err().contains("Error: BW result is below bw limit"), r.all());
             }
+            // -W: after the row, the counter's change since the run started: at least the 100
+            // messages' 64 packets each (the one rxe device also counts the server's ACKs).
+            Matcher m = Pattern.compile("\n\thw_counters/sent_pkts=(\\d+)\n\n").matcher(c.out());
+            assertTrue(m.find(), c.out());
+            assertTrue(Long.parseLong(m.group(1)) >= 100 * 64, c.out());
         }
     }
 }

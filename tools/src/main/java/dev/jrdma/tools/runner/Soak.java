@@ -6,8 +6,6 @@ import dev.jrdma.tools.perftest.BwReportData;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.function.Consumer;
-import sun.misc.Signal;
-import sun.misc.SignalHandler;
 
 /**
  * --run_infinitely, perftest's soak mode: a BW loop that runs until it is stopped and reports
@@ -26,7 +24,6 @@ import sun.misc.SignalHandler;
 final class Soak implements AutoCloseable {
     /** The line perftest prints when SIGINT stops the loop. */
     static final String STOPPED = "\n User stopped traffic\n";
-    private static final Signal INT = new Signal("INT");
 
     /** What the loop needs from the session besides the signal. */
     interface Peer {
@@ -40,7 +37,7 @@ final class Soak implements AutoCloseable {
     private final boolean gbits;
     private final Consumer<BwReportData> reports;
     private final Peer peer;
-    private final SignalHandler previous;
+    private final SigInt sigint;
     private volatile boolean interrupted;
     private boolean peerStopped;
     private long periodStart;
@@ -64,7 +61,7 @@ final class Soak implements AutoCloseable {
         this.gbits = gbits;
         this.reports = reports;
         this.peer = peer;
-        this.previous = Signal.handle(INT, sig -> interrupted = true);
+        this.sigint = SigInt.catching(this::stop);
     }
 
     /** Stops the loop at its next check, as SIGINT does. */
@@ -117,6 +114,6 @@ final class Soak implements AutoCloseable {
     /** Gives SIGINT back its previous handler (the JVM's: end the process). */
     @Override
     public void close() {
-        Signal.handle(INT, previous);
+        sigint.close();
     }
 }
