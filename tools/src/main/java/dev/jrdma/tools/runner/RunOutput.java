@@ -239,7 +239,7 @@ final class RunOutput {
             CsvReport.write(report, out);
         } else if (s.output() != null) {
             for (LatencyReport r : latencyRows) {
-                out.print(PerftestFormat.single(r.tAvg()));
+                out.print(PerftestFormat.single(r.tAvg() * perMicro));   // -C: in cycles, as perftest's average
             }
             for (DurationLatency r : durationRows) {
                 out.print(PerftestFormat.single(r.tAvgUs()));
