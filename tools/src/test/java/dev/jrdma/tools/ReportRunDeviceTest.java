@@ -35,6 +35,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The report and run-control options (#36) on a Soft-RoCE device: a --run_infinitely soak
@@ -52,19 +54,22 @@ class ReportRunDeviceTest {
         t.setDaemon(true);
         return t;
     });
-    /** A write-bw row of the soak: 65536 bytes, its count, no peak, the average, the rate. */
+    /** A row of the soak: 65536 bytes, its count, no peak, the average, the rate. */
     private static final Pattern SOAK_ROW = Pattern.compile("^ 65536 +(\\d+) +0\\.00 +(\\d+\\.\\d+)\\s+(\\d+\\.\\d+)$");
 
     /**
-     * The issue's acceptance: a write-bw client soaking with -D 2 reports, in its own process,
-     * is stopped by SIGINT after two reports; it prints perftest's "User stopped traffic" after
-     * its last complete row and the closing line, and exits 0; the passive server then prints
-     * "Client closed connection" and exits 0. Every wait is bounded.
+     * The issue's acceptance: a client soaking with -D 2 reports, in its own process, is stopped
+     * by SIGINT after two reports; it prints perftest's "User stopped traffic" after its last
+     * complete row and the closing line, and exits 0. The write-bw server, passive, then prints
+     * "Client closed connection"; the send-bw server, which receives and reports every period
+     * too, sees the client's next exchange message arrive at a period's end and ends its loop.
+     * Both exit 0. Every wait is bounded.
      */
-    @Test
-    void aSoakRunIsStoppedCleanlyBySigintWithItsLastReportPrinted() throws Exception {
+    @ParameterizedTest
+    @ValueSource(strings = {"write-bw", "send-bw"})
+    void aSoakRunIsStoppedCleanlyBySigintWithItsLastReportPrinted(String test) throws Exception {
         int port = freePort();
-        List<String> common = List.of("write-bw", "-d", DEVICE, "-x", "1", "-p", Integer.toString(port),
+        List<String> common = List.of(test, "-d", DEVICE, "-x", "1", "-p", Integer.toString(port),
                 "--run_infinitely", "-D", "2", "--warm-up", "0");
         // The server waits for the client's JVM to start (15-35 s under emulation, more on a loaded host).
         CompletableFuture<Result> server = CompletableFuture.supplyAsync(() -> {
@@ -122,7 +127,14 @@ class ReportRunDeviceTest {
 
             Result s = server.get(TIMEOUT_S, TimeUnit.SECONDS);
             assertEquals(0, s.code(), s.all());
-            assertTrue(s.out().contains("\n Client closed connection\n" + PerftestFormat.LINE + "\n"), s.out());
+            if (test.equals("write-bw")) {
+                assertTrue(s.out().contains("\n Client closed connection\n" + PerftestFormat.LINE + "\n"), s.out());
+            } else {
+                List<long[]> serverRows = rows(List.of(s.out().split("\n")));
+                assertTrue(serverRows.size() >= 2 && serverRows.stream().allMatch(r -> r[0] > 0), s.out());
+                assertTrue(s.out().endsWith("\n" + PerftestFormat.LINE + "\n"), s.out());
+                assertTrue(!s.out().contains("User stopped traffic"), "the server was not signalled: " + s.out());
+            }
         } finally {
             client.destroyForcibly();
         }
