@@ -55,6 +55,8 @@ class ReportRunDeviceTest {
         return t;
     });
     /** A row of the soak: 65536 bytes, its count, no peak, the average, the rate. */
+    /** --reversed's --wait_destroy: how long its QPs stay for `rdma resource show` (slow on a loaded host). */
+    private static final int WAIT_DESTROY_S = 60;
     private static final Pattern SOAK_ROW = Pattern.compile("^ 65536 +(\\d+) +0\\.00 +(\\d+\\.\\d+)\\s+(\\d+\\.\\d+)$");
 
     /**
@@ -245,7 +247,8 @@ class ReportRunDeviceTest {
         int port = freePort();
         Path json = dir.resolve("server.json");
         List<String> common = List.of("write-bw", "-d", DEVICE, "-x", "1", "-p", Integer.toString(port), "-s", "4096",
-                "-m", "1024", "-n", "200", "--reversed", "--wait_destroy", "20", "--warm-up", "0");
+                "-m", "1024", "-n", "200", "--reversed", "--wait_destroy", Integer.toString(WAIT_DESTROY_S),
+                "--warm-up", "0");
         CompletableFuture<Result> server = CompletableFuture.supplyAsync(() -> {
             List<String> a = new ArrayList<>(common);
             a.addAll(List.of("--out_json", "--out_json_file", json.toString()));
@@ -265,12 +268,15 @@ class ReportRunDeviceTest {
             }
             Thread.sleep(100);
         }
+        long seen = System.nanoTime();
         Thread.sleep(500);   // the file is complete once written; give the other side its own finish
         JsonNode doc = new ObjectMapper().readTree(json.toFile());   // valid JSON, or this throws
         JsonNode local = doc.path("endpoints").path("local").get(0);
         JsonNode remote = doc.path("endpoints").path("remote").get(0);
-        long[] serverQp = psns(local.path("qpn").asLong());
-        long[] clientQp = psns(remote.path("qpn").asLong());
+        String qps = exec("rdma", "resource", "show", "qp");
+        String when = String.format(" (%.1f s after the file appeared)", (System.nanoTime() - seen) / 1e9);
+        long[] serverQp = psns(qps, local.path("qpn").asLong(), when);
+        long[] clientQp = psns(qps, remote.path("qpn").asLong(), when);
         Result s = server.get(TIMEOUT_S, TimeUnit.SECONDS);
         Result c = client.get(TIMEOUT_S, TimeUnit.SECONDS);
         assertEquals(0, s.code(), s.all() + "\nclient: " + c.all());
@@ -287,17 +293,22 @@ class ReportRunDeviceTest {
         assertTrue(!c.out().contains(" TX depth        : "), "the receiving client's: " + c.out());
         for (Result r : List.of(s, c)) {
             assertTrue(r.out().contains("BW average[MB/sec]") && r.out().contains("\n 4096       200 "), r.out());
-            assertTrue(r.out().contains(" Waiting 20 seconds before releasing resources...\n"), r.out());
+            assertTrue(r.out().contains(" Waiting " + WAIT_DESTROY_S + " seconds before releasing resources...\n"),
+                    r.out());
         }
     }
 
-    /** A QP's {send PSN, receive PSN} from `rdma resource show qp`. */
-    private static long[] psns(long qpn) throws Exception {
-        String out = exec("rdma", "resource", "show", "qp", "lqpn", Long.toString(qpn));
-        Matcher sq = Pattern.compile("sq-psn (\\d+)").matcher(out);
-        Matcher rq = Pattern.compile("rq-psn (\\d+)").matcher(out);
-        assertTrue(sq.find() && rq.find(), "QP " + qpn + ": " + out);
-        return new long[] {Long.parseLong(sq.group(1)), Long.parseLong(rq.group(1))};
+    /** A QP's {send PSN, receive PSN} from the output of `rdma resource show qp`. */
+    private static long[] psns(String qps, long qpn, String when) {
+        for (String line : qps.split("\n")) {
+            if (line.contains(" lqpn " + qpn + " ")) {
+                Matcher sq = Pattern.compile("sq-psn (\\d+)").matcher(line);
+                Matcher rq = Pattern.compile("rq-psn (\\d+)").matcher(line);
+                assertTrue(sq.find() && rq.find(), "QP " + qpn + ": " + line);
+                return new long[] {Long.parseLong(sq.group(1)), Long.parseLong(rq.group(1))};
+            }
+        }
+        throw new AssertionError("no QP " + qpn + when + " in:\n" + qps);
     }
 
     /**
