@@ -8,9 +8,9 @@
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
-# Eight cases (the last four: wire-visible perftest options against perftest), not more: the
+# Nine cases (the last five: wire-visible perftest options against perftest), not more: the
 # fault subset below needs the time (the whole CI must stay within 40 min).
-export JRDMA_TWO_NODE_ONLY=${JRDMA_TWO_NODE_ONLY-'^SEND_LAT \[\] |^WRITE_BW \[-R\] JRDMA_JRDMA|^SEND_BW \[-c UD\] JRDMA_JRDMA|^READ_BW \[-b\] JRDMA_JRDMA|^WRITE_BW \[--tclass 40 --flow_label 5\] JRDMA_CLIENT_PERFTEST_SERVER|^WRITE_BW \[-l 5\] JRDMA_CLIENT_PERFTEST_SERVER|^SEND_BW \[--use-srq\] PERFTEST_CLIENT_JRDMA_SERVER|^WRITE_BW \[--rate_limit 100 --rate_units p --rate_limit_type SW --burst_size 5\] JRDMA_CLIENT_PERFTEST_SERVER'}
+export JRDMA_TWO_NODE_ONLY=${JRDMA_TWO_NODE_ONLY-'^SEND_LAT \[\] |^WRITE_BW \[-R\] JRDMA_JRDMA|^SEND_BW \[-c UD\] JRDMA_JRDMA|^READ_BW \[-b\] JRDMA_JRDMA|^WRITE_BW \[--tclass 40 --flow_label 5\] JRDMA_CLIENT_PERFTEST_SERVER|^WRITE_BW \[-l 5\] JRDMA_CLIENT_PERFTEST_SERVER|^SEND_BW \[--use-srq\] PERFTEST_CLIENT_JRDMA_SERVER|^WRITE_BW \[--rate_limit 100 --rate_units p --rate_limit_type SW --burst_size 5\] JRDMA_CLIENT_PERFTEST_SERVER|^SEND_BW \[--reversed\] JRDMA_CLIENT_PERFTEST_SERVER'}
 # A quiet CI machine starts a JVM in the VM well within 40 s (the accept timeout of the
 # peer-death scenarios); a power-off is noticed within it.
 export JRDMA_FAULT_KILL_TIMEOUT=${JRDMA_FAULT_KILL_TIMEOUT:-40}

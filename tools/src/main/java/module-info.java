@@ -17,6 +17,8 @@ module dev.jrdma.tools {
     requires jdk.net;
     // --warm-up: the JIT's total compilation time tells when the data path is compiled.
     requires java.management;
+    // --run_infinitely: SIGINT stops the soak run and lets it end cleanly (sun.misc.Signal, by reflection).
+    requires jdk.unsupported;
 
     exports dev.jrdma.tools.perftest;
     // picocli reflects on the command classes (annotated fields and methods).

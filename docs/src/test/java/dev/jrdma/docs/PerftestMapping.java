@@ -52,12 +52,6 @@ final class PerftestMapping {
 
     private static Map<String, Pending> pending() {
         Map<String, Pending> p = new LinkedHashMap<>();
-        for (String o : List.of("--report-cycles", "--report-histogram", "--report-unsorted", "--report-counters",
-                "--margin", "--cpu_util", "--report-both", "--report-per-port", "--out_json", "--out_json_file",
-                "--run_infinitely", "--limit_bw", "--limit_msgrate", "--latency_gap", "--perform_warm_up",
-                "--wait_destroy", "--reversed")) {
-            p.put(o, new Pending(REPORTS, Set.of()));
-        }
         for (String o : List.of("--source_ip")) {
             p.put(o, new Pending(ADDRESSING, Set.of()));
         }

@@ -71,6 +71,12 @@ final class PerftestCommands {
         @Mixin
         MemoryOptions memoryOptions;
 
+        @Mixin
+        ReportOptions reportOptions;
+
+        @Mixin
+        RunOptions runOptions;
+
         @Parameters(index = "0", arity = "0..1", paramLabel = "HOST",
                 description = "The server to connect to; without it this side is the server.")
         String host;
@@ -140,6 +146,7 @@ final class PerftestCommands {
             if (multicast() != null && multicast().multicast) {
                 c.connection = Connection.UD;   // perftest: -g makes the test UD
             }
+            RunSettings runSettings = run();
             range("--size", "-s", c.size, 1, TestKind.MAX_SIZE);
             if (k.verb() == dev.jrdma.tools.perftest.Verb.ATOMIC && c.size != 8) {
                 throw usage("option '--size' (-s): atomic operations are 8 bytes, got " + c.size);
@@ -186,6 +193,9 @@ final class PerftestCommands {
                 if (c.all) {
                     throw usage("options '--all' (-a) and '--duration' (-D) exclude each other");
                 }
+            }
+            if (runSettings.runInfinitely() && duration == 0) {
+                duration = RunSettings.DEFAULT_PERIOD_SECONDS;   // perftest: a DURATION run, -D's default period
             }
             if (c.histogram != null && k.bandwidth()) {
                 throw usage("option '--histogram': only latency tests have a latency distribution");
@@ -258,7 +268,7 @@ final class PerftestCommands {
                 gbits = b.reportGbits;
                 // perftest forces no peak for duration runs, the send_bw server and > 20000 iterations.
                 noPeak = b.noPeak || duration > 0 || iters > 20_000
-                        || (k == TestKind.SEND_BW && host == null && !bidirectional);
+                        || (k == TestKind.SEND_BW && !runSettings.testClient(host != null) && !bidirectional);
             }
             int outReads = -1;
             if (outstanding() != null && outstanding().outReads != null) {
@@ -278,18 +288,32 @@ final class PerftestCommands {
                     cqMod, bidirectional, noPeak, gbits, events, outReads, atomicType, c.output, c.json, c.csv,
                     c.histogram, c.plot, Duration.ofSeconds(c.timeoutSeconds), c.warmUp,
                     pinCpus,
-                    reports(), run(), posting, addressing(), rate(), memory(), operations());
+                    reports(duration), runSettings, posting, addressing(), rate(), memory(), operations());
         }
 
         // One hook per option group of PerftestSettings, each owned by its group's mixin: a test
         // that offers the group's options overrides the hook (or the hook reads a mixin of Base).
 
-        ReportSettings reports() {
-            return ReportSettings.DEFAULT;
+        ReportSettings reports(int duration) {
+            return ReportOptions.resolve(spec, kind(), reportOptions, mixin(ReportOptions.Latency.class),
+                    mixin(ReportOptions.Bandwidth.class), duration);
         }
 
         RunSettings run() {
-            return RunSettings.DEFAULT;
+            BandwidthOptions b = bandwidth();
+            return RunOptions.resolve(spec, kind(), runOptions, mixin(RunOptions.Latency.class),
+                    mixin(RunOptions.Bandwidth.class), common.all, events() != null && events().events,
+                    b != null && b.bidirectional, common.rdmaCm);
+        }
+
+        /** The test's mixin of {@code type}, or null when the test does not offer that option group. */
+        <T> T mixin(Class<T> type) {
+            for (CommandSpec m : spec.mixins().values()) {
+                if (type.isInstance(m.userObject())) {
+                    return type.cast(m.userObject());
+                }
+            }
+            return null;
         }
 
         PostSettings posting() {
@@ -380,6 +404,8 @@ final class PerftestCommands {
     @Command(name = "send-lat", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
             description = "Send latency (ping-pong of sends), like ib_send_lat.")
     static final class SendLat extends Base {
+        @Mixin ReportOptions.Latency latencyReports;
+        @Mixin RunOptions.Latency latencyRun;
         @Mixin SendOptions sendOptions;
         @Mixin PostOptions.Srq srqOptions;
         @Mixin EventOptions eventOptions;
@@ -402,6 +428,8 @@ final class PerftestCommands {
     @Command(name = "send-bw", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
             description = "Send bandwidth, like ib_send_bw.")
     static final class SendBw extends Base {
+        @Mixin ReportOptions.Bandwidth bandwidthReports;
+        @Mixin RunOptions.Bandwidth bandwidthRun;
         @Mixin SendOptions sendOptions;
         @Mixin PostOptions.Srq srqOptions;
         @Mixin EventOptions eventOptions;
@@ -434,6 +462,8 @@ final class PerftestCommands {
     @Command(name = "write-lat", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
             description = "RDMA write latency (each side polls the last byte the peer wrote), like ib_write_lat.")
     static final class WriteLat extends Base {
+        @Mixin ReportOptions.Latency latencyReports;
+        @Mixin RunOptions.Latency latencyRun;
         @Mixin InlineOptions inlineOptions;
         @Mixin NullMrOptions nullMrOptions;
         @Mixin WriteImmediateOptions writeImmediateOptions;
@@ -447,6 +477,8 @@ final class PerftestCommands {
     @Command(name = "write-bw", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
             description = "RDMA write bandwidth, like ib_write_bw.")
     static final class WriteBw extends Base {
+        @Mixin ReportOptions.Bandwidth bandwidthReports;
+        @Mixin RunOptions.Bandwidth bandwidthRun;
         @Mixin InlineOptions inlineOptions;
         @Mixin BandwidthOptions bandwidthOptions;
         @Mixin PostOptions.Lists postListOptions;
@@ -473,6 +505,8 @@ final class PerftestCommands {
     @Command(name = "read-lat", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
             description = "RDMA read latency (client round trips), like ib_read_lat.")
     static final class ReadLat extends Base {
+        @Mixin ReportOptions.Latency latencyReports;
+        @Mixin RunOptions.Latency latencyRun;
         @Mixin EventOptions eventOptions;
         @Mixin OutstandingOptions outstandingOptions;
         @Mixin PayloadOptions payloadOptions;
@@ -488,6 +522,8 @@ final class PerftestCommands {
     @Command(name = "read-bw", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
             description = "RDMA read bandwidth, like ib_read_bw.")
     static final class ReadBw extends Base {
+        @Mixin ReportOptions.Bandwidth bandwidthReports;
+        @Mixin RunOptions.Bandwidth bandwidthRun;
         @Mixin EventOptions eventOptions;
         @Mixin OutstandingOptions outstandingOptions;
         @Mixin BandwidthOptions bandwidthOptions;
@@ -514,6 +550,8 @@ final class PerftestCommands {
     @Command(name = "atomic-lat", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
             description = "Atomic latency (client round trips), like ib_atomic_lat.")
     static final class AtomicLat extends Base {
+        @Mixin ReportOptions.Latency latencyReports;
+        @Mixin RunOptions.Latency latencyRun;
         @Mixin OutstandingOptions outstandingOptions;
         @Mixin AtomicOptions atomicOptions;
         @Mixin EventOptions eventOptions;
@@ -529,6 +567,8 @@ final class PerftestCommands {
     @Command(name = "atomic-bw", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
             description = "Atomic bandwidth, like ib_atomic_bw.")
     static final class AtomicBw extends Base {
+        @Mixin ReportOptions.Bandwidth bandwidthReports;
+        @Mixin RunOptions.Bandwidth bandwidthRun;
         @Mixin OutstandingOptions outstandingOptions;
         @Mixin AtomicOptions atomicOptions;
         @Mixin BandwidthOptions bandwidthOptions;

@@ -58,9 +58,15 @@ final class InteropOptions {
                 new Case(TestKind.SEND_BW, "-c UD --tclass 72"));
     }
 
-    /** --reversed and the report options that change what the sides exchange. */
+    /**
+     * --reversed and the report options that change what the sides exchange: --reversed swaps
+     * perftest's machine roles (the server sends), so the sides run each other's loops while the
+     * exchange keeps its order: write_bw's passive side is the client, send_bw's receiver too.
+     * The other report and run-control options change only one side's output or timing.
+     */
     static List<Case> reports() {
-        return List.of();
+        return List.of(new Case(TestKind.WRITE_BW, "--reversed"), new Case(TestKind.SEND_BW, "--reversed"),
+                new Case(TestKind.READ_BW, "--reversed"));
     }
 
     /**

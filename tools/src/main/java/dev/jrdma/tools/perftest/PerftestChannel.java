@@ -337,6 +337,22 @@ public final class PerftestChannel implements AutoCloseable {
     }
 
     /** The socket registered with the selector for {@code ops} until closed (a channel has one key per selector). */
+    /**
+     * Whether the peer has sent something (or closed the connection) that no exchange has read
+     * yet, without reading it: a --run_infinitely side whose peer was stopped sees the peer's
+     * next exchange message waiting. Always false over -R.
+     */
+    public boolean peerHasSent() throws IOException {
+        if (socket == null) {
+            return false;
+        }
+        try (var _ = register(SelectionKey.OP_READ)) {
+            boolean ready = selector.selectNow() > 0;
+            selector.selectedKeys().clear();
+            return ready;
+        }
+    }
+
     private Registration register(int ops) throws IOException {
         return new Registration(socket.register(selector, ops), selector);
     }

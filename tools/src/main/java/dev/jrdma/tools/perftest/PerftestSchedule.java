@@ -77,20 +77,35 @@ public final class PerftestSchedule {
      *                      the address handles come from rdma_cm's events, and for latency and
      *                      -b runs the client also sends its QPN in one UD message on the test
      *                      QP (send_qp_num_for_ah): all inside CM_CONNECT, not on this channel.
+     * @param writeImmediate --write_with_imm (write tests): both sides run between two syncs per
+     *                      size, as perftest 6.2x's write-with-immediate schedules
+     * @param reversed      --reversed (BW tests): perftest swaps its machine role, so the side
+     *                      without a host argument runs a write/read/atomic test and the client
+     *                      waits as the passive side; the exchanges keep their order (each one's
+     *                      first writer is still the side with a host argument)
+     * @param infinitely    --run_infinitely (BW tests): a -b write/read/atomic run then has
+     *                      neither the sync before its run nor the report exchange after it
+     *                      (perftest's RUN_INFINITELY branch goes straight to closing)
      */
-    public record Options(boolean bidirectional, boolean duration, boolean rdmaCm, boolean writeImmediate) {
+    public record Options(boolean bidirectional, boolean duration, boolean rdmaCm, boolean writeImmediate,
+                          boolean reversed, boolean infinitely) {
         /** Iteration run, one direction, Ethernet (TCP) exchange. */
-        public static final Options DEFAULT = new Options(false, false, false, false);
+        public static final Options DEFAULT = new Options(false, false, false);
 
-        /** -b, -D, -R without --write_with_imm. */
+        /** -b, -D, -R without --write_with_imm, not reversed, not --run_infinitely. */
         public Options(boolean bidirectional, boolean duration, boolean rdmaCm) {
             this(bidirectional, duration, rdmaCm, false);
+        }
+
+        /** -b, -D, -R and --write_with_imm, not reversed, not --run_infinitely. */
+        public Options(boolean bidirectional, boolean duration, boolean rdmaCm, boolean writeImmediate) {
+            this(bidirectional, duration, rdmaCm, writeImmediate, false, false);
         }
 
         /** The options of a resolved command line. */
         public static Options of(PerftestSettings s) {
             return new Options(s.bidirectional(), s.durationSeconds() > 0, s.rdmaCm(),
-                    s.operations().writeWithImmediate());
+                    s.operations().writeWithImmediate(), s.run().reversed(), s.run().runInfinitely());
         }
     }
 
@@ -202,7 +217,9 @@ public final class PerftestSchedule {
                     s.addAll(finish);
                     return List.copyOf(s);
                 }
-                if (duplex) {
+                if (duplex && options.infinitely()) {
+                    s.add(Step.RUN);
+                } else if (duplex) {
                     for (int i = 0; i < runs; i++) {
                         s.add(Step.SYNC);
                         s.add(Step.RUN);
@@ -212,10 +229,11 @@ public final class PerftestSchedule {
                         s.add(Step.REPORT);
                     }
                 } else {
-                    if (client) {
+                    if (client != options.reversed()) {
                         s.addAll(Collections.nCopies(runs, Step.RUN));
                     }
-                    // The passive server waits here for the client to finish.
+                    // The passive side (the server, or with --reversed the client) waits here for the
+                    // other to finish.
                     s.add(Step.SYNC);
                     s.add(Step.REPORT);
                 }

@@ -174,6 +174,14 @@ public record PerftestSettings(TestKind kind, String host, String device, int ib
         return host != null;
     }
 
+    /**
+     * The side in perftest's client role of the test (its {@code machine}): the side with a host
+     * argument, or with --reversed the other one. The out-of-band exchange follows {@link #client()}.
+     */
+    public boolean testClient() {
+        return run.testClient(client());
+    }
+
     /** The sizes of perftest's -a sweep: 2, 4, ... 2^23 (atomics: 8 only). */
     public static List<Long> sweep(TestKind kind) {
         if (kind.verb() == Verb.ATOMIC) {

@@ -23,7 +23,15 @@ public final class ReportFiles {
         List<Path> written = new ArrayList<>();
         write("--histogram", settings.histogram(), HistogramFile::write, report, written);
         write("--plot", settings.plot(), ResultPlot::write, report, written);
+        write("--out_json_file", settings.reports().outJsonFile(), ReportFiles::json, report, written);
         return List.copyOf(written);
+    }
+
+    /** --out_json: the --json document, replacing the file as perftest's open(O_TRUNC) does. */
+    private static void json(RunReport report, Path file) throws IOException {
+        try (java.io.OutputStream out = java.nio.file.Files.newOutputStream(file)) {
+            JsonReport.write(report, out);
+        }
     }
 
     /** How one kind of file is written from a report. */

@@ -109,7 +109,7 @@ final class BandwidthLoops {
             boolean armed = false;
             long timeoutNanos = c.timeoutNanos();
             long deadline = System.nanoTime() + timeoutNanos;
-            if (side.s.client()) {
+            if (side.s.testClient()) {
                 rule.start(System.nanoTime());
             }
             sends.start();
@@ -154,6 +154,9 @@ final class BandwidthLoops {
     }
 
     private static BwReportData windowReport(Side side, long size, StopRule rule) {
+        if (rule.soak() != null) {
+            return rule.soak().last();   // --run_infinitely: its rows were printed as each period ended
+        }
         StopRule.Window w = rule.window();
         if (rule.counted() == 0) {
             throw new IllegalStateException("no message completed in the " + (w.length() / 1_000_000) + " ms sample "

@@ -62,6 +62,7 @@ final class LatencyLoops {
                     // perftest reads the clock just before the post; we read it just after, while the
                     // message is on its way, so a slow clock is off the round trip. Consecutive
                     // deltas - all the report uses - are the same period either way.
+                    rule.beforePost();
                     send.post();
                     rule.posted(scnt++);
                     if (!c.take(side.sendCq, "send", rule) || !rule.completed()) {
@@ -94,6 +95,7 @@ final class LatencyLoops {
                 }
                 if (scnt < iters) {
                     BYTE.setVolatile(buf, postOffset, (byte) (scnt + 1));
+                    rule.beforePost();
                     write.post();
                     rule.posted(scnt++);   // after the post, as in send()
                 }
@@ -148,6 +150,7 @@ final class LatencyLoops {
         try (SendPoster r = SendPoster.single(side, 0, size, side.opcode())) {
             rule.start(System.nanoTime());
             for (int i = 0; i < iters; i++) {
+                rule.beforePost();
                 r.post();
                 rule.posted(i);   // after the post, as in send()
                 if (!c.take(side.sendCq, what, rule) || !rule.completed()) {

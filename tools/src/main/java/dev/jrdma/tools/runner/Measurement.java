@@ -22,10 +22,17 @@ final class Measurement {
     private Measurement() {
     }
 
-    /** -D: a window with the progress line; else a count of -n (post times kept by the latency tests). */
+    /**
+     * -D: a window with the progress line (-f's margins, --cpu_util's samples); else a count of
+     * -n (post times kept by the latency tests); --latency_gap before each post of either.
+     */
     static StopRule rule(Side side, ProgressLine progress) {
-        return side.s.durationSeconds() > 0 ? StopRule.window(side.s.durationSeconds(), progress)
+        int seconds = side.s.durationSeconds();
+        StopRule rule = seconds > 0
+                ? StopRule.window(seconds, side.s.reports().margin(), CpuUsage.forRun(side.s.reports().cpuUtil(), true),
+                        progress)
                 : StopRule.count(side.s.iters(), !side.kind.bandwidth());
+        return rule.withGap(side.s.run().latencyGapMicros());
     }
 
     static Row run(Side side, long size, StopRule rule) throws IOException {
@@ -44,7 +51,7 @@ final class Measurement {
                 if (side.s.bidirectional()) {
                     return bandwidth(BandwidthLoops.sendBidirectional(side, size, rule));
                 }
-                return bandwidth(side.s.client() ? BandwidthLoops.client(side, size, rule)
+                return bandwidth(side.s.testClient() ? BandwidthLoops.client(side, size, rule)
                         : BandwidthLoops.sendServer(side, size, rule));
             }
             case WRITE_BW, READ_BW, ATOMIC_BW -> {

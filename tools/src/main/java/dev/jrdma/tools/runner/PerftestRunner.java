@@ -45,6 +45,8 @@ public final class PerftestRunner implements PerftestSession.Device {
     private final WarmUp warmUp;
     private final boolean duration;
     private RdmaCmSetup rdmaCm;
+    /** The out-of-band channel of the schedule (--run_infinitely watches it for the peer's stop). */
+    private PerftestChannel oob;
     private BwReportData lastReport;
     private String peerVersion = "";
     private TestInfo info;
@@ -94,7 +96,14 @@ public final class PerftestRunner implements PerftestSession.Device {
         }
         try (Context context = device.open()) {
             r.side.context = context;
-            return r.session();
+            int code = r.session();
+            String below = r.output.verifierError();
+            if (below != null) {
+                console.error(below);   // -w/-y: perftest's line, exit 1 after the report
+                code = ExitCode.FAILURE;
+            }
+            RunControl.waitDestroy(s, r.output);
+            return code;
         } finally {
             if (r.pinned != null) {
                 r.pinned.close();   // an in-process caller (tests) gets its thread back as it was
@@ -221,6 +230,8 @@ public final class PerftestRunner implements PerftestSession.Device {
 
     private int session() throws IOException {
         Mtu myMtu = configure();
+        output.open(side.context.name(), s.ibPort());
+        RunControl.warnCpuUtil(s, console);
         if (s.rdmaCm()) {
             try (RdmaCmSetup cm = new RdmaCmSetup(s)) {
                 rdmaCm = cm;
@@ -294,16 +305,19 @@ public final class PerftestRunner implements PerftestSession.Device {
 
     /** After the preamble: the header, then the test's schedule with {@code records} as this side's. */
     private void runSchedule(PerftestChannel oob, List<PeerInfo> records) throws IOException {
+        this.oob = oob;
         TestKind kind = s.kind();
         info = new TestInfo(kind.verb(), s.atomicType() == null ? null : s.atomicType().name(), kind.bandwidth(),
-                s.bidirectional(), s.client(), side.context.name(), s.qps(), "IB", s.connection().name(),
+                s.bidirectional(), s.testClient(), side.context.name(), s.qps(), "IB", s.connection().name(),
                 s.posting().useSrq(), "ON", side.post.extendedPost ? "ON" : "OFF", s.txDepth(), s.rxDepth(),
                 s.posting().postList(), s.cqMod(), side.mtuBytes, side.port.isEthernet() ? "Ethernet" : "IB",
                 side.gid == null ? -1 : side.gidIndex, side.inlineSize, side.outReads, s.rdmaCm(), s.events(),
                 s.durationSeconds());
         output.header(info);
         // The wait for the peer's run: a -D run's length is known, an iteration run's is not.
-        Duration peerRun = duration ? Duration.ofSeconds(s.durationSeconds()).plus(s.timeout()) : null;
+        // A --run_infinitely run's is not: it ends when the peer is stopped.
+        Duration peerRun = duration && !s.run().runInfinitely()
+                ? Duration.ofSeconds(s.durationSeconds()).plus(s.timeout()) : null;
         side.remote = PerftestSession.run(oob, kind, records, side.sizes.size(), PerftestSchedule.Options.of(s),
                 peerRun, this);
     }
@@ -346,6 +360,11 @@ public final class PerftestRunner implements PerftestSession.Device {
     @Override
     public void run(int index) throws IOException {
         long size = side.sizes.get(index);
+        if (s.run().runInfinitely()) {
+            lastReport = RunControl.soak(side, size, output, oob);
+            return;
+        }
+        RunControl.performWarmUp(side, size);
         ProgressLine progress = duration ? ProgressLine.forRun(s, console.err(), ProgressLine.stderrIsTerminal()) : null;
         StopRule rule = Measurement.rule(side, progress);
         Measurement.Row row;
@@ -354,8 +373,11 @@ public final class PerftestRunner implements PerftestSession.Device {
         } finally {
             rule.finish();   // the progress line goes before the row
         }
+        if (rule.cpu() != null) {
+            output.cpuUtil(rule.cpu().percent());
+        }
         if (row.latency() != null) {
-            output.latencyRow(row.latency());
+            output.latencyRow(row.latency(), rule.postTimes());
         } else if (row.windowLatency() != null) {
             output.latencyRow(row.windowLatency());
         } else if (duration ? s.bidirectional() && s.kind() != TestKind.SEND_BW && !side.writeImmediate
@@ -398,8 +420,13 @@ public final class PerftestRunner implements PerftestSession.Device {
     public void remoteBandwidthReport(BwReportData remoteReport) {
         if (s.bidirectional()) {
             output.bandwidthRow(lastReport.plus(remoteReport));   // print_full_bw_report: both directions' sum
-        } else if (!s.client() && s.kind() != TestKind.SEND_BW) {
-            output.bandwidthRow(remoteReport);   // the passive server prints the client's numbers
+            output.reportBoth(lastReport, remoteReport);
+        } else if (!s.testClient() && s.kind() != TestKind.SEND_BW) {
+            if (s.run().runInfinitely()) {
+                output.line(RunControl.CLIENT_CLOSED);   // perftest's passive side of a soak prints no numbers
+            } else {
+                output.bandwidthRow(remoteReport);   // the passive server prints the client's numbers
+            }
         }
         if (s.operations().dataValidation() && side.verb == Verb.WRITE && (s.bidirectional() || !s.client())) {
             validate(side.sizes.getFirst());   // the write-bw server (both with -b): the peer's run has ended

@@ -215,7 +215,7 @@ final class Side {
      * on the client of a one-way BW run (only its server receives).
      */
     boolean receives() {
-        return (verb == Verb.SEND || writeImmediate) && !(kind.bandwidth() && s.client() && !s.bidirectional());
+        return (verb == Verb.SEND || writeImmediate) && !(kind.bandwidth() && s.testClient() && !s.bidirectional());
     }
 
     ReceiveRequest receiveRequest(int qp, long size) {

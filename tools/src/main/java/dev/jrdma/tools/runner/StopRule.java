@@ -16,6 +16,10 @@ final class StopRule {
     private final int seconds;
     private final long[] postTimes;
     private final ProgressLine progress;
+    private int margin = -1;
+    private Soak soak;
+    private long gapNanos;
+    private CpuUsage cpu;
     private Window window;
     private long counted;
 
@@ -36,6 +40,54 @@ final class StopRule {
         return new StopRule(Long.MAX_VALUE, seconds, null, progress);
     }
 
+    /**
+     * -D with -f: a window of {@code seconds} with margins of {@code margin} seconds (-1: a
+     * quarter of the duration); with {@code cpu}, --cpu_util's /proc/stat samples at the sample
+     * window's edges.
+     */
+    static StopRule window(int seconds, int margin, CpuUsage cpu, ProgressLine progress) {
+        StopRule r = window(seconds, progress);
+        r.margin = margin;
+        r.cpu = cpu;
+        return r;
+    }
+
+    /** --run_infinitely: unbounded, reporting every period, until {@code soak} stops it. */
+    static StopRule soak(Soak soak) {
+        StopRule r = new StopRule(Long.MAX_VALUE, 1, null, null);
+        r.soak = soak;
+        return r;
+    }
+
+    /** --latency_gap: {@link #beforePost} waits {@code micros} before each post. */
+    StopRule withGap(int micros) {
+        gapNanos = micros * 1_000L;
+        return this;
+    }
+
+    /** The soak of --run_infinitely, or null. */
+    Soak soak() {
+        return soak;
+    }
+
+    /** --cpu_util's samples of this run's window, or null. */
+    CpuUsage cpu() {
+        return cpu;
+    }
+
+    /**
+     * --latency_gap: spins for the gap before a post (perftest busy-waits on its cycle counter,
+     * and takes the post's time after the wait, so the gap is part of the measured interval).
+     */
+    void beforePost() {
+        if (gapNanos > 0) {
+            long end = System.nanoTime() + gapNanos;
+            while (System.nanoTime() - end < 0) {
+                Thread.onSpinWait();
+            }
+        }
+    }
+
     /** Whether the loop runs for a time window (-D) rather than a count. */
     boolean timed() {
         return seconds > 0;
@@ -48,14 +100,14 @@ final class StopRule {
 
     /** Starts the window at {@code now} unless it runs already; nothing in count mode. */
     void start(long now) {
-        if (seconds > 0 && window == null) {
-            window = Window.from(now, seconds);
+        if (seconds > 0 && window == null && soak == null) {
+            window = Window.from(now, seconds, margin);
         }
     }
 
-    /** Whether the loop's clock runs: always in count mode, once started in window mode. */
+    /** Whether the loop's clock runs: always in count mode and in a soak, once started in window mode. */
     boolean started() {
-        return seconds == 0 || window != null;
+        return seconds == 0 || window != null || soak != null;
     }
 
     /** The window (null in count mode or before the start). */
@@ -85,8 +137,14 @@ final class StopRule {
 
     /** Window mode: {@code n} iterations completed at {@code now}; false once the window is over. */
     boolean completed(long now, long n) {
+        if (soak != null) {
+            return soak.completed(now, n);
+        }
         if (window == null) {
             return true;
+        }
+        if (cpu != null) {
+            cpu.at(now, window);
         }
         if (window.sampling(now)) {
             counted += n;
@@ -112,13 +170,18 @@ final class StopRule {
 
     /**
      * perftest's duration states as times, not SIGALRM: a warm-up margin, the sample window in
-     * which iterations are counted, a cool-down margin, then the end. The margin is -D / 4 whole
-     * seconds, as perftest's default (-f); the reported rate is the window's count over the
+     * which iterations are counted, a cool-down margin, then the end. The margin is -f, or -D / 4
+     * whole seconds as perftest's default; the reported rate is the window's count over the
      * window's length.
      */
     record Window(long start, long sampleStart, long sampleEnd, long end) {
         static Window from(long start, int seconds) {
-            long margin = (seconds / 4) * 1_000_000_000L;
+            return from(start, seconds, -1);
+        }
+
+        /** {@code marginSeconds} -1: a quarter of the duration. */
+        static Window from(long start, int seconds, int marginSeconds) {
+            long margin = (marginSeconds >= 0 ? marginSeconds : seconds / 4) * 1_000_000_000L;
             long total = seconds * 1_000_000_000L;
             return new Window(start, start + margin, start + total - margin, start + total);
         }
