@@ -94,14 +94,16 @@ final class AddressOptions {
     /** --connectionless: offered by send-bw. */
     static final class Connectionless {
         @Option(names = "--connectionless",
-                description = "A multicast server without an out-of-band peer (server, -g, UD, --run_infinitely).")
+                description = "perftest: a multicast server without an out-of-band peer (server, -g, UD, "
+                        + "--run_infinitely). jrdma checks those rules, then exits 1: not implemented yet.")
         boolean connectionless;
     }
 
     /** -O: offered by the BW tests. */
     static final class DualPort {
         @Option(names = {"-O", "--dualport"},
-                description = "Run on ports 1 and 2 (needs a device with two ports; with one it exits 1).")
+                description = "perftest: run on ports 1 and 2. jrdma asks the device and exits 1: with one port "
+                        + "(rxe) naming the port count; with two, because dual-port runs are not implemented yet.")
         boolean dualPort;
     }
 

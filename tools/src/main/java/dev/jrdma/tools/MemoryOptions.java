@@ -51,9 +51,10 @@ final class MemoryOptions {
     /** --use-null-mr: the write and read tests. */
     static final class NullMrOptions {
         @Option(names = "--use-null-mr",
-                description = "Allocate the device's null memory region (ibv_alloc_null_mr) and use it for the local "
-                        + "side of every write or read: the device neither reads nor writes local memory. An error "
-                        + "naming the device where it does not offer one.")
+                description = "perftest: use the device's null memory region (ibv_alloc_null_mr) for the local side "
+                        + "of every write or read, so the device neither reads nor writes local memory. jrdma asks the "
+                        + "device for one and exits 1 naming it: where the device refuses (rxe does) with its errno, "
+                        + "where it grants one because jrdma cannot put its key in a work request yet.")
         boolean nullMr;
     }
 
