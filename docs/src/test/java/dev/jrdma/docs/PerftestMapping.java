@@ -72,9 +72,6 @@ final class PerftestMapping {
             p.put(o, new Pending(OTHER, Set.of()));
         }
         p.put("--events", new Pending(OTHER, Set.of("atomic_lat", "atomic_bw")));
-        for (String o : List.of("--vector", "--dlid")) {
-            p.put(o, new Pending(UNASSIGNED, Set.of()));
-        }
         return p;
     }
 

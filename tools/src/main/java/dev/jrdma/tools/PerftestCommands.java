@@ -61,6 +61,9 @@ final class PerftestCommands {
         @Mixin
         AddressOptions.Common addressOptions;
 
+        @Mixin
+        DlidOption dlidOption;
+
         @Parameters(index = "0", arity = "0..1", paramLabel = "HOST",
                 description = "The server to connect to; without it this side is the server.")
         String host;
@@ -101,6 +104,11 @@ final class PerftestCommands {
         }
 
         AddressOptions.DualPort dualPort() {
+            return null;
+        }
+
+        /** -X: the tests that offer it (perftest: every verb but write). */
+        CompletionVectorOption vector() {
             return null;
         }
 
@@ -253,7 +261,8 @@ final class PerftestCommands {
                     cqMod, bidirectional, noPeak, gbits, events, outReads, atomicType, c.output, c.json, c.csv,
                     c.histogram, c.plot, Duration.ofSeconds(c.timeoutSeconds), c.warmUp,
                     pinCpus,
-                    reports(), run(), posting(), addressing(), rate(), memory(), operations());
+                    reports(), run(), posting(), addressing(), rate(), memory(), operations(),
+                    vector() == null ? -1 : vector().resolve(spec, events), dlidOption.resolve(spec));
         }
 
         // One hook per option group of PerftestSettings, each owned by its group's mixin: a test
@@ -328,6 +337,9 @@ final class PerftestCommands {
         @Mixin EventOptions eventOptions;
         @Mixin InlineOptions inlineOptions;
 
+        @Mixin CompletionVectorOption vectorOption;
+        @Override CompletionVectorOption vector() { return vectorOption; }
+
         @Mixin AddressOptions.Multicast multicastOptions;
 
         @Override TestKind kind() { return TestKind.SEND_LAT; }
@@ -344,6 +356,9 @@ final class PerftestCommands {
         @Mixin EventOptions eventOptions;
         @Mixin InlineOptions inlineOptions;
         @Mixin BandwidthOptions bandwidthOptions;
+
+        @Mixin CompletionVectorOption vectorOption;
+        @Override CompletionVectorOption vector() { return vectorOption; }
 
         @Mixin AddressOptions.Multicast multicastOptions;
         @Mixin AddressOptions.Connectionless connectionlessOptions;
@@ -388,6 +403,9 @@ final class PerftestCommands {
         @Mixin EventOptions eventOptions;
         @Mixin OutstandingOptions outstandingOptions;
 
+        @Mixin CompletionVectorOption vectorOption;
+        @Override CompletionVectorOption vector() { return vectorOption; }
+
         @Override TestKind kind() { return TestKind.READ_LAT; }
         @Override EventOptions events() { return eventOptions; }
         @Override OutstandingOptions outstanding() { return outstandingOptions; }
@@ -399,6 +417,9 @@ final class PerftestCommands {
         @Mixin EventOptions eventOptions;
         @Mixin OutstandingOptions outstandingOptions;
         @Mixin BandwidthOptions bandwidthOptions;
+
+        @Mixin CompletionVectorOption vectorOption;
+        @Override CompletionVectorOption vector() { return vectorOption; }
 
         @Mixin AddressOptions.DualPort dualPortOptions;
 
@@ -415,6 +436,9 @@ final class PerftestCommands {
         @Mixin OutstandingOptions outstandingOptions;
         @Mixin AtomicOptions atomicOptions;
 
+        @Mixin CompletionVectorOption vectorOption;
+        @Override CompletionVectorOption vector() { return vectorOption; }
+
         @Override TestKind kind() { return TestKind.ATOMIC_LAT; }
         @Override OutstandingOptions outstanding() { return outstandingOptions; }
         @Override AtomicOptions atomic() { return atomicOptions; }
@@ -426,6 +450,9 @@ final class PerftestCommands {
         @Mixin OutstandingOptions outstandingOptions;
         @Mixin AtomicOptions atomicOptions;
         @Mixin BandwidthOptions bandwidthOptions;
+
+        @Mixin CompletionVectorOption vectorOption;
+        @Override CompletionVectorOption vector() { return vectorOption; }
 
         @Mixin AddressOptions.DualPort dualPortOptions;
 

@@ -38,7 +38,7 @@ public final class PerftestFormat {
         sb.append(LINE).append('\n');
         sb.append(" ".repeat(20)).append(t.title()).append('\n');
         if (t.useEvent()) {
-            sb.append(" Test with events. Using ").append(t.device()).append("_comp0\n");
+            sb.append(" Test with events. Using ").append(t.device()).append("_comp").append(t.completionVector()).append('\n');
         }
         sb.append(" Dual-port       : OFF\t\tDevice         : ").append(t.device()).append('\n');
         sb.append(" Number of qps   : ").append(t.numQps()).append("\t\tTransport type : ").append(t.transport()).append('\n');

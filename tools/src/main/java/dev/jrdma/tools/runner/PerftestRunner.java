@@ -286,7 +286,7 @@ public final class PerftestRunner implements PerftestSession.Device {
                 s.bidirectional(), s.client(), side.context.name(), s.qps(), "IB", s.connection().name(), false, "ON",
                 "OFF", s.txDepth(), s.rxDepth(), 1, s.cqMod(), side.mtuBytes, side.port.isEthernet() ? "Ethernet" : "IB",
                 side.gid == null ? -1 : side.gidIndex, side.inlineSize, side.outReads, s.rdmaCm(), s.events(),
-                s.durationSeconds());
+                s.durationSeconds(), Math.max(0, s.completionVector()));
         output.header(info);
         // The wait for the peer's run: a -D run's length is known, an iteration run's is not.
         Duration peerRun = duration ? Duration.ofSeconds(s.durationSeconds()).plus(s.timeout()) : null;
