@@ -22,9 +22,10 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * -X/--vector and --dlid on a Soft-RoCE device, jrdma with jrdma: a test whose CQs use the
- * device's last completion vector runs with events; a vector the device lacks fails both sides
- * naming device, value and range; --dlid is refused after asking the port's link layer.
+ * -X/--vector, --dlid and -z on a Soft-RoCE device: a test whose CQs use the device's last
+ * completion vector runs with events; a vector the device lacks fails both sides naming device,
+ * value and range; --dlid is refused after asking the port's link layer; -z without -R
+ * exchanges over rdma_cm and connects by verbs, with jrdma and with perftest 6.06.
  */
 @DeviceTest
 class VectorAndDlidDeviceTest {
@@ -70,6 +71,53 @@ class VectorAndDlidDeviceTest {
         String expected = "completion vector " + vectors + " is out of range for " + DEVICE + ": it has " + vectors;
         assertTrue(r[0].err().contains(expected) || r[1].err().contains(expected),
                 "client: " + r[0].all() + "\nserver: " + r[1].all());
+    }
+
+    /**
+     * -z alone: the out-of-band messages go over an rdma_cm connection (so the client needs the
+     * server's IP address, not a TCP listener), the test QPs are connected by verbs.
+     */
+    @Test
+    void commRdmaCmExchangesOverRdmaCmAndConnectsByVerbs() throws Exception {
+        for (String test : List.of("send-lat", "write-bw")) {
+            int port = freePort();
+            List<String> common = List.of(test, "-d", DEVICE, "-p", Integer.toString(port), "--warm-up", "0", "-n",
+                    "50", "--timeout", "30", "-z");
+            CompletableFuture<Result> server = CompletableFuture.supplyAsync(() -> jrdma(common.toArray(String[]::new)));
+            awaitListening(port, server, true);
+            List<String> client = new ArrayList<>(common);
+            client.add(ADDRESS);
+            Result c = jrdma(client.toArray(String[]::new));
+            Result s = server.get(TIMEOUT_S, TimeUnit.SECONDS);
+            for (Result side : List.of(c, s)) {
+                assertEquals(0, side.code(), test + " client: " + c.all() + "\nserver: " + s.all());
+                assertTrue(side.out().contains(" rdma_cm QPs\t : OFF\n Data ex. method : rdma_cm\n"), side.out());
+                assertTrue(side.out().contains(" remote address: LID"), side.out());
+            }
+            assertTrue(c.out().lines().anyMatch(l -> l.matches("\\s*\\d+\\s+50\\s+.*")), c.out());
+        }
+    }
+
+    /** -z against perftest 6.06's ib_send_lat -z as the server, in this VM. */
+    @Test
+    void commRdmaCmInteroperatesWithPerftest() throws Exception {
+        int port = freePort();
+        CompletableFuture<String> perftest = CompletableFuture.supplyAsync(() -> {
+            try {
+                return JrdmaRuns.exec("timeout", "55", "ib_send_lat", "-d", DEVICE, "-p", Integer.toString(port), "-n",
+                        "50", "-z");
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        awaitListening(port, null, true);
+        Result c = jrdma("send-lat", "-d", DEVICE, "-p", Integer.toString(port), "--warm-up", "0", "-n", "50",
+                "--timeout", "30", "-z", ADDRESS);
+        String p = perftest.get(TIMEOUT_S, TimeUnit.SECONDS);
+        assertEquals(0, c.code(), c.all() + "\nperftest:\n" + p);
+        assertTrue(c.out().lines().anyMatch(l -> l.matches("\\s*2\\s+50\\s+.*")), c.out());
+        assertTrue(p.contains(" Data ex. method : rdma_cm"), p);
+        assertTrue(p.lines().anyMatch(l -> l.matches("\\s*2\\s+50\\s+.*")), p);
     }
 
     @Test

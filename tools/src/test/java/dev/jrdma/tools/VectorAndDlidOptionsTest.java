@@ -15,7 +15,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import picocli.CommandLine;
 
-/** -X/--vector and --dlid on the command line: where they are offered, their values, what they need. */
+/** -X/--vector, --dlid and -z on the command line and in the header: where offered, values, what they need. */
 class VectorAndDlidOptionsTest {
     private record Result(int code, String err) {
     }
@@ -66,8 +66,16 @@ class VectorAndDlidOptionsTest {
     @Test
     void theEventsLineNamesTheVector() {
         TestInfo info = new TestInfo(Verb.SEND, null, false, false, true, "rxe0", 1, "IB", "RC", false, "ON", "OFF",
-                1, 512, 1, 1, 1024, "Ethernet", 1, 0, 1, false, true, 0, 3);
+                1, 512, 1, 1, 1024, "Ethernet", 1, 0, 1, false, true, 0, 3, false);
         assertTrue(PerftestFormat.header(info).contains(" Test with events. Using rxe0_comp3\n"),
                 PerftestFormat.header(info));
+    }
+
+    @Test
+    void withCommRdmaCmAloneTheExchangeIsRdmaCmAndTheQueuePairsAreNot() {
+        TestInfo info = new TestInfo(Verb.SEND, null, false, false, false, "rxe0", 1, "IB", "RC", false, "ON", "OFF",
+                1, 512, 1, 1, 1024, "Ethernet", 1, 0, 1, false, false, 0, 0, true);
+        String header = PerftestFormat.header(info);
+        assertTrue(header.contains(" rdma_cm QPs\t : OFF\n Data ex. method : rdma_cm\n---"), header);
     }
 }

@@ -69,7 +69,7 @@ public final class PerftestFormat {
             sb.append(" Outstand reads  : ").append(t.outReads()).append('\n');
         }
         sb.append(" rdma_cm QPs\t : ").append(t.rdmaCm() ? "ON" : "OFF").append('\n');
-        sb.append(" Data ex. method : ").append(t.rdmaCm() ? "rdma_cm" : "Ethernet");
+        sb.append(" Data ex. method : ").append(t.rdmaCm() || t.commRdmaCm() ? "rdma_cm" : "Ethernet");
         if (t.rdmaCm() && !t.client()) {
             sb.append('\n').append(LINE).append('\n');
             sb.append(" Waiting for client rdma_cm QP to connect\n");
