@@ -98,7 +98,7 @@ class VectorAndDlidDeviceTest {
         }
     }
 
-    /** -z against perftest 6.06's ib_send_lat -z as the server, in this VM. */
+    /** -z against perftest 6.06's ib_send_lat -z, as the server and as the client, in this VM. */
     @Test
     void commRdmaCmInteroperatesWithPerftest() throws Exception {
         int port = freePort();
@@ -118,6 +118,18 @@ class VectorAndDlidDeviceTest {
         assertTrue(c.out().lines().anyMatch(l -> l.matches("\\s*2\\s+50\\s+.*")), c.out());
         assertTrue(p.contains(" Data ex. method : rdma_cm"), p);
         assertTrue(p.lines().anyMatch(l -> l.matches("\\s*2\\s+50\\s+.*")), p);
+
+        // And the other way round: perftest's client, jrdma's server.
+        int port2 = freePort();
+        CompletableFuture<Result> server = CompletableFuture.supplyAsync(() -> jrdma("send-lat", "-d", DEVICE, "-p",
+                Integer.toString(port2), "--warm-up", "0", "-n", "50", "--timeout", "30", "-z"));
+        awaitListening(port2, server, true);
+        String client = JrdmaRuns.exec("timeout", "55", "ib_send_lat", "-d", DEVICE, "-p", Integer.toString(port2),
+                "-n", "50", "-z", ADDRESS);
+        Result s = server.get(TIMEOUT_S, TimeUnit.SECONDS);
+        assertEquals(0, s.code(), s.all() + "\nperftest:\n" + client);
+        assertTrue(client.lines().anyMatch(l -> l.matches("\\s*2\\s+50\\s+.*")), client);
+        assertTrue(s.out().lines().anyMatch(l -> l.matches("\\s*2\\s+50\\s+.*")), s.out());
     }
 
     @Test
