@@ -66,6 +66,27 @@ public final class CompletionQueue extends NativeObject {
     }
 
     static CompletionQueue create(Context context, int depth, CompletionChannel channel) {
+        return create(context, depth, channel, 0);
+    }
+
+    /**
+     * Refuses a completion vector the device does not have, naming device, value and range:
+     * ibv_create_cq's EINVAL would not say which argument was wrong. Vector 0 is what every
+     * queue gets by default, so it is taken without asking.
+     */
+    static void checkCompletionVector(Context context, int vector) {
+        if (vector == 0) {
+            return;
+        }
+        int vectors = context.completionVectors();
+        if (vector < 0 || vector >= vectors) {
+            throw new IllegalArgumentException("completion vector " + vector + " is out of range for " + context.name()
+                    + ": it has " + vectors + (vectors == 1 ? " vector (0)" : " vectors (0 to " + (vectors - 1) + ")"));
+        }
+    }
+
+    static CompletionQueue create(Context context, int depth, CompletionChannel channel, int vector) {
+        checkCompletionVector(context, vector);
         if (depth < 1) {
             throw new IllegalArgumentException("a completion queue needs a depth of at least 1, not " + depth);
         }
@@ -75,9 +96,10 @@ public final class CompletionQueue extends NativeObject {
         try (Arena arena = Arena.ofConfined(); var _ = hold(context, channel)) {
             MemorySegment errno = Errno.allocate(arena);
             MemorySegment cq = ErrnoVerbs.ibv_create_cq(errno, context.handle(), depth, MemorySegment.NULL,
-                    channel == null ? MemorySegment.NULL : channel.handle(), 0);
+                    channel == null ? MemorySegment.NULL : channel.handle(), vector);
             if (cq.address() == 0) {
-                throw RdmaException.of(Verb.IBV_CREATE_CQ, context + ", depth " + depth, Errno.get(errno));
+                throw RdmaException.of(Verb.IBV_CREATE_CQ, context + ", depth " + depth
+                        + (vector == 0 ? "" : ", completion vector " + vector), Errno.get(errno));
             }
             return wrapCreated(cq, ibv_cq.layout(), h -> new CompletionQueue(context, channel, h),
                     rdma_h::ibv_destroy_cq);

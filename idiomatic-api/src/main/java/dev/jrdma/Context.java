@@ -449,6 +449,36 @@ public final class Context extends NativeResource {
     }
 
     /**
+     * Creates a completion queue whose events are steered to one of the device's completion
+     * vectors ({@code comp_vector}): each vector is an interrupt (an MSI-X vector on hardware),
+     * so spreading busy queues over vectors spreads their interrupts over CPUs.
+     *
+     * @param depth            the minimum number of completions the queue holds
+     * @param channel          where its completion events go, or null for none
+     * @param completionVector the vector, from 0 to {@link #completionVectors()} - 1
+     * @return the new queue, owned by this context (and the channel, if any)
+     * @throws IllegalArgumentException when the device has no such vector
+     */
+    @Reaches("ibv_create_cq")
+    public CompletionQueue createCompletionQueue(int depth, CompletionChannel channel, int completionVector) {
+        checkOpen();
+        if (channel != null) {
+            channel.checkOpen();
+        }
+        return CompletionQueue.create(this, depth, channel, completionVector);
+    }
+
+    /**
+     * {@return how many completion vectors the device offers ({@code num_comp_vectors} of the
+     * context): the values {@link #createCompletionQueue(int, CompletionChannel, int)} and
+     * {@link ExtendedCompletionQueue.Builder#completionVector} accept are 0 to this minus 1}
+     */
+    public int completionVectors() {
+        checkOpen();
+        return ibv_context.num_comp_vectors(handle.reinterpret(ibv_context.layout().byteSize()));
+    }
+
+    /**
      * Builds an extended completion queue ({@code ibv_create_cq_ex}), which reports only the
      * fields chosen and is read with start/next/end poll; see {@link ExtendedCompletionQueue}.
      *

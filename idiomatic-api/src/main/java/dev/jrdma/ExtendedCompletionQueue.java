@@ -79,6 +79,7 @@ public final class ExtendedCompletionQueue implements RdmaResource {
         private final Context context;
         private final int depth;
         private CompletionChannel channel;
+        private int completionVector;
         private Set<WorkCompletionField> fields = WorkCompletionField.STANDARD;
 
         Builder(Context context, int depth) {
@@ -116,6 +117,20 @@ public final class ExtendedCompletionQueue implements RdmaResource {
         }
 
         /**
+         * Steers the queue's events to one of the device's completion vectors (default 0); see
+         * {@link Context#createCompletionQueue(int, CompletionChannel, int)}.
+         *
+         * @param completionVector the vector, from 0 to {@link Context#completionVectors()} - 1
+         * @return this builder
+         * @throws IllegalArgumentException when the device has no such vector
+         */
+        public Builder completionVector(int completionVector) {
+            CompletionQueue.checkCompletionVector(context, completionVector);
+            this.completionVector = completionVector;
+            return this;
+        }
+
+        /**
          * Creates the queue ({@code ibv_create_cq_ex}).
          *
          * @return the queue, owned by the context
@@ -134,6 +149,7 @@ public final class ExtendedCompletionQueue implements RdmaResource {
             ibv_cq_init_attr_ex.cqe(attr, b.depth);
             ibv_cq_init_attr_ex.channel(attr, b.channel == null ? MemorySegment.NULL : b.channel.handle());
             ibv_cq_init_attr_ex.wc_flags(attr, WorkCompletionField.flags(b.fields));
+            ibv_cq_init_attr_ex.comp_vector(attr, b.completionVector);
             MemorySegment errno = Errno.allocate(arena);
             MemorySegment created = InlineVerbs.ibv_create_cq_ex(errno, b.context.handle(), attr);
             if (created.address() == 0) {

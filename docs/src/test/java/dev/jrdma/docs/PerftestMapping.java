@@ -38,7 +38,6 @@ final class PerftestMapping {
     static final String REPORTS = "reports and run control";
     static final String ADDRESSING = "addressing, multicast and ports";
     static final String OTHER = "rate limiter, memory and other verbs";
-    static final String UNASSIGNED = "not assigned yet";
 
     /** A perftest option not implemented yet: its group, and the tests it is pending on (empty: all it is offered on). */
     record Pending(String group, Set<String> tests) {
@@ -60,9 +59,6 @@ final class PerftestMapping {
         p.put("--data_validation", new Pending(OTHER, Set.of("send_bw", "atomic_bw")));
         p.put("--data_validation_debug", new Pending(OTHER, Set.of()));
         p.put("--disable_numa", new Pending(OTHER, Set.of()));
-        for (String o : List.of("--vector", "--dlid")) {
-            p.put(o, new Pending(UNASSIGNED, Set.of()));
-        }
         return p;
     }
 

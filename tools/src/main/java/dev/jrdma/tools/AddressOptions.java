@@ -63,7 +63,8 @@ final class AddressOptions {
         String bindSourceIp;
 
         @Option(names = {"-z", "--comm_rdma_cm"},
-                description = "Exchange over rdma_cm; jrdma: only together with -R (which exchanges over rdma_cm).")
+                description = "Exchange the out-of-band messages over an rdma_cm connection on the -p port instead "
+                        + "of TCP; the test QPs are still connected by verbs (-R does both).")
         boolean commRdmaCm;
 
         @Option(names = "--dont_xchg_versions",
@@ -147,10 +148,6 @@ final class AddressOptions {
         if (c.pkeyIndex != null) {
             range(spec, "'--pkey_index'", c.pkeyIndex, 0, 0xFFFF);
             pkeyIndex = c.pkeyIndex;
-        }
-        if (c.commRdmaCm && !rdmaCm) {
-            throw usage(spec, "option '--comm_rdma_cm' (-z): exchanging over rdma_cm with verbs-connected QPs is "
-                    + "not implemented in jrdma; -R exchanges over rdma_cm and connects the QP with it");
         }
         if (c.bindSourceIp != null) {
             InetAddress source = literal(spec, "'--bind_source_ip'", c.bindSourceIp);

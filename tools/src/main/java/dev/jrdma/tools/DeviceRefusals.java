@@ -3,6 +3,7 @@ package dev.jrdma.tools;
 
 import dev.jrdma.Context;
 import dev.jrdma.DeviceAttributes;
+import dev.jrdma.LinkLayer;
 import dev.jrdma.Rdma;
 import dev.jrdma.RdmaDevice;
 import dev.jrdma.tools.perftest.PerftestSettings;
@@ -22,7 +23,8 @@ import picocli.CommandLine.ParameterException;
  * rather than from a fixed list: {@code -c XRC} (the device's {@code IBV_DEVICE_XRC}) and
  * {@code --use_ib_dm_dmabuf} (its device memory, {@code max_dm_size}). A device that lacks it is
  * named with what it lacks; one that has it is told that jrdma's tests do not implement it yet.
- * Either way exit status 2 and one line, before anything is connected. Also the fixed refusals
+ * Either way exit status 2 and one line, before anything is connected. {@code --dlid} too: a
+ * LID means something on an InfiniBand port only, so the port's link layer is asked. Also the fixed refusals
  * of {@code -c DC} and {@code -c SRD} (mlx5's and EFA's own transports), which need the value of
  * {@code -c} before picocli converts it to one of jrdma's connection types.
  */
@@ -87,6 +89,16 @@ final class DeviceRefusals {
                 }
                 throw new ParameterException(spec.commandLine(), "option '--connection' (-c): " + device
                         + " offers XRC, but jrdma's tests do not connect XRC QPs yet");
+            }
+        }
+        if (settings.dlid() != 0) {
+            try (Context context = open("its link layer (--dlid)", settings.device())) {
+                LinkLayer link = context.queryPort(settings.ibPort()).linkLayer();
+                if (link == LinkLayer.ETHERNET) {   // UNSPECIFIED: an older InfiniBand driver
+                    throw new ParameterException(spec.commandLine(), "option '--dlid': " + context.device().name()
+                            + " port " + settings.ibPort() + " has link layer " + link
+                            + ": it routes by GID and has no LIDs (--dlid is InfiniBand's)");
+                }
             }
         }
         if (refused.deviceMemoryDevice != null) {

@@ -77,6 +77,9 @@ final class PerftestCommands {
         @Mixin
         RunOptions runOptions;
 
+        @Mixin
+                DlidOption dlidOption;
+
         @Parameters(index = "0", arity = "0..1", paramLabel = "HOST",
                 description = "The server to connect to; without it this side is the server.")
         String host;
@@ -125,6 +128,11 @@ final class PerftestCommands {
         }
 
         PostOptions.Srq srq() {
+            return null;
+        }
+
+        /** -X: the tests that offer it (perftest: every verb but write). */
+        CompletionVectorOption vector() {
             return null;
         }
 
@@ -288,7 +296,8 @@ final class PerftestCommands {
                     cqMod, bidirectional, noPeak, gbits, events, outReads, atomicType, c.output, c.json, c.csv,
                     c.histogram, c.plot, Duration.ofSeconds(c.timeoutSeconds), c.warmUp,
                     pinCpus,
-                    reports(duration), runSettings, posting, addressing(), rate(), memory(), operations());
+                    reports(duration), runSettings, posting, addressing(), rate(), memory(), operations(),
+                    vector() == null ? -1 : vector().resolve(spec, events), dlidOption.resolve(spec));
         }
 
         // One hook per option group of PerftestSettings, each owned by its group's mixin: a test
@@ -413,6 +422,9 @@ final class PerftestCommands {
         @Mixin PayloadOptions payloadOptions;
         @Mixin OperationOptions operationOptions;
 
+        @Mixin CompletionVectorOption vectorOption;
+        @Override CompletionVectorOption vector() { return vectorOption; }
+
         @Mixin AddressOptions.Multicast multicastOptions;
 
         @Override TestKind kind() { return TestKind.SEND_LAT; }
@@ -436,6 +448,9 @@ final class PerftestCommands {
         @Mixin InlineOptions inlineOptions;
         @Mixin BandwidthOptions bandwidthOptions;
         @Mixin PostOptions.Lists postListOptions;
+
+        @Mixin CompletionVectorOption vectorOption;
+        @Override CompletionVectorOption vector() { return vectorOption; }
 
         @Mixin AddressOptions.Multicast multicastOptions;
         @Mixin AddressOptions.Connectionless connectionlessOptions;
@@ -512,6 +527,9 @@ final class PerftestCommands {
         @Mixin PayloadOptions payloadOptions;
         @Mixin NullMrOptions nullMrOptions;
 
+        @Mixin CompletionVectorOption vectorOption;
+        @Override CompletionVectorOption vector() { return vectorOption; }
+
         @Override TestKind kind() { return TestKind.READ_LAT; }
         @Override EventOptions events() { return eventOptions; }
         @Override OutstandingOptions outstanding() { return outstandingOptions; }
@@ -528,6 +546,9 @@ final class PerftestCommands {
         @Mixin OutstandingOptions outstandingOptions;
         @Mixin BandwidthOptions bandwidthOptions;
         @Mixin PostOptions.Lists postListOptions;
+
+        @Mixin CompletionVectorOption vectorOption;
+        @Override CompletionVectorOption vector() { return vectorOption; }
 
         @Mixin AddressOptions.DualPort dualPortOptions;
         @Mixin PayloadOptions payloadOptions;
@@ -557,6 +578,9 @@ final class PerftestCommands {
         @Mixin EventOptions eventOptions;
         @Mixin PayloadOptions payloadOptions;
 
+        @Mixin CompletionVectorOption vectorOption;
+        @Override CompletionVectorOption vector() { return vectorOption; }
+
         @Override TestKind kind() { return TestKind.ATOMIC_LAT; }
         @Override OutstandingOptions outstanding() { return outstandingOptions; }
         @Override AtomicOptions atomic() { return atomicOptions; }
@@ -573,6 +597,9 @@ final class PerftestCommands {
         @Mixin AtomicOptions atomicOptions;
         @Mixin BandwidthOptions bandwidthOptions;
         @Mixin PostOptions.Lists postListOptions;
+
+        @Mixin CompletionVectorOption vectorOption;
+        @Override CompletionVectorOption vector() { return vectorOption; }
 
         @Mixin AddressOptions.DualPort dualPortOptions;
         @Mixin EventOptions eventOptions;

@@ -89,8 +89,16 @@ class AddressOptionsTest {
         refused("option '--bind_source_ip': fe80::1 is an IPv6 address: give --ipv6-addr too", "send-lat",
                 "--bind_source_ip", "fe80::1");
         refused("option '--bind_source_ip': 'a-host' is not an IP address", "send-lat", "--bind_source_ip", "a-host");
-        refused("option '--comm_rdma_cm' (-z): exchanging over rdma_cm with verbs-connected QPs is not implemented",
-                "send-lat", "-z");
+        // -z alone: the exchange over rdma_cm, the test QPs connected by verbs (CONNECT), no "done".
+        PerftestSettings z = settings("send-lat", "-z", "host");
+        assertTrue(z.addressing().commRdmaCm() && !z.rdmaCm());
+        dev.jrdma.tools.perftest.PerftestSchedule.Options zo = dev.jrdma.tools.perftest.PerftestSchedule.Options.of(z);
+        assertTrue(zo.exchangeOverRdmaCm() && !zo.rdmaCm());
+        List<dev.jrdma.tools.perftest.PerftestSchedule.Step> steps = dev.jrdma.tools.perftest.PerftestSchedule.of(
+                z.kind(), true, 1, zo);
+        assertTrue(steps.contains(dev.jrdma.tools.perftest.PerftestSchedule.Step.CONNECT), steps.toString());
+        assertEquals(List.of(dev.jrdma.tools.perftest.PerftestSchedule.Step.SYNC,
+                dev.jrdma.tools.perftest.PerftestSchedule.Step.CLOSE), steps.subList(steps.size() - 2, steps.size()));
     }
 
     @Test

@@ -38,7 +38,7 @@ public final class PerftestFormat {
         sb.append(LINE).append('\n');
         sb.append(" ".repeat(20)).append(t.title()).append('\n');
         if (t.useEvent()) {
-            sb.append(" Test with events. Using ").append(t.device()).append("_comp0\n");
+            sb.append(" Test with events. Using ").append(t.device()).append("_comp").append(t.completionVector()).append('\n');
         }
         sb.append(" Dual-port       : OFF\t\tDevice         : ").append(t.device()).append('\n');
         sb.append(" Number of qps   : ").append(t.numQps()).append("\t\tTransport type : ").append(t.transport()).append('\n');
@@ -69,7 +69,7 @@ public final class PerftestFormat {
             sb.append(" Outstand reads  : ").append(t.outReads()).append('\n');
         }
         sb.append(" rdma_cm QPs\t : ").append(t.rdmaCm() ? "ON" : "OFF").append('\n');
-        sb.append(" Data ex. method : ").append(t.rdmaCm() ? "rdma_cm" : "Ethernet");
+        sb.append(" Data ex. method : ").append(t.rdmaCm() || t.commRdmaCm() ? "rdma_cm" : "Ethernet");
         if (t.rdmaCm() && !t.client()) {
             sb.append('\n').append(LINE).append('\n');
             sb.append(" Waiting for client rdma_cm QP to connect\n");

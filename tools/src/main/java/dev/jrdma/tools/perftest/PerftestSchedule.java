@@ -68,6 +68,8 @@ public final class PerftestSchedule {
      *
      * @param bidirectional -b (BW tests only)
      * @param duration      -D (changes only send_bw -b: no report exchange)
+     * @param commRdmaCm    -z without -R: the messages over rdma_cm as with -R, the test QPs
+     *                      connected by verbs as over TCP ({@link #exchangeOverRdmaCm()})
      * @param rdmaCm        -R. perftest then carries every message of the session (preamble
      *                      included) as SENDs on a separate RC "control" QP connected through
      *                      rdma_cm on the -p port, not over TCP: keys and syncs travel as the
@@ -88,24 +90,35 @@ public final class PerftestSchedule {
      *                      (perftest's RUN_INFINITELY branch goes straight to closing)
      */
     public record Options(boolean bidirectional, boolean duration, boolean rdmaCm, boolean writeImmediate,
-                          boolean reversed, boolean infinitely) {
+                          boolean reversed, boolean infinitely, boolean commRdmaCm) {
         /** Iteration run, one direction, Ethernet (TCP) exchange. */
         public static final Options DEFAULT = new Options(false, false, false);
 
-        /** -b, -D, -R without --write_with_imm, not reversed, not --run_infinitely. */
+        /** -b, -D, -R only: no --write_with_imm, not reversed, not --run_infinitely, no -z. */
         public Options(boolean bidirectional, boolean duration, boolean rdmaCm) {
             this(bidirectional, duration, rdmaCm, false);
         }
 
-        /** -b, -D, -R and --write_with_imm, not reversed, not --run_infinitely. */
+        /** -b, -D, -R and --write_with_imm, not reversed, not --run_infinitely, no -z. */
         public Options(boolean bidirectional, boolean duration, boolean rdmaCm, boolean writeImmediate) {
-            this(bidirectional, duration, rdmaCm, writeImmediate, false, false);
+            this(bidirectional, duration, rdmaCm, writeImmediate, false, false, false);
         }
 
         /** The options of a resolved command line. */
         public static Options of(PerftestSettings s) {
             return new Options(s.bidirectional(), s.durationSeconds() > 0, s.rdmaCm(),
-                    s.operations().writeWithImmediate(), s.run().reversed(), s.run().runInfinitely());
+                    s.operations().writeWithImmediate(), s.run().reversed(), s.run().runInfinitely(),
+                    s.addressing().commRdmaCm() && !s.rdmaCm());
+        }
+
+        /**
+         * Whether the session's messages travel over the rdma_cm control QP: with -R, and with
+         * -z alone (perftest's use_rdma_cm without work_rdma_cm), where the keys and syncs are the
+         * binary struct too and the session ends without "done", but the test QPs are connected
+         * by verbs (CONNECT) from the records exchanged.
+         */
+        public boolean exchangeOverRdmaCm() {
+            return rdmaCm || commRdmaCm;
         }
     }
 
@@ -147,7 +160,7 @@ public final class PerftestSchedule {
         // With -R the test QPs are already connected by rdma_cm: perftest skips ctx_connect.
         List<Step> connect = options.rdmaCm() ? List.of() : List.of(Step.CONNECT);
         // ctx_close_connection: the sync, then "done" only over TCP.
-        List<Step> finish = options.rdmaCm() ? List.of(Step.SYNC, Step.CLOSE) : List.of(Step.FINISH);
+        List<Step> finish = options.exchangeOverRdmaCm() ? List.of(Step.SYNC, Step.CLOSE) : List.of(Step.FINISH);
         switch (kind) {
             case SEND_LAT -> {
                 s.add(Step.KEYS);

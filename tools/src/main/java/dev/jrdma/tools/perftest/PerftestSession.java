@@ -129,10 +129,10 @@ public final class PerftestSession {
             remote.add(null);
         }
         int run = 0;
-        if (options.rdmaCm() != ch.isRdmaCm()) {
-            throw new IllegalArgumentException(options.rdmaCm()
-                    ? "-R runs over the rdma_cm control channel (PerftestChannel.overRdmaCm), not TCP"
-                    : "the rdma_cm control channel is only for -R sessions");
+        if (options.exchangeOverRdmaCm() != ch.isRdmaCm()) {
+            throw new IllegalArgumentException(options.exchangeOverRdmaCm()
+                    ? "-R and -z run over the rdma_cm control channel (PerftestChannel.overRdmaCm), not TCP"
+                    : "the rdma_cm control channel is only for -R and -z sessions");
         }
         boolean withGid = mine.get(0).hasGid();
         List<PeerInfo> local = new ArrayList<>(mine);

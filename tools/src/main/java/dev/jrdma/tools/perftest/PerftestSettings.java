@@ -55,6 +55,8 @@ import java.util.List;
  * @param rate          the rate limiter (--rate_limit, ...)
  * @param memory        the memory options (--use_hugepages, --mmap, ...)
  * @param operations    the other verbs (--write_with_imm, --send_with_imm, --data_validation)
+ * @param completionVector -X: the completion vector of the CQs (only with -e), or -1 for the device's default
+ * @param dlid          --dlid: the destination LID the QPs connect to instead of the peer's (InfiniBand), or 0
  */
 public record PerftestSettings(TestKind kind, String host, String device, int ibPort, int gidIndex, int port,
                                int mtu, TestKind.Connection connection, boolean rdmaCm, int qpTimeout, int retryCount, int sl,
@@ -65,7 +67,7 @@ public record PerftestSettings(TestKind kind, String host, String device, int ib
                                Path plot, Duration timeout, long warmUpIters, List<Integer> pinCpus,
                                ReportSettings reports, RunSettings run, PostSettings posting,
                                AddressSettings addressing, RateSettings rate, MemorySettings memory,
-                               OperationSettings operations) {
+                               OperationSettings operations, int completionVector, int dlid) {
 
     public PerftestSettings {
         sizes = List.copyOf(sizes);
@@ -147,7 +149,9 @@ public record PerftestSettings(TestKind kind, String host, String device, int ib
                 addressing,
                 RateSettings.DEFAULT,   // unpaced: a limit would stretch the warm-up by its own length
                 memory.forWarmUp(),
-                operations);
+                operations,
+                completionVector,
+                0);   // the warm-up's loopback peer is this device: its own LID
     }
 
     private static final Duration WARM_UP_TIMEOUT = Duration.ofSeconds(5);

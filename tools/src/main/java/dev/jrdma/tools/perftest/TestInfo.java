@@ -28,12 +28,25 @@ package dev.jrdma.tools.perftest;
  * @param rdmaCm          -R
  * @param useEvent        -e (prints the "Test with events" line)
  * @param durationSeconds -D, or 0 for an iteration run
+ * @param completionVector -X: the completion vector of the CQs (printed in the events line), 0 by default
+ * @param commRdmaCm      -z without -R: "Data ex. method : rdma_cm" with "rdma_cm QPs : OFF"
  */
 public record TestInfo(Verb verb, String atomicType, boolean bandwidth, boolean duplex, boolean client,
                        String device, int numQps, String transport, String connection, boolean useSrq,
                        String pcieRelaxOrder, String wrApi, int txDepth, int rxDepth, int postList, int cqMod,
                        int mtuBytes, String linkType, int gidIndex, int inlineSize, int outReads, boolean rdmaCm,
-                       boolean useEvent, int durationSeconds) {
+                       boolean useEvent, int durationSeconds, int completionVector, boolean commRdmaCm) {
+
+    /** A test on completion vector 0 (no -X). */
+    public TestInfo(Verb verb, String atomicType, boolean bandwidth, boolean duplex, boolean client,
+                    String device, int numQps, String transport, String connection, boolean useSrq,
+                    String pcieRelaxOrder, String wrApi, int txDepth, int rxDepth, int postList, int cqMod,
+                    int mtuBytes, String linkType, int gidIndex, int inlineSize, int outReads, boolean rdmaCm,
+                    boolean useEvent, int durationSeconds) {
+        this(verb, atomicType, bandwidth, duplex, client, device, numQps, transport, connection, useSrq,
+                pcieRelaxOrder, wrApi, txDepth, rxDepth, postList, cqMod, mtuBytes, linkType, gidIndex, inlineSize,
+                outReads, rdmaCm, useEvent, durationSeconds, 0, false);
+    }
 
     /** perftest's title line word sequence without the indent, e.g. "RDMA_Write BW Test". */
     public String title() {

@@ -243,6 +243,12 @@ public final class PerftestRunner implements PerftestSession.Device {
         // a 2-CPU VM).
         warmUp.run(myMtu);
         pinMeasuringThread();
+        if (s.addressing().commRdmaCm()) {
+            try (RdmaCmSetup cm = new RdmaCmSetup(s)) {
+                return verbsSession(myMtu, PerftestChannel.overRdmaCm(cm.control(output::waiting),
+                        side.gid == null ? -1 : side.gidIndex));
+            }
+        }
         PerftestChannel ch;
         if (s.client()) {
             ch = PerftestChannel.connect(s.host(), s.port(), s.timeout(), Addressing.source(s, 0),
@@ -254,6 +260,14 @@ public final class PerftestRunner implements PerftestSession.Device {
                 ch = l.accept(s.timeout());
             }
         }
+        return verbsSession(myMtu, ch);
+    }
+
+    /**
+     * The test QPs created and connected by verbs, from the records exchanged over {@code ch}: TCP,
+     * or with -z alone the rdma_cm control connection.
+     */
+    private int verbsSession(Mtu myMtu, PerftestChannel ch) throws IOException {
         try (PerftestChannel oob = ch) {
             preamble(oob, myMtu);
             side.createResources(side.context, null);
@@ -312,7 +326,7 @@ public final class PerftestRunner implements PerftestSession.Device {
                 s.posting().useSrq(), "ON", side.post.extendedPost ? "ON" : "OFF", s.txDepth(), s.rxDepth(),
                 s.posting().postList(), s.cqMod(), side.mtuBytes, side.port.isEthernet() ? "Ethernet" : "IB",
                 side.gid == null ? -1 : side.gidIndex, side.inlineSize, side.outReads, s.rdmaCm(), s.events(),
-                s.durationSeconds());
+                s.durationSeconds(), Math.max(0, s.completionVector()), s.addressing().commRdmaCm() && !s.rdmaCm());
         output.header(info);
         // The wait for the peer's run: a -D run's length is known, an iteration run's is not.
         // A --run_infinitely run's is not: it ends when the peer is stopped.

@@ -51,9 +51,11 @@ final class RdmaCmSetup implements AutoCloseable {
         // port for the test QPs right after the next sync; its client retries a rejected connect
         // only for about a second, so this side listens at once and queues the request.
         control.close();
-        listener = events.createId();
-        listener.bind(any);
-        listener.listen(s.qps());
+        if (s.rdmaCm()) {   // -z alone: the test QPs are connected by verbs, nothing more to listen for
+            listener = events.createId();
+            listener.bind(any);
+            listener.listen(s.qps());
+        }
         return connection;
     }
 

@@ -128,8 +128,9 @@ final class Side {
         int rx = receives() ? s.rxDepth() : 1;
         if (s.events()) {
             channel = ctx.createCompletionChannel();
-            sendCq = ctx.createCompletionQueue(Math.max(1, tx * n), channel);
-            recvCq = receives() ? ctx.createCompletionQueue(Math.max(1, rx * n), channel) : sendCq;
+            int vector = Math.max(0, s.completionVector());   // -X (it needs -e); 0 is the default
+            sendCq = ctx.createCompletionQueue(Math.max(1, tx * n), channel, vector);
+            recvCq = receives() ? ctx.createCompletionQueue(Math.max(1, rx * n), channel, vector) : sendCq;
         } else {
             sendCq = ctx.createCompletionQueue(Math.max(1, tx * n));
             recvCq = receives() ? ctx.createCompletionQueue(Math.max(1, rx * n)) : sendCq;
@@ -166,7 +167,8 @@ final class Side {
         remote = List.copyOf(peers);
         for (int i = 0; i < qps.size(); i++) {
             PeerInfo p = peers.get(i);
-            Endpoint remoteEndpoint = new Endpoint(p.qpn(), p.psn(), p.lid(),
+            int lid = s.dlid() != 0 ? s.dlid() : p.lid();   // --dlid (InfiniBand: refused on RoCE before)
+            Endpoint remoteEndpoint = new Endpoint(p.qpn(), p.psn(), lid,
                     p.hasGid() ? Gid.of(p.gid()) : Gid.ZERO, agreedMtu);
             ConnectionOptions options = new ConnectionOptions(
                     EnumSet.of(Access.REMOTE_WRITE, Access.REMOTE_READ, Access.REMOTE_ATOMIC), 12, s.qpTimeout(), s.retryCount(), 7,

@@ -173,7 +173,7 @@ class ResultFilesTest {
                 List.of(2L), false, 10000, 0, 1, 512, -1, 1, 1, false, false, false, false, -1, null, null, false,
                 false, histogram, plot, java.time.Duration.ofSeconds(60), 0, List.of(), ReportSettings.DEFAULT,
                 RunSettings.DEFAULT, PostSettings.DEFAULT, AddressSettings.DEFAULT, RateSettings.DEFAULT,
-                MemorySettings.DEFAULT, OperationSettings.DEFAULT);
+                MemorySettings.DEFAULT, OperationSettings.DEFAULT, -1, 0);
     }
 
     @Test

@@ -29,7 +29,7 @@ class AddressingTest {
         return new PerftestSettings(kind, client ? "host" : null, null, 1, -1, 18515, 0, TestKind.Connection.UD, false,
                 14, 7, 0, List.of(2L), false, 1000, 0, 128, 512, -1, 1, 1, false, false, false, false, -1, null, null,
                 false, false, null, null, Duration.ofSeconds(5), 0, List.of(), ReportSettings.DEFAULT, RunSettings.DEFAULT,
-                PostSettings.DEFAULT, a, RateSettings.DEFAULT, MemorySettings.DEFAULT, OperationSettings.DEFAULT);
+                PostSettings.DEFAULT, a, RateSettings.DEFAULT, MemorySettings.DEFAULT, OperationSettings.DEFAULT, -1, 0);
     }
 
     private static AddressSettings address(int tclass, List<Integer> labels, int pkey, boolean multicast, byte[] mgid) {

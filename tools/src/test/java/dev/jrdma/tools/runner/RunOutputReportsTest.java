@@ -42,7 +42,7 @@ class RunOutputReportsTest {
         return new PerftestSettings(kind, "host", null, 1, 1, 18515, 0, TestKind.Connection.RC, false, 14, 7, 0,
                 List.of(kind.defaultSize()), false, 7, duration, 1, 512, -1, 1, 1, bidirectional, true, false, false,
                 -1, null, null, false, false, null, null, Duration.ofSeconds(60), 0, List.of(), r, run, PostSettings.DEFAULT,
-                AddressSettings.DEFAULT, RateSettings.DEFAULT, MemorySettings.DEFAULT, OperationSettings.DEFAULT);
+                AddressSettings.DEFAULT, RateSettings.DEFAULT, MemorySettings.DEFAULT, OperationSettings.DEFAULT, -1, 0);
     }
 
     private static ReportSettings reports(boolean cycles, boolean unsorted, boolean histogram, boolean cpu,
