@@ -51,14 +51,10 @@ final class PerftestMapping {
 
     private static Map<String, Pending> pending() {
         Map<String, Pending> p = new LinkedHashMap<>();
-        for (String o : List.of("--source_ip")) {
-            p.put(o, new Pending(ADDRESSING, Set.of()));
-        }
-        // jrdma's --data_validation runs on write-bw and read-bw; perftest 26.04's debug output and
-        // its switch for automatic NUMA placement are not reproduced.
+        // jrdma's --data_validation runs on write-bw and read-bw; perftest 26.04's debug output is
+        // not reproduced.
         p.put("--data_validation", new Pending(OTHER, Set.of("send_bw", "atomic_bw")));
         p.put("--data_validation_debug", new Pending(OTHER, Set.of()));
-        p.put("--disable_numa", new Pending(OTHER, Set.of()));
         return p;
     }
 

@@ -57,9 +57,11 @@ final class AddressOptions {
                 description = "The out-of-band connection goes over IPv6: the host must resolve to an IPv6 address.")
         boolean ipv6Address;
 
-        @Option(names = "--bind_source_ip", paramLabel = "IP",
+        @Option(names = {"--bind_source_ip", "--source_ip"}, paramLabel = "IP",
                 description = "Source IP of the out-of-band connection (client) or the address the server listens "
-                        + "on; an IPv6 one needs --ipv6-addr.")
+                        + "on; an IPv6 one needs --ipv6-addr. --source_ip is perftest 6.06's name for it (the "
+                        + "perftest on the wire here); perftest 26.04 keeps that name for the raw Ethernet tests "
+                        + "only, with another meaning there.")
         String bindSourceIp;
 
         @Option(names = {"-z", "--comm_rdma_cm"},

@@ -13,7 +13,8 @@ import picocli.CommandLine.ParameterException;
  * perftest's memory options: where the test buffer comes from and how it is registered. Every
  * test has these; --payload_file_path ({@link PayloadOptions}: all but write-lat, whose buffer
  * carries the iteration counter) and --use-null-mr ({@link NullMrOptions}: the write and read
- * tests) are offered where perftest's usage() offers them.
+ * tests) are offered where perftest's usage() offers them. --disable_numa only matters with
+ * --numa_node: perftest's other NUMA placement (to the device's node) is one jrdma does not do.
  */
 final class MemoryOptions {
     @Option(names = "--use_hugepages",
@@ -34,6 +35,13 @@ final class MemoryOptions {
             description = "Run the test on the CPUs of this NUMA node (as perftest's numa_run_on_node); excludes "
                     + "--pin-cpu.")
     Integer numaNode;
+
+    @Option(names = "--disable_numa",
+            description = "perftest 26.04: no NUMA binding at all. perftest binds itself to the device's NUMA node "
+                    + "(sysfs device/numa_node) unless this is given; jrdma never places itself automatically, so "
+                    + "alone this changes nothing. With --numa_node it turns that binding off too, as in perftest "
+                    + "(the node is still checked).")
+    boolean disableNuma;
 
     @Option(names = "--odp",
             description = "Register the buffer with on-demand paging (IBV_ACCESS_ON_DEMAND) where the device "
@@ -102,7 +110,8 @@ final class MemoryOptions {
                 throw usage(spec, "option '--numa_node': NUMA node " + numaNode + " does not exist (available: "
                         + dev.jrdma.tools.perftest.NumaNodes.available() + ")");
             }
-            node = numaNode;
+            // perftest 26.04 checks the node, then skips every binding when --disable_numa is given.
+            node = disableNuma ? -1 : numaNode;
         }
         byte[] pattern = new byte[0];
         if (payload != null && payload.payloadFile != null) {

@@ -89,6 +89,9 @@ class AddressOptionsTest {
         refused("option '--bind_source_ip': fe80::1 is an IPv6 address: give --ipv6-addr too", "send-lat",
                 "--bind_source_ip", "fe80::1");
         refused("option '--bind_source_ip': 'a-host' is not an IP address", "send-lat", "--bind_source_ip", "a-host");
+        assertEquals("127.0.0.1", settings("read-bw", "--source_ip", "127.0.0.1", "host").addressing().bindSourceIp(),
+                "perftest 6.06's name for --bind_source_ip");
+        refused("option '--bind_source_ip': 'a-host' is not an IP address", "atomic-lat", "--source_ip", "a-host");
         // -z alone: the exchange over rdma_cm, the test QPs connected by verbs (CONNECT), no "done".
         PerftestSettings z = settings("send-lat", "-z", "host");
         assertTrue(z.addressing().commRdmaCm() && !z.rdmaCm());

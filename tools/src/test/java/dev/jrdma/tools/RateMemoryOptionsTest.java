@@ -59,6 +59,16 @@ class RateMemoryOptionsTest {
     }
 
     @Test
+    void disableNumaTurnsNumaNodesBindingOffAsPerftest() {
+        assertEquals(0, settings("send-bw", "--numa_node", "0", "host").memory().numaNode());
+        assertEquals(-1, settings("send-bw", "--numa_node", "0", "--disable_numa", "host").memory().numaNode());
+        assertEquals(-1, settings("atomic-lat", "--disable_numa").memory().numaNode(), "alone: nothing to turn off");
+        Result r = run("write-lat", "--disable_numa", "--numa_node", "4095");
+        assertEquals(2, r.code(), "the node is still checked: " + r.err());
+        assertTrue(r.err().contains("NUMA node 4095 does not exist"), r.err());
+    }
+
+    @Test
     void aBareRateLimitAsksTheDeviceInGbps() {
         RateSettings r = settings("write-bw", "--rate_limit", "2.5", "host").rate();
         assertEquals(Type.HW, r.type(), "perftest: HW when no type is given");
