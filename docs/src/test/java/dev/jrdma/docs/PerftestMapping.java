@@ -51,10 +51,6 @@ final class PerftestMapping {
 
     private static Map<String, Pending> pending() {
         Map<String, Pending> p = new LinkedHashMap<>();
-        // jrdma's --data_validation runs on write-bw and read-bw; perftest 26.04's debug output is
-        // not reproduced.
-        p.put("--data_validation", new Pending(OTHER, Set.of("send_bw", "atomic_bw")));
-        p.put("--data_validation_debug", new Pending(OTHER, Set.of()));
         return p;
     }
 
@@ -148,10 +144,12 @@ final class PerftestMapping {
         return null;
     }
 
+    /** The options of the command's refusal mixins: "refusals", and per-test ones named "refusalsOf...". */
     private static List<OptionSpec> refusals(CommandSpec spec) {
-        CommandSpec mixin = spec.mixins().get("refusals");
-        return mixin == null ? List.of() : spec.options().stream()
-                .filter(o -> mixin.options().stream().anyMatch(m -> m.longestName().equals(o.longestName()))).toList();
+        List<CommandSpec> mixins = spec.mixins().entrySet().stream()
+                .filter(e -> e.getKey().startsWith("refusals")).map(Map.Entry::getValue).toList();
+        return spec.options().stream().filter(o -> mixins.stream().anyMatch(mixin -> mixin.options().stream()
+                .anyMatch(m -> m.longestName().equals(o.longestName())))).toList();
     }
 
     /** The generated part of the page, between {@link #BEGIN} and {@link #END} inclusive. */
@@ -201,9 +199,13 @@ final class PerftestMapping {
                         .collect(Collectors.toCollection(LinkedHashSet::new))))
                 .append(" | ").append(cell(reason)).append(" |\n"));
         md.append("\n### Not implemented yet\n\n");
-        md.append(pending).append(" options (").append(pendingCounts()).append("), each listed in the table above "
-                + "as \"not yet\":\n\n");
-        md.append("| group | options |\n| --- | --- |\n");
+        if (pending == 0) {
+            md.append("None: every option above is implemented or refused by name.\n");
+        } else {
+            md.append(pending).append(" options (").append(pendingCounts()).append("), each listed in the table "
+                    + "above as \"not yet\":\n\n");
+            md.append("| group | options |\n| --- | --- |\n");
+        }
         Map<String, List<String>> byGroup = new LinkedHashMap<>();
         for (Row r : rows) {
             if (!r.pendingOn().isEmpty()) {

@@ -11,7 +11,10 @@ import picocli.CommandLine.ParameterException;
 /**
  * perftest's other verbs: --send_with_imm on the send tests, --write_with_imm
  * ({@link WriteImmediateOptions}) on the write tests, --data_validation
- * ({@link DataValidationOptions}) on write-bw and read-bw, as perftest's usage() offers them.
+ * ({@link DataValidationOptions}, with --data_validation_debug) on write-bw and read-bw, as
+ * perftest's usage() offers them. perftest 26.04 also lists both on send-bw and atomic-bw but
+ * refuses --data_validation there at run time: jrdma refuses both by name
+ * ({@link RefusedOptions.DataValidation}).
  */
 final class OperationOptions {
     @Option(names = "--send_with_imm",
@@ -38,6 +41,13 @@ final class OperationOptions {
                         + "one size (no -a), -t 32 or more, no --payload_file_path or --use-null-mr (as perftest). "
                         + "Give it to both sides.")
         boolean dataValidation;
+
+        @Option(names = "--data_validation_debug",
+                description = "perftest 26.04: verbose output of --data_validation. The checking side prints on "
+                        + "stderr, each line starting '[validation]', each QP's landing bytes, pattern and bytes "
+                        + "checked; on a wrong byte, the 16 bytes around it as expected and as found. Without "
+                        + "--data_validation it does nothing (as perftest).")
+        boolean dataValidationDebug;
     }
 
     /**
@@ -57,6 +67,7 @@ final class OperationOptions {
         boolean s = send != null && send.sendWithImmediate;
         boolean w = write != null && write.writeWithImmediate;
         boolean v = validate != null && validate.dataValidation;
+        boolean debug = v && validate.dataValidationDebug;
         if (v) {
             String refused = common.connection != TestKind.Connection.RC ? "needs RC (-c RC)"
                     : common.all ? "excludes -a (one size only)"
@@ -69,6 +80,6 @@ final class OperationOptions {
                 throw new ParameterException(spec.commandLine(), "option '--data_validation': " + refused);
             }
         }
-        return s || w || v ? new OperationSettings(s, w, v) : OperationSettings.DEFAULT;
+        return s || w || v ? new OperationSettings(s, w, v, debug) : OperationSettings.DEFAULT;
     }
 }

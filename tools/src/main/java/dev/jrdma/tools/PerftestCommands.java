@@ -448,6 +448,7 @@ final class PerftestCommands {
         @Mixin InlineOptions inlineOptions;
         @Mixin BandwidthOptions bandwidthOptions;
         @Mixin PostOptions.Lists postListOptions;
+        @Mixin RefusedOptions.DataValidation refusalsOfDataValidation;
 
         @Mixin CompletionVectorOption vectorOption;
         @Override CompletionVectorOption vector() { return vectorOption; }
@@ -597,6 +598,7 @@ final class PerftestCommands {
         @Mixin AtomicOptions atomicOptions;
         @Mixin BandwidthOptions bandwidthOptions;
         @Mixin PostOptions.Lists postListOptions;
+        @Mixin RefusedOptions.DataValidation refusalsOfDataValidation;
 
         @Mixin CompletionVectorOption vectorOption;
         @Override CompletionVectorOption vector() { return vectorOption; }

@@ -163,4 +163,37 @@ final class RefusedOptions {
 
     @Option(names = "--use_ib_dm_dmabuf", hidden = true, paramLabel = "DEV", description = DeviceRefusals.DEVICE_MEMORY)
     void useIbDmDmabuf(String device) { deviceMemoryDevice = device; }
+
+    static final String VALIDATION_SEND = "perftest 26.04 validates RDMA write and read only (on send-bw it exits: "
+            + "'only supported with WRITE or READ verb'); jrdma's --data_validation is on write-bw and read-bw";
+    static final String VALIDATION_ATOMIC = "an atomic moves 8 bytes whose value depends on every earlier atomic "
+            + "on the word, not a pattern to compare; perftest 26.04 validates RDMA write and read only (it exits: "
+            + "'only supported with WRITE or READ verb')";
+
+    /**
+     * --data_validation and --data_validation_debug where perftest 26.04's usage() lists them but
+     * its run refuses them: send-bw and atomic-bw. A mixin whose field name starts with
+     * "refusals", so the mapping page reads them as refusals.
+     */
+    static final class DataValidation {
+        @Spec(Spec.Target.MIXEE)
+        CommandSpec mixee;
+
+        private String why() {
+            return mixee.name().startsWith("atomic") ? VALIDATION_ATOMIC : VALIDATION_SEND;
+        }
+
+        @Option(names = "--data_validation", hidden = true,
+                description = "send-bw: " + VALIDATION_SEND + "; atomic-bw: " + VALIDATION_ATOMIC)
+        void dataValidation(boolean value) {
+            throw new ParameterException(mixee.commandLine(), "option '--data_validation': " + why());
+        }
+
+        @Option(names = "--data_validation_debug", hidden = true,
+                description = "needs --data_validation: send-bw: " + VALIDATION_SEND + "; atomic-bw: "
+                        + VALIDATION_ATOMIC)
+        void dataValidationDebug(boolean value) {
+            throw new ParameterException(mixee.commandLine(), "option '--data_validation_debug': " + why());
+        }
+    }
 }

@@ -125,6 +125,10 @@ class RateMemoryOptionsTest {
         assertEquals(1, settings("write-bw", "host").rxDepth());
         assertEquals(512, settings("write-lat", "--write_with_imm", "-D", "2").rxDepth());
         assertTrue(settings("read-bw", "--data_validation", "host").operations().dataValidation());
+        assertTrue(settings("write-bw", "--data_validation", "--data_validation_debug", "host").operations()
+                .dataValidationDebug());
+        assertFalse(settings("write-bw", "--data_validation_debug", "host").operations().dataValidationDebug(),
+                "alone it does nothing, as perftest");
         assertTrue(settings("atomic-bw", "-e", "host").events(), "perftest offers -e on the atomic tests");
         assertTrue(settings("atomic-lat", "--events").events());
     }
@@ -164,12 +168,15 @@ class RateMemoryOptionsTest {
         "send-bw --write_with_imm | Unknown option: '--write_with_imm'",
         "read-lat --write_with_imm | Unknown option: '--write_with_imm'",
         "write-lat --data_validation | Unknown option: '--data_validation'",
-        "send-bw --data_validation | Unknown option: '--data_validation'",
         "write-bw --data_validation -c UC | option '--data_validation': needs RC (-c RC)",
         "read-bw --data_validation -a | option '--data_validation': excludes -a (one size only)",
         "write-bw --data_validation -t 16 | option '--data_validation': needs -t 32 or more, got 16",
         "read-bw --data_validation --use-null-mr | option '--data_validation': excludes --use-null-mr",
         "write-bw --data_validation --write_with_imm | option '--data_validation': excludes --write_with_imm",
+        "send-bw --data_validation | option '--data_validation': perftest 26.04 validates RDMA write and read only",
+        "send-bw --data_validation_debug | option '--data_validation_debug': perftest 26.04 validates RDMA write",
+        "atomic-bw --data_validation | option '--data_validation': an atomic moves 8 bytes",
+        "atomic-bw --data_validation_debug | option '--data_validation_debug': an atomic moves 8 bytes",
         "send-lat --mmap-offset 4096 | option '--mmap-offset': needs --mmap",
         "send-lat --mmap /nonexistent/jrdma-buffer | option '--mmap': no file '/nonexistent/jrdma-buffer'",
         "send-lat --mmap /dev/null --mmap-offset 100 | option '--mmap-offset': must be a non-negative multiple of the page size",

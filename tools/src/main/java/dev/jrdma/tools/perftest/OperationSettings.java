@@ -18,10 +18,13 @@ package dev.jrdma.tools.perftest;
  *                          bytes), with the same check; both sides need it (perftest: SYMMETRIC)
  * @param dataValidation    --data_validation (write-bw, read-bw): the source bytes carry a known
  *                          pattern and the side where they land checks every byte after the run
+ * @param dataValidationDebug --data_validation_debug with --data_validation: the check says on
+ *                          stderr what it compares per QP and, on a wrong byte, the bytes around it
  */
-public record OperationSettings(boolean sendWithImmediate, boolean writeWithImmediate, boolean dataValidation) {
+public record OperationSettings(boolean sendWithImmediate, boolean writeWithImmediate, boolean dataValidation,
+                                boolean dataValidationDebug) {
     /** None of the group's options given. */
-    public static final OperationSettings DEFAULT = new OperationSettings(false, false, false);
+    public static final OperationSettings DEFAULT = new OperationSettings(false, false, false, false);
 
     /** {@return whether every message carries immediate data and consumes a receive} */
     public boolean immediate() {

@@ -2,6 +2,7 @@
 package dev.jrdma.tools.runner;
 
 import dev.jrdma.tools.perftest.Verb;
+import java.io.PrintWriter;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
@@ -17,6 +18,10 @@ import java.lang.foreign.ValueLayout;
  * sender sets with RDMA atomics in a ring of chunks); jrdma checks the final contents, which
  * needs no exchange on the wire beyond the test's own, so jrdma peers agree without a protocol
  * of their own. Not for 6.06 peers (they have no --data_validation).
+ *
+ * <p>--data_validation_debug: the check prints, on stderr, what it compares per QP and, on a
+ * wrong byte, the bytes around it as expected and as found (perftest 26.04's debug output is of
+ * its chunk ring, which jrdma does not have).
  */
 final class DataValidation {
     private DataValidation() {
@@ -39,24 +44,56 @@ final class DataValidation {
         }
     }
 
+    /** The prefix of every --data_validation_debug line. */
+    static final String DEBUG = "[validation] ";
+
     /**
      * Checks each QP's landing slot after a run.
      *
+     * @param debug where --data_validation_debug's lines go, or null without it
      * @return the bytes checked
      * @throws IllegalStateException naming the first wrong byte
      */
-    static long check(Side side, long size) {
+    static long check(Side side, long size, PrintWriter debug) {
         MemorySegment buffer = side.mr.segment();
         int n = side.s.qps();
         for (int q = 0; q < n; q++) {
-            long at = firstMismatch(buffer, landing(side, q, n), size, q);
+            long base = landing(side, q, n);
+            long at = firstMismatch(buffer, base, size, q);
+            if (debug != null) {
+                debug.print(DEBUG + describe(q, base, size, at) + "\n");
+                if (at >= 0) {
+                    debug.print(DEBUG + window(buffer, base, size, q, at, true) + "\n");
+                    debug.print(DEBUG + window(buffer, base, size, q, at, false) + "\n");
+                }
+                debug.flush();
+            }
             if (at >= 0) {
-                byte got = buffer.get(ValueLayout.JAVA_BYTE, landing(side, q, n) + at);
+                byte got = buffer.get(ValueLayout.JAVA_BYTE, base + at);
                 throw new IllegalStateException(String.format("--data_validation: FAILED: QP %d, byte %d of %d: expected 0x%02x,"
                         + " found 0x%02x", q, at, size, expected(q, at) & 0xff, got & 0xff));
             }
         }
         return size * n;
+    }
+
+    /** {@return one QP's debug line: where its bytes landed in the buffer, the pattern, the outcome} */
+    static String describe(int qp, long base, long size, long mismatch) {
+        return String.format("QP %d: bytes [%d, %d) of the buffer, pattern 1 + (31 * offset + 17 * %d) %% 251: %s", qp,
+                base, base + size, qp, mismatch < 0 ? size + " bytes checked, all as expected"
+                        : "wrong at offset " + mismatch + " after " + mismatch + " good bytes");
+    }
+
+    /** {@return the 16 bytes around {@code at} (within the message), as expected or as found, in hex} */
+    static String window(MemorySegment buffer, long base, long size, int qp, long at, boolean expected) {
+        long from = Math.max(0, Math.min(at - 8, size - 16));
+        long to = Math.min(size, from + 16);
+        StringBuilder line = new StringBuilder(String.format("%-8s offset %d:", expected ? "expected" : "found", from));
+        for (long j = from; j < to; j++) {
+            byte b = expected ? expected(qp, j) : buffer.get(ValueLayout.JAVA_BYTE, base + j);
+            line.append(String.format(" %02x", b & 0xff));
+        }
+        return line.toString();
     }
 
     /** {@return the offset of the first byte of {@code [base, base + size)} that is not QP {@code qp}'s pattern, or -1} */

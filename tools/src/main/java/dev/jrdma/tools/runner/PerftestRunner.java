@@ -414,7 +414,7 @@ public final class PerftestRunner implements PerftestSession.Device {
 
     /** --data_validation: checks the bytes that landed here; prints PASSED in the table, or fails. */
     private void validate(long size) {
-        long bytes = DataValidation.check(side, size);
+        long bytes = DataValidation.check(side, size, s.operations().dataValidationDebug() ? console.err() : null);
         if (output.isText()) {
             console.out().print(" Data validation: PASSED (" + bytes + " bytes of " + side.qps.size() + " QP"
                     + (side.qps.size() > 1 ? "s" : "") + ")\n");
