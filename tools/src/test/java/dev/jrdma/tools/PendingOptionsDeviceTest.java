@@ -49,12 +49,13 @@ class PendingOptionsDeviceTest {
     /** The write-bw server checks both QPs' landing bytes and says so per QP on stderr; the client checks nothing. */
     @Test
     void dataValidationDebugDescribesEachQpsCheck() throws Exception {
-        List<String> opts = List.of("-n", "20", "-s", "4096", "-q", "2", "--data_validation", "--data_validation_debug");
+        List<String> opts = List.of("-n", "40", "-s", "8192", "-q", "2", "--data_validation",
+                "--data_validation_debug");
         Result[] r = pair("write-bw", opts, opts);
-        assertTrue(r[0].out().contains(" Data validation: PASSED (8192 bytes of 2 QPs)"), r[0].out());
+        assertTrue(r[0].out().contains(" Data validation: PASSED (16384 bytes of 2 QPs)"), r[0].out());
         for (int q = 0; q < 2; q++) {
             assertTrue(r[0].err().matches("(?s).*\\[validation\\] QP " + q + ": bytes \\[\\d+, \\d+\\) of the buffer, "
-                    + "pattern [^\\n]*: 4096 bytes checked, all as expected\\n.*"), r[0].err());
+                    + "pattern [^\\n]*: 8192 bytes checked, all as expected\\n.*"), r[0].err());
         }
         assertFalse(r[1].err().contains("[validation]"), "the client's bytes land at the server: " + r[1].err());
     }

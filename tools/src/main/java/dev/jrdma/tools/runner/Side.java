@@ -236,7 +236,8 @@ final class Side {
 
     /** Where in {@link #region} QP {@code qp}'s peer writes, reads and sends to: [(QPs + i) B, ...), or its region's second slot. */
     long receiveOffset(int qp) {
-        return post.perQpRegions() ? slot : (long) (qps.size() + qp) * slot;
+        // -q, not qps.size(): createResources announces each QP's offset while the list still grows.
+        return post.perQpRegions() ? slot : (long) (s.qps() + qp) * slot;
     }
 
     /**
