@@ -32,7 +32,9 @@ import java.util.function.BooleanSupplier;
  *
  * <p>Thread safety: any number of threads may wait on one channel, each for the events of its
  * own id: one of them at a time reads the channel and queues what it reads for the id it is
- * for, waking the others. A {@link #close()} of the channel or of an id from another thread
+ * for, waking the threads that wait for that id and no others (a server whose hundreds of
+ * connections wait for their DISCONNECTED at once would otherwise wake every waiter for every
+ * event); a reader that leaves hands its turn to one other waiter. A {@link #close()} of the channel or of an id from another thread
  * wakes the waits, which throw {@link IllegalStateException} (a platform thread's within
  * 50 ms: it waits in slices), and destroys the channel or id only after they have left.
  */
@@ -48,13 +50,23 @@ public final class CmEventChannel extends NativeResource {
      * must not wait behind a thread that waits for an event.
      */
     private final ReentrantLock lock = new ReentrantLock();
-    /** Signalled when the reader has queued an event or given up its turn. */
-    private final Condition arrived = lock.newCondition();
+    /** The threads waiting for an event, by the address of the id they wait for. */
+    private final Map<Long, Waiting> waiting = new HashMap<>();
     /** Events read but not yet taken, by the address of the id they are for. */
     private final Map<Long, ArrayDeque<Event>> pending = new HashMap<>();
     private final Map<Long, CmId> ids = new HashMap<>();
     /** True while a thread waits on the fd: only one may (a second one-shot epoll registration fails). */
     private boolean reading;
+
+    /** The most events one turn reads before it looks at its own id's queue again. */
+    private static final int EVENTS_PER_TURN = 64;
+
+    /** The threads waiting for one id's events (usually one), and their condition. */
+    private final class Waiting {
+        /** Signalled when an event for the id is queued, the turn to read is handed over, or a close. */
+        final Condition arrived = lock.newCondition();
+        int threads;
+    }
 
     private CmEventChannel(MemorySegment handle) {
         this.handle = handle;
@@ -142,7 +154,7 @@ public final class CmEventChannel extends NativeResource {
             ids.put(address, id);
             if (!queued.isEmpty()) {
                 pending.computeIfAbsent(address, k -> new ArrayDeque<>()).addAll(queued);
-                arrived.signalAll();
+                signal(address);
             }
         } finally {
             lock.unlock();
@@ -181,6 +193,8 @@ public final class CmEventChannel extends NativeResource {
         // Held for the whole wait: close() destroys neither the channel nor the id under it.
         try (var _ = hold(this, id)) {
             lock.lock();
+            Waiting self = waiting.computeIfAbsent(idAddress, k -> new Waiting());
+            self.threads++;
             try {
                 while (true) {
                     // An interrupt does not end the wait (it is bounded), but a set flag would make
@@ -203,13 +217,17 @@ public final class CmEventChannel extends NativeResource {
                         readSlice(millis, () -> isClosed() || id.isClosed());
                     } else {
                         try {
-                            arrived.await(millis, TimeUnit.MILLISECONDS);
+                            self.arrived.await(millis, TimeUnit.MILLISECONDS);
                         } catch (InterruptedException e) {
                             interrupted = true;
                         }
                     }
                 }
             } finally {
+                if (--self.threads == 0) {
+                    waiting.remove(idAddress, self);
+                }
+                handOverTurn();
                 lock.unlock();
             }
         } finally {
@@ -221,7 +239,9 @@ public final class CmEventChannel extends NativeResource {
 
     /**
      * Called and returns with the lock held; waits on the fd without it (a platform thread for at
-     * most a slice, see {@link Readiness}), then reads one event if there is one.
+     * most a slice, see {@link Readiness}), then reads the events there are (up to
+     * {@link #EVENTS_PER_TURN}), waking the waiters of the ids they are for. The caller keeps the
+     * turn until it leaves {@link #await}, which hands it over.
      */
     private void readSlice(long millis, BooleanSupplier stop) {
         reading = true;
@@ -233,23 +253,49 @@ public final class CmEventChannel extends NativeResource {
             lock.lock();
             reading = false;
         }
-        try {
-            if (readable) {
-                readOne();
+        if (readable) {
+            for (int i = 0; i < EVENTS_PER_TURN && readOne(); i++) {
+                // each event read has woken its id's waiters
             }
-        } finally {
-            arrived.signalAll();   // an event for another waiter, or the turn to read is free
         }
     }
 
-    /** Reads one event, if there is one, and queues it for its id; called with the lock held. */
-    private void readOne() {
+    /** Wakes the threads waiting for the id at {@code address}; called with the lock held. */
+    private void signal(long address) {
+        Waiting w = waiting.get(address);
+        if (w != null) {
+            w.arrived.signalAll();
+        }
+    }
+
+    /**
+     * Called with the lock held by a thread leaving {@link #await}: when nobody reads the channel,
+     * wakes one waiter (of any id) to take the turn. Woken without an event, it reads.
+     */
+    private void handOverTurn() {
+        if (!reading) {
+            for (Waiting w : waiting.values()) {
+                if (w.threads > 0) {
+                    w.arrived.signal();
+                    return;
+                }
+            }
+        }
+    }
+
+    /**
+     * Reads one event, if there is one, queues it for its id and wakes that id's waiters; called
+     * with the lock held.
+     *
+     * @return false when there was none
+     */
+    private boolean readOne() {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment errno = Errno.allocate(arena);
             MemorySegment out = arena.allocate(ADDRESS);
             if (RdmaCmVerbs.rdma_get_cm_event(errno, handle, out) != 0) {
                 if (Errno.get(errno) == Errno.EAGAIN) {
-                    return;
+                    return false;
                 }
                 throw RdmaException.of(Verb.RDMA_GET_CM_EVENT, this, Errno.get(errno));
             }
@@ -291,9 +337,11 @@ public final class CmEventChannel extends NativeResource {
             }
             if (ids.containsKey(target)) {
                 pending.computeIfAbsent(target, k -> new ArrayDeque<>()).addLast(copy);
+                signal(target);
             } else if (copy.newId() != null) {
                 copy.newId().close();   // the listener is gone: nobody will accept
             }
+            return true;
         }
     }
 
@@ -301,7 +349,9 @@ public final class CmEventChannel extends NativeResource {
     void wakeWaiters() {
         lock.lock();
         try {
-            arrived.signalAll();
+            for (Waiting w : waiting.values()) {
+                w.arrived.signalAll();
+            }
         } finally {
             lock.unlock();
         }

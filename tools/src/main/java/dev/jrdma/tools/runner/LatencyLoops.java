@@ -4,6 +4,7 @@ package dev.jrdma.tools.runner;
 import dev.jrdma.PreparedReceive;
 import dev.jrdma.RdmaTimeoutException;
 import dev.jrdma.SendOpcode;
+import dev.jrdma.WaitStrategy;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -27,6 +28,8 @@ final class LatencyLoops {
      * and the two sides' windows start within a sync's latency of each other, far less than this.
      */
     private static final long LINGER_MAX_NANOS = 2_000_000_000L;
+    /** How the linger waits between two looks at the peer's byte: a spin, as perftest's loop. */
+    private static final WaitStrategy LINGER_IDLE = WaitStrategy.busySpin();
 
     private LatencyLoops() {
     }
@@ -171,6 +174,7 @@ final class LatencyLoops {
                                               long pollOffset, byte scnt, byte rcnt) throws IOException {
         long quietSince = System.nanoTime();
         long giveUp = quietSince + LINGER_MAX_NANOS;
+        int empty = 0;
         while (true) {
             long now = System.nanoTime();
             if (now - quietSince > LINGER_QUIET_NANOS || now - giveUp > 0) {
@@ -182,8 +186,10 @@ final class LatencyLoops {
                 write.post();
                 side.completions.take(side.sendCq, "RDMA write");
                 quietSince = System.nanoTime();
+                empty = 0;
             } else {
-                Thread.onSpinWait();
+                empty = empty == Integer.MAX_VALUE ? empty : empty + 1;
+                LINGER_IDLE.idle(empty);
             }
         }
     }

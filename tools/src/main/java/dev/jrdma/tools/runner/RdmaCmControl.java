@@ -14,6 +14,7 @@ import dev.jrdma.RdmaException;
 import dev.jrdma.RdmaTimeoutException;
 import dev.jrdma.ReceiveRequest;
 import dev.jrdma.SendRequest;
+import dev.jrdma.WaitStrategy;
 import dev.jrdma.WorkCompletion;
 import dev.jrdma.tools.perftest.PeerInfo;
 import dev.jrdma.tools.perftest.PerftestProtocolException;
@@ -41,8 +42,13 @@ final class RdmaCmControl implements RdmaCmLink {
     /** Room for the largest message, the key record. */
     private static final int SLOT = Math.max(64, PeerInfo.RDMA_CM_SIZE);
     private static final int RECEIVES = 2;
-    /** Busy-poll this long before sleeping between polls: the control messages are few and not timed. */
-    private static final long SPIN_NANOS = 200_000L;
+    /**
+     * How the control waits idle between empty polls: a short busy spin, then 50 us sleeps (the
+     * control messages are few and not timed; a sleep leaves the core to the peer's side when
+     * both run on one machine). The measurement loops busy-poll instead ({@link Completions#IDLE}).
+     */
+    private static final WaitStrategy IDLE = WaitStrategy.backoff(2_000, 0, Duration.ofNanos(50_000L),
+            Duration.ofNanos(50_000L));
 
     private final CmId id;
     private final boolean client;
@@ -242,19 +248,15 @@ final class RdmaCmControl implements RdmaCmLink {
         return m;
     }
 
-    /** Polls {@code cq} into {@link #wc} until the deadline; sleeps briefly between polls after a short spin. */
+    /** Polls {@code cq} into {@link #wc} until the deadline, idling as {@link #IDLE} says between polls. */
     private boolean await(CompletionQueue cq, long deadline) {
-        long spinUntil = System.nanoTime() + SPIN_NANOS;
+        int empty = 0;
         while (cq.poll(wc) == 0) {
-            long now = System.nanoTime();
-            if (now - deadline > 0) {
+            if (System.nanoTime() - deadline > 0) {
                 return false;
             }
-            if (now - spinUntil < 0) {
-                Thread.onSpinWait();
-            } else {
-                LockSupport.parkNanos(50_000L);
-            }
+            empty = empty == Integer.MAX_VALUE ? empty : empty + 1;
+            IDLE.idle(empty);
         }
         return true;
     }
