@@ -50,7 +50,6 @@ final class Coverage {
             Map.entry("ExtendedWindowDeviceTest", "2026-11-26"),
             Map.entry("ForkProtectionDeviceTest", "2026-11-26"),
             Map.entry("MemoryRegistrationDeviceTest", "2026-11-26"),
-            Map.entry("MemoryWindowType2DeviceTest", "2026-11-26"),
             Map.entry("MulticastDeviceTest", "2026-11-26"),
             Map.entry("ReplyToSenderDeviceTest", "2026-11-26"),
             Map.entry("SharedReceiveQueueLimitDeviceTest", "2026-11-26"),
