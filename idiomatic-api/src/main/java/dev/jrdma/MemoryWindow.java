@@ -17,8 +17,12 @@ import java.util.Set;
  * with {@link QueuePair#bind}) or {@link ProtectionDomain#allocateMemoryWindow(MemoryWindowType)}
  * (type 2, bound with a {@link SendOpcode#BIND_MW} work request, {@link SendRequest#bind});
  * providers without memory windows throw {@link OperationNotSupportedException}. A window
- * depends on the regions it was bound to: closing such a region closes the window first.
- * Not thread-safe.
+ * depends on the regions it was bound to: closing such a region closes the window first. A
+ * type 2 window also depends on the queue pairs it was bound through: closing such a queue
+ * pair (or the protection domain or context above it) closes the window first. The device
+ * ties a bound type 2 window to its queue pair, and rxe keeps a reference on the queue pair
+ * for it until the window is invalidated or deallocated: a queue pair destroyed first waits
+ * for that reference to time out (~50 s), so the window goes first. Not thread-safe.
  *
  * <p>Keys: every bind gives the window a new rkey, the old one with its low 8 bits (the key
  * tag) advanced ({@link #nextRkey}), which revokes the previous one. For a type 2 window
@@ -170,6 +174,7 @@ public final class MemoryWindow extends NativeObject {
                     + " SEND_WITH_INV), not by a zero-length bind");
         }
         checkBindable(qp, mr, offset, length);
+        bindsThrough(qp);
         ibv_mw.rkey(handle, deviceKey);
         keyBeforeClaim = deviceKey;
         addressBeforeClaim = this.address;
@@ -180,6 +185,17 @@ public final class MemoryWindow extends NativeObject {
         this.address = mr.address() + offset;
         this.length = length;
         return deviceKey;
+    }
+
+    /**
+     * Makes this type 2 window depend on {@code qp}, which is about to bind it, so that closing
+     * {@code qp} deallocates the window first (see the class comment). Kept after an
+     * invalidation or a bind through another queue pair, as the regions are: the window is
+     * closed a little early then, never a queue pair destroyed late. Allocates only the first
+     * time a window is bound through {@code qp}.
+     */
+    void bindsThrough(QueuePair qp) {
+        dependOn(qp);
     }
 
     /**

@@ -240,6 +240,7 @@ final class SendOperations {
             throw new IllegalArgumentException(mw + " and " + mr + " must be in " + pd + ", the queue pair's");
         }
         try (var _ = NativeResource.hold(mw)) {
+            mw.bindsThrough(qp);
             beforeOperation(fn.bindMw(), SendOp.BIND_MW, Verb.IBV_WR_BIND_MW);
             MemorySegment info = scratch;
             info.set(JAVA_LONG, BIND_MR, mr.handle().address());

@@ -12,6 +12,7 @@ import dev.jrdma.bindings.generated.ibv_qp_attr;
 import dev.jrdma.bindings.generated.ibv_qp_init_attr;
 import dev.jrdma.bindings.generated.rdma_h;
 import dev.jrdma.testing.DeviceTest;
+import dev.jrdma.testing.EveryKernel;
 import dev.jrdma.testing.Exercises;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -28,6 +29,7 @@ import org.junit.jupiter.api.Test;
 
 /** An rdma_cm id's addresses, rdma_cm's device list, and the options of rdma_set_option. */
 @DeviceTest
+@EveryKernel
 class CmAddressDeviceTest {
     private static final Duration TIMEOUT = TestDevices.TIMEOUT;
     private static final int EADDRINUSE = 98;

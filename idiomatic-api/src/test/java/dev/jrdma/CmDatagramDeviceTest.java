@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.jrdma.bindings.generated.rdma_h;
 import dev.jrdma.testing.DeviceTest;
+import dev.jrdma.testing.EveryKernel;
 import dev.jrdma.testing.Exercises;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.Test;
 
 /** Datagram ids (port space UDP): a UD peer resolved by rdma_cm, and multicast groups. */
 @DeviceTest
+@EveryKernel
 class CmDatagramDeviceTest {
     private static final Duration TIMEOUT = TestDevices.TIMEOUT;
     /** A UD receive starts with the 40-byte GRH area. */

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.jrdma.testing.DeviceTest;
+import dev.jrdma.testing.EveryKernel;
 import dev.jrdma.testing.Exercises;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.Test;
  * helpers ({@link RdmaVerbs}), as librdmacm's rdma_server and rdma_client examples use them.
  */
 @DeviceTest
+@EveryKernel
 class CmEndpointDeviceTest {
     private static final Duration TIMEOUT = TestDevices.TIMEOUT;
     private CmEventChannel serverChannel;

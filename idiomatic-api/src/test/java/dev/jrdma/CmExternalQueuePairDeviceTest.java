@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.jrdma.testing.DeviceTest;
+import dev.jrdma.testing.EveryKernel;
 import dev.jrdma.testing.Exercises;
 import java.lang.foreign.MemorySegment;
 import java.net.Inet4Address;
@@ -28,6 +29,7 @@ import org.junit.jupiter.api.Test;
  * ECE options travel with the request; and an id moved to another event channel.
  */
 @DeviceTest
+@EveryKernel
 class CmExternalQueuePairDeviceTest {
     private static final Duration TIMEOUT = TestDevices.TIMEOUT;
     /** IB CM's reject reason 35, CM_REJ_VENDOR_OPTION_NOT_SUPPORTED, which rdma_reject_ece sends. */

@@ -6,11 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.jrdma.testing.DeviceTest;
+import dev.jrdma.testing.EveryKernel;
 import dev.jrdma.testing.Exercises;
 import org.junit.jupiter.api.Test;
 
 /** Device memory, thread and parent domains, and importing objects from another process: all refused by rxe. */
 @DeviceTest
+@EveryKernel
 class DeviceMemoryAndDomainsDeviceTest {
     @Test
     @Exercises(value = {"ibv_alloc_dm", "ibv_free_dm", "ibv_memcpy_to_dm", "ibv_memcpy_from_dm", "ibv_reg_dm_mr"},

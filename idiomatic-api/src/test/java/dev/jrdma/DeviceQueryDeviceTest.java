@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.jrdma.testing.DeviceTest;
+import dev.jrdma.testing.EveryKernel;
 import dev.jrdma.testing.Exercises;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.Test;
 
 /** The device and port queries past the basic ones, on the test device (and, for L2, its VM peer). */
 @DeviceTest
+@EveryKernel
 class DeviceQueryDeviceTest extends DeviceFixture {
     @Test
     @Exercises({"ibv_query_gid_table", "ibv_query_gid_ex", "ibv_query_gid"})

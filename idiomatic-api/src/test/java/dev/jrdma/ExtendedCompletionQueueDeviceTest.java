@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.jrdma.testing.DeviceTest;
+import dev.jrdma.testing.EveryKernel;
 import dev.jrdma.testing.Exercises;
 import java.util.EnumSet;
 import java.util.HashMap;
@@ -16,6 +17,7 @@ import org.junit.jupiter.api.Test;
 
 /** The extended completion queue: the raw poll loop, its field readers, refusals, resizing. */
 @DeviceTest
+@EveryKernel
 class ExtendedCompletionQueueDeviceTest extends DeviceFixture {
 
     /**

@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.jrdma.ExtendedLoopback.Completion;
 import dev.jrdma.testing.DeviceTest;
+import dev.jrdma.testing.EveryKernel;
 import dev.jrdma.testing.Exercises;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.TestReporter;
  * checked, as is every refusal and misuse.
  */
 @DeviceTest
+@EveryKernel
 class ExtendedPostDeviceTest {
     private static final SendOp[] RC_OPS = {SendOp.SEND, SendOp.SEND_WITH_IMM, SendOp.RDMA_WRITE,
         SendOp.RDMA_WRITE_WITH_IMM, SendOp.RDMA_READ, SendOp.ATOMIC_CMP_AND_SWP, SendOp.ATOMIC_FETCH_AND_ADD};
@@ -323,8 +325,9 @@ class ExtendedPostDeviceTest {
      * difference: this test expects the behaviour of the kernel it runs on.
      */
     @Test
-    @Exercises(value = "ibv_wr_atomic_write", refused = "rxe in Linux 6.1 has no atomic write opcode: librxe 44 builds"
-            + " the request and the kernel completes it with an error (Linux 6.3 and later execute it)")
+    @Exercises(value = "ibv_wr_atomic_write", kernel = "6.12")
+    @Exercises(value = "ibv_wr_atomic_write", kernel = "6.1", refused = "rxe in Linux 6.1 has no atomic write opcode:"
+            + " librxe 44 builds the request and the kernel completes it with an error (Linux 6.3 and later execute it)")
     void atomicWriteDependsOnTheKernel(TestReporter reporter) {
         try (ExtendedLoopback lo = new ExtendedLoopback(QueuePairType.RC, SendOp.ATOMIC_WRITE, SendOp.SEND)) {
             MemorySegment target = lo.memB.segment().asSlice(256, 8);

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.jrdma.testing.DeviceTest;
+import dev.jrdma.testing.EveryKernel;
 import dev.jrdma.testing.Exercises;
 import java.util.EnumSet;
 import java.util.Set;
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.Test;
  * peer's {@code ibv_wr_send_inv} or the owner's {@code ibv_wr_local_inv}.
  */
 @DeviceTest
+@EveryKernel
 class ExtendedWindowDeviceTest {
     private static final int WITH_INV = 8;
     private static final int RXE_WITH_INVALIDATE = 4;

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.jrdma.testing.DeviceTest;
+import dev.jrdma.testing.EveryKernel;
 import dev.jrdma.testing.Exercises;
 import dev.jrdma.testing.Jvm;
 import java.nio.charset.StandardCharsets;
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.Test;
  * ({@link #main}): this one registered memory long ago.
  */
 @DeviceTest
+@EveryKernel
 class ForkProtectionDeviceTest {
     @Test
     @Exercises({"ibv_fork_init", "ibv_is_fork_initialized"})

@@ -22,6 +22,7 @@ import org.junit.jupiter.api.Test;
 
 /** Registration at a chosen iova (works on rxe), and the memory-region verbs rxe refuses. */
 @DeviceTest
+@EveryKernel
 class MemoryRegistrationDeviceTest {
     private static final long IOVA = 0x10000;
 
@@ -79,7 +80,6 @@ class MemoryRegistrationDeviceTest {
     }
 
     @Test
-    @EveryKernel
     @Exercises(value = {"ibv_reg_mr"},
             refused = "rxe has no on-demand paging on kernels 6.1 and 6.12 (odp_caps.general_caps 0); 6.1 answers"
                     + " IBV_ACCESS_ON_DEMAND with EINVAL, so jrdma checks the capability before registering")

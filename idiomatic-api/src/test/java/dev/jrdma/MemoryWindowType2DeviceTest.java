@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.jrdma.testing.DeviceTest;
+import dev.jrdma.testing.EveryKernel;
 import dev.jrdma.testing.Exercises;
 import java.util.EnumSet;
 import java.util.Set;
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.Test;
  * is the last step of each test.
  */
 @DeviceTest
+@EveryKernel
 class MemoryWindowType2DeviceTest {
     private static final Set<Access> BINDABLE = EnumSet.of(Access.LOCAL_WRITE, Access.MW_BIND);
     private static final Set<Access> READ_WRITE = EnumSet.of(Access.REMOTE_WRITE, Access.REMOTE_READ);
@@ -110,11 +112,60 @@ class MemoryWindowType2DeviceTest {
             WorkCompletion stale = lo.take();
             assertEquals(25, stale.wrId());
             assertEquals(WorkCompletionStatus.REM_ACCESS_ERR, stale.status(), "the invalidated key stays revoked");
-            // The window is still bound (second key) through b. rxe holds b for a bound type 2 window
-            // and destroying b first waits ~50 s for that reference (measured on 6.1 and 6.12), so
-            // the window goes before the loopback closes the queue pairs.
-            mw.close();
+            // Still bound (second key) through b: the loopback's close deallocates it before b.
         }
+    }
+
+    /**
+     * rxe keeps a reference on the queue pair of a bound type 2 window until the window is
+     * invalidated or deallocated, and destroying the queue pair first waits for that reference to
+     * time out (~50 s under emulation, on 6.1 and 6.12). So a queue pair closes the windows bound
+     * through it first, directly and in the context's cascade (which reaches the queue pairs
+     * through their completion queue, before the protection domain). The order is what is
+     * checked; the bounded waits are far below rxe's and only turn a regression into a failure
+     * instead of a slow pass.
+     */
+    @Test
+    @Exercises({"ibv_dealloc_mw", "ibv_destroy_qp"})
+    void closingAQueuePairDeallocatesTheWindowsBoundThroughItFirst() throws InterruptedException {
+        Loopback lo = new Loopback(QueuePairType.RC, BINDABLE, ConnectionOptions.DEFAULTS);
+        try {
+            MemoryWindow throughB = lo.pd.allocateMemoryWindow(MemoryWindowType.TYPE_2);
+            MemoryWindow throughA = lo.pd.allocateMemoryWindow(MemoryWindowType.TYPE_2);
+            MemoryWindow unbound = lo.pd.allocateMemoryWindow(MemoryWindowType.TYPE_2);
+            bind(lo, throughB, 0, 64, 30);
+            bindThroughA(lo, throughA, 31);
+            assertTrue(lo.b.dependents().contains(throughB), "b's dependents: " + lo.b.dependents());
+            assertFalse(lo.b.dependents().contains(throughA));
+
+            closeWithin(lo.b::close, lo.b.toString());
+            assertTrue(throughB.isClosed(), "the window bound through b closed with it");
+            assertFalse(throughA.isClosed(), "a window bound through another queue pair stays");
+            assertFalse(unbound.isClosed());
+            assertFalse(lo.a.isClosed());
+
+            closeWithin(lo::close, lo.context.toString());
+            assertTrue(throughA.isClosed());
+            assertTrue(unbound.isClosed());
+        } finally {
+            lo.close();
+        }
+    }
+
+    /** Runs {@code close} on another thread and fails if it has not returned within the test timeout. */
+    private static void closeWithin(Runnable close, String what) throws InterruptedException {
+        Thread closer = Thread.ofPlatform().name("close " + what).start(close);
+        assertTrue(closer.join(TestDevices.TIMEOUT), "closing " + what + " has not returned within "
+                + TestDevices.TIMEOUT + ": did it wait for rxe's reference from a bound type 2 window?");
+    }
+
+    /** Binds {@code mw} through a (a's own region: memA is not bindable, so a region registered for it). */
+    private static void bindThroughA(Loopback lo, MemoryWindow mw, long wrId) {
+        MemoryRegion region = lo.pd.allocate(4096, BINDABLE);
+        lo.a.post(new SendRequest().wrId(wrId).opcode(SendOpcode.BIND_MW).sgeCount(0)
+                .bind(mw, region, 0, 64, READ_WRITE));
+        WorkCompletion bound = lo.take().checkSuccess();
+        assertEquals(wrId, bound.wrId());
     }
 
     @Test

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.jrdma.testing.DeviceTest;
+import dev.jrdma.testing.EveryKernel;
 import dev.jrdma.testing.Exercises;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
@@ -31,6 +32,7 @@ import org.junit.jupiter.api.Test;
  * rdma_join_multicast does on RoCE.
  */
 @DeviceTest
+@EveryKernel
 class MulticastDeviceTest extends DeviceFixture {
     private static final int QKEY = ConnectionOptions.DEFAULTS.qkey();
     private static final int GRH = 40;

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.jrdma.testing.DeviceTest;
+import dev.jrdma.testing.EveryKernel;
 import dev.jrdma.testing.Exercises;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
@@ -14,6 +15,7 @@ import org.junit.jupiter.api.Test;
 
 /** Answering a UD sender from its datagram's completion and GRH, without its endpoint. */
 @DeviceTest
+@EveryKernel
 class ReplyToSenderDeviceTest {
     private static final int GRH = 40;
     private static final int QKEY = ConnectionOptions.DEFAULTS.qkey();

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.jrdma.testing.DeviceTest;
+import dev.jrdma.testing.EveryKernel;
 import dev.jrdma.testing.Exercises;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -16,6 +17,7 @@ import org.junit.jupiter.api.Test;
 
 /** The SRQ's limit, its size and its query: {@code ibv_modify_srq}, {@code ibv_query_srq}. */
 @DeviceTest
+@EveryKernel
 class SharedReceiveQueueLimitDeviceTest extends DeviceFixture {
     private static final int POSTED = 10;
     private static final int LIMIT = 7;

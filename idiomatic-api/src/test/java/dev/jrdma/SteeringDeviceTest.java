@@ -10,6 +10,7 @@ import dev.jrdma.bindings.generated.ibv_rwq_ind_table_init_attr;
 import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.SteeringVerbs;
 import dev.jrdma.testing.DeviceTest;
+import dev.jrdma.testing.EveryKernel;
 import dev.jrdma.testing.Exercises;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.Test;
 
 /** Flow steering, counters, work queues and RSS, ECE and QP rate limits: all refused by rxe. */
 @DeviceTest
+@EveryKernel
 class SteeringDeviceTest {
     @Test
     @Exercises(value = {"ibv_create_flow", "ibv_destroy_flow", "ibv_create_flow_action_esp",

@@ -12,6 +12,7 @@ import dev.jrdma.bindings.generated.rdma_h;
 import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.ExtensionVerbs;
 import dev.jrdma.testing.DeviceTest;
+import dev.jrdma.testing.EveryKernel;
 import dev.jrdma.testing.Exercises;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -19,6 +20,7 @@ import org.junit.jupiter.api.Test;
 
 /** XRC, extended SRQs and tag matching: what rxe creates, and what it refuses. */
 @DeviceTest
+@EveryKernel
 class XrcDeviceTest {
     @Test
     @Exercises({"ibv_create_srq_ex"})
