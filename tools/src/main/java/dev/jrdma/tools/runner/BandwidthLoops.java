@@ -62,8 +62,9 @@ final class BandwidthLoops {
     static BwReportData sendServer(Side side, long size, StopRule rule) throws IOException {
         Completions c = side.completions;
         WorkCompletions batch = c.batch;
-        // --connectionless: senders to the group come and go; a quiet group is a row of zeros, not a stall.
-        boolean stalls = !side.s.addressing().connectionless();
+        // --connectionless's soak: senders to the group come and go; a quiet group is a row of zeros,
+        // not a stall (its warm-up twins, counting, still time out on a lost message).
+        boolean stalls = rule.soak() == null || !side.s.addressing().connectionless();
         try (Receives recvs = new Receives(side, size, rule)) {
             long first = 0;
             long deadline = 0;
