@@ -28,9 +28,8 @@ import org.junit.jupiter.api.Test;
  * --connectionless on one Soft-RoCE device: a send-bw server with no out-of-band peer joins a
  * multicast group and reports every -D seconds until SIGINT stops it. That it receives what a
  * sender to the group delivers is TwoNodeConnectionlessDeviceTest's (a receiver on another node,
- * as in perftest's use): on one rxe device (Linux 6.1), with an ordinary -g pair of the same
- * device sending 2000 datagrams to the group (QPN 0xFFFFFF) beside it, the pair's server received
- * them and the connectionless QP none, in the one run tried.
+ * as in perftest's use; it found the -g sender of the extended post API naming the peer's QPN
+ * instead of the multicast QPN, which reaches one attached QP only).
  */
 @DeviceTest
 class ConnectionlessDeviceTest {
