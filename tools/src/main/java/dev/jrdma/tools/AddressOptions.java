@@ -97,16 +97,19 @@ final class AddressOptions {
     /** --connectionless: offered by send-bw. */
     static final class Connectionless {
         @Option(names = "--connectionless",
-                description = "perftest: a multicast server without an out-of-band peer (server, -g, UD, "
-                        + "--run_infinitely). jrdma checks those rules, then exits 1: not implemented yet.")
+                description = "A receiver of multicast traffic with no out-of-band peer (no host, -g, "
+                        + "--run_infinitely): the QP joins the group (-M) and reports, every -D seconds, what any "
+                        + "sender to the group delivers, until SIGINT. Nothing is exchanged, so the MTU is the "
+                        + "port's (or -m).")
         boolean connectionless;
     }
 
     /** -O: offered by the BW tests. */
     static final class DualPort {
         @Option(names = {"-O", "--dualport"},
-                description = "perftest: run on ports 1 and 2. jrdma asks the device and exits 1: with one port "
-                        + "(rxe) naming the port count; with two, because dual-port runs are not implemented yet.")
+                description = "perftest: run on ports 1 and 2. jrdma asks the device and refuses it (exit 2, one "
+                        + "line): with one port (rxe) naming the port count; with two, because jrdma does not "
+                        + "implement dual-port runs.")
         boolean dualPort;
     }
 

@@ -4,8 +4,11 @@ package dev.jrdma.tools;
 import dev.jrdma.Context;
 import dev.jrdma.DeviceAttributes;
 import dev.jrdma.LinkLayer;
+import dev.jrdma.ProtectionDomain;
 import dev.jrdma.Rdma;
 import dev.jrdma.RdmaDevice;
+import dev.jrdma.RdmaException;
+import dev.jrdma.UnmappedMemoryRegion;
 import dev.jrdma.tools.perftest.PerftestSettings;
 import dev.jrdma.tools.perftest.TestKind;
 import dev.jrdma.tools.perftest.Verb;
@@ -21,8 +24,9 @@ import picocli.CommandLine.ParameterException;
 /**
  * perftest's options for what a device may or may not offer, refused after asking the device
  * rather than from a fixed list: {@code -c XRC} (the device's {@code IBV_DEVICE_XRC}) and
- * {@code --use_ib_dm_dmabuf} (its device memory, {@code max_dm_size}). A device that lacks it is
- * named with what it lacks; one that has it is told that jrdma's tests do not implement it yet.
+ * {@code --use_ib_dm_dmabuf} (its device memory, {@code max_dm_size}), {@code -O} (its port count)
+ * and {@code --use-null-mr} (a null memory region, ibv_alloc_null_mr). A device that lacks it is
+ * named with what it lacks; one that has it is told that jrdma's tests do not implement it.
  * Either way exit status 2 and one line, before anything is connected. {@code --dlid} too: a
  * LID means something on an InfiniBand port only, so the port's link layer is asked. Also the fixed refusals
  * of {@code -c DC} and {@code -c SRD} (mlx5's and EFA's own transports), which need the value of
@@ -98,6 +102,28 @@ final class DeviceRefusals {
                     throw new ParameterException(spec.commandLine(), "option '--dlid': " + context.device().name()
                             + " port " + settings.ibPort() + " has link layer " + link
                             + ": it routes by GID and has no LIDs (--dlid is InfiniBand's)");
+                }
+            }
+        }
+        if (settings.addressing().dualPort()) {
+            try (Context context = open("its ports (-O)", settings.device())) {
+                int ports = context.queryDevice().physicalPortCount();
+                String device = context.device().name();
+                throw new ParameterException(spec.commandLine(), "option '--dualport' (-O): " + (ports < 2
+                        ? device + " has " + ports + " port; dual-port mode runs on ports 1 and 2"
+                        : device + " has " + ports + " ports, but jrdma does not implement dual-port runs"));
+            }
+        }
+        if (settings.memory().nullMr()) {
+            try (Context context = open("a null memory region (--use-null-mr)", settings.device());
+                 ProtectionDomain pd = context.allocateProtectionDomain()) {
+                String device = context.device().name();
+                try (UnmappedMemoryRegion granted = pd.allocateNullMemoryRegion()) {
+                    throw new ParameterException(spec.commandLine(), "option '--use-null-mr': " + device + " offers a "
+                            + "null memory region (lkey " + granted.lkey() + "), but jrdma's work requests cannot "
+                            + "carry its key (no SGE of an UnmappedMemoryRegion in the API)");
+                } catch (RdmaException e) {
+                    throw new ParameterException(spec.commandLine(), "option '--use-null-mr': " + e.getMessage());
                 }
             }
         }

@@ -61,8 +61,9 @@ final class MemoryOptions {
         @Option(names = "--use-null-mr",
                 description = "perftest: use the device's null memory region (ibv_alloc_null_mr) for the local side "
                         + "of every write or read, so the device neither reads nor writes local memory. jrdma asks the "
-                        + "device for one and exits 1 naming it: where the device refuses (rxe does) with its errno, "
-                        + "where it grants one because jrdma cannot put its key in a work request yet.")
+                        + "device for one and refuses the option (exit 2, one line): where the device refuses (rxe "
+                        + "does) naming its errno, where it grants one because jrdma's work requests cannot carry "
+                        + "its key.")
         boolean nullMr;
     }
 

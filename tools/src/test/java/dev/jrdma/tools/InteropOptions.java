@@ -9,9 +9,10 @@ import java.util.stream.Stream;
 /**
  * The wire-visible perftest options of the interop matrix ({@link TwoNodeInteropDeviceTest}), by
  * option group: each case runs in the matrix's three pairings (jrdma with jrdma, and with perftest
- * 6.06 on either side). The option string is given to both sides as is, so it must mean the same
- * to jrdma and to perftest. scripts/lib/two-node-ci.sh picks the cases CI runs; all of them run
- * with {@code JRDMA_TWO_NODE_ONLY=""}.
+ * 6.06 on either side). The option string is given to both sides as is (but for {self}, the wire
+ * address of the node the side runs on), so it must mean the same to jrdma and to perftest.
+ * scripts/lib/two-node-ci.sh picks the cases CI runs; all of them run with
+ * {@code JRDMA_TWO_NODE_ONLY=""}.
  */
 final class InteropOptions {
     private InteropOptions() {
@@ -52,10 +53,20 @@ final class InteropOptions {
      * jrdma client with a perftest server would wait for it without end. Tried once across the
      * wire (send-bw -g -M 0:0:0:0:0:0:0:0:0:0:255:255:239:1:2:3): jrdma with jrdma and a perftest
      * client with a jrdma server both ran (the jrdma server received all 50 iterations).
+     * <p>
+     * IPv6 GIDs: --ipv6 (both tools then pick an IPv6 RoCE v2 GID, rxe's link-local one) and -x 0
+     * (that GID by index); the matrix's -x 1 is left out for them. --source_ip (perftest 6.06's
+     * name) with {self}, the address of the node each side runs on: a server listens on it, a
+     * client's connection leaves from it. -z: the exchange over rdma_cm across the wire, the test
+     * QPs still connected by verbs.
      */
     static List<Case> addressing() {
         return List.of(new Case(TestKind.WRITE_BW, "--tclass 40 --flow_label 5"),
-                new Case(TestKind.SEND_BW, "-c UD --tclass 72"));
+                new Case(TestKind.SEND_BW, "-c UD --tclass 72"),
+                new Case(TestKind.SEND_LAT, "--ipv6"),
+                new Case(TestKind.WRITE_BW, "-x 0"),
+                new Case(TestKind.WRITE_LAT, "--source_ip {self}"),
+                new Case(TestKind.SEND_BW, "-z"));
     }
 
     /**

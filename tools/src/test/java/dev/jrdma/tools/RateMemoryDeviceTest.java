@@ -219,7 +219,8 @@ class RateMemoryDeviceTest {
 
     /**
      * rxe has no on-demand paging and no null memory region: each side's registration asks the
-     * device and the run ends with exit 1 and one line naming device, capability and errno.
+     * device and the run ends with exit 1 and one line naming device, capability and errno; the
+     * null region is asked for before the run, a usage error (exit 2) naming the same.
      */
     @Test
     void onDemandPagingAndTheNullRegionAreRefusedByTheDevice() throws Exception {
@@ -229,12 +230,14 @@ class RateMemoryDeviceTest {
         assertTrue(odp.err().contains(DEVICE) && odp.err().contains("on-demand paging"), odp.err());
         assertEquals(1, odp.err().strip().lines().count(), odp.err());
 
-        List<String> nullOptions = List.of("-n", "20", "--use-null-mr");
-        Result nullMr = pair("write-lat", nullOptions, nullOptions)[1];
-        assertEquals(1, nullMr.code(), nullMr.all());
-        assertTrue(nullMr.err().contains("ibv_alloc_null_mr") && nullMr.err().contains(DEVICE)
-                && nullMr.err().contains("null memory region"), nullMr.err());
-        assertEquals(1, nullMr.err().strip().lines().count(), nullMr.err());
+        // --use-null-mr is asked of the device before anything else: a usage error (exit 2), one line.
+        for (String test : List.of("write-lat", "read-bw")) {
+            Result nullMr = jrdma(test, "-d", DEVICE, "-n", "20", "--use-null-mr", "--warm-up", "0", ADDRESS);
+            assertEquals(2, nullMr.code(), nullMr.all());
+            assertTrue(nullMr.err().contains("option '--use-null-mr': ") && nullMr.err().contains("ibv_alloc_null_mr")
+                    && nullMr.err().contains(DEVICE) && nullMr.err().contains("null memory region"), nullMr.err());
+            assertEquals(1, nullMr.err().strip().lines().count(), nullMr.err());
+        }
     }
 
     /** -e on the atomic tests; --numa_node 0 runs on node 0's CPUs and gives the thread its CPUs back. */

@@ -99,20 +99,29 @@ class TwoNodeInteropDeviceTest {
 
     private static String runOnce(TestKind kind, String options, Mode mode) throws Exception {
         int port = PORTS.getAndIncrement();
-        List<String> common = new ArrayList<>(List.of("-d", "rxe0", "-x", "1", "-p", Integer.toString(port), "-n",
+        // -x 1 (the IPv4-mapped GID) unless the case chooses the GID itself (-x, --ipv6).
+        boolean ownGid = options.contains("-x ") || options.contains("--ipv6");
+        List<String> common = new ArrayList<>(List.of("-d", "rxe0", "-p", Integer.toString(port), "-n",
                 Integer.toString(ITERS)));
+        if (!ownGid) {
+            common.addAll(2, List.of("-x", "1"));   // after "-d", "rxe0"
+        }
         if (!options.isBlank()) {
             common.addAll(List.of(options.split(" ")));
         }
-        boolean rdmaCm = options.equals("-R");
-        List<String> jrdmaServer = jrdma(kind, common);
+        // -z: the exchange runs over rdma_cm too (the server listens with an rdma_cm id, not TCP).
+        boolean rdmaCm = options.equals("-R") || options.equals("-z");
+        // {self} in a case's options is the wire address of the node the side runs on.
+        List<String> onNode1 = self(common, TwoNodes.NODE1);
+        List<String> onNode2 = self(common, TwoNodes.NODE2);
+        List<String> jrdmaServer = jrdma(kind, onNode1);
         String node1Out;   // the side on node 1, whose remote is node 2
         String node2Out;
         switch (mode) {
             case JRDMA_JRDMA -> {
                 CompletableFuture<Result> s = CompletableFuture.supplyAsync(() -> Result.local(jrdmaServer));
                 awaitListeningHere(port, rdmaCm, s);
-                Result c = node2.run(TIMEOUT_S, with(jrdma(kind, common), TwoNodes.NODE1));
+                Result c = node2.run(TIMEOUT_S, with(jrdma(kind, onNode2), TwoNodes.NODE1));
                 Result sr = s.get(TIMEOUT_S, TimeUnit.SECONDS);
                 assertEquals(0, c.code(), "client on node 2: " + c.all() + "\nserver on node 1: " + sr.all());
                 assertEquals(0, sr.code(), "server on node 1: " + sr.all());
@@ -121,10 +130,10 @@ class TwoNodeInteropDeviceTest {
             }
             case JRDMA_CLIENT_PERFTEST_SERVER -> {
                 Path log = Files.createTempFile(kind.perftestBinary(), ".out");
-                Process p = TwoNodes.start(perftest(kind, common), log);
+                Process p = TwoNodes.start(perftest(kind, onNode2), log);
                 try {
                     TwoNodes.awaitListening(port, rdmaCm, p, log, 120);
-                    Result c = Result.local(with(jrdma(kind, common), TwoNodes.NODE2));
+                    Result c = Result.local(with(jrdma(kind, onNode1), TwoNodes.NODE2));
                     boolean exited = p.waitFor(TIMEOUT_S, TimeUnit.SECONDS);
                     String perftestOut = Files.readString(log, StandardCharsets.ISO_8859_1);
                     if (perftestOut.contains("Can't produce a report")) {
@@ -145,7 +154,7 @@ class TwoNodeInteropDeviceTest {
                 CompletableFuture<Result> s = CompletableFuture.supplyAsync(() -> Result.local(jrdmaServer));
                 awaitListeningHere(port, rdmaCm, s);
                 Path log = Files.createTempFile(kind.perftestBinary(), ".out");
-                Process p = TwoNodes.start(with(perftest(kind, common), TwoNodes.NODE1), log);
+                Process p = TwoNodes.start(with(perftest(kind, onNode2), TwoNodes.NODE1), log);
                 try {
                     boolean exited = p.waitFor(TIMEOUT_S, TimeUnit.SECONDS);
                     String perftestOut = Files.readString(log, StandardCharsets.ISO_8859_1);
@@ -181,9 +190,30 @@ class TwoNodeInteropDeviceTest {
                 assertTrue(out.contains(kind.bandwidth() ? "BW average[MB/sec]" : "t_typical[usec]"), out);
             }
         }
+        if (ownGid && !options.contains("-x 1")) {
+            // An IPv6 GID (rxe's link-local fe80:: one, from the wire interface's MAC) on both nodes:
+            // each side's remote GID is the other side's local one.
+            assertTrue(gid(node1Out, "remote").startsWith("254:128:00:00:00:00:00:00:"), node1Out);
+            assertEquals(gid(node2Out, "local"), gid(node1Out, "remote"), "node 1's peer is node 2:\n" + node1Out
+                    + "\nnode 2:\n" + node2Out);
+            assertEquals(gid(node1Out, "local"), gid(node2Out, "remote"), "node 2's peer is node 1:\n" + node2Out
+                    + "\nnode 1:\n" + node1Out);
+            return null;
+        }
         assertEquals("10:200:01:02", remoteGidTail(node1Out), "node 1's peer is node 2:\n" + node1Out);
         assertEquals("10:200:01:01", remoteGidTail(node2Out), "node 2's peer is node 1:\n" + node2Out);
         return null;
+    }
+
+    /** The GID printed under the first " local address:" or " remote address:" line ({@code side}). */
+    static String gid(String out, String side) {
+        Matcher m = Pattern.compile(" " + side + " address:.*\\R\\s*GID: ([\\d:]+)").matcher(out);
+        return m.find() ? m.group(1) : "no " + side + " GID in the output";
+    }
+
+    /** {@code args} with {@code {self}} replaced by {@code address}, the node's own wire address. */
+    private static List<String> self(List<String> args, String address) {
+        return args.stream().map(a -> a.replace("{self}", address)).toList();
     }
 
     /** The IPv4 tail of the GID printed under the first " remote address:" line. */

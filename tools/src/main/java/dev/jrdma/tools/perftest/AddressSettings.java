@@ -94,11 +94,20 @@ public record AddressSettings(int tos, int trafficClass, List<Integer> flowLabel
         if (forceLink != null) {
             p.put("force_link", forceLink.name());
         }
+        if (commRdmaCm) {
+            p.put("comm_rdma_cm", true);
+        }
         if (multicast) {
             p.put("multicast", true);
             if (mgid != null) {
                 p.put("mgid", java.util.HexFormat.ofDelimiter(":").formatHex(mgid));
             }
+        }
+        if (connectionless) {
+            p.put("connectionless", true);
+        }
+        if (dualPort) {
+            p.put("dual_port", true);
         }
         return p;
     }

@@ -166,6 +166,13 @@ public final class JsonReport {
                     g.writeNull();
                 }
             }
+            case List<?> list -> {
+                g.writeStartArray();
+                for (Object e : list) {
+                    value(g, e);
+                }
+                g.writeEndArray();
+            }
             default -> g.writeString(v.toString());
         }
     }

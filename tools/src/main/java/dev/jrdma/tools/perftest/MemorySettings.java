@@ -101,4 +101,20 @@ public record MemorySettings(boolean hugepages, Path mmapFile, long mmapOffset, 
                 + ", nullMr=" + nullMr + ", payload=" + payload.length + " bytes, numaNode=" + numaNode + ", onDemand="
                 + onDemand + "]";
     }
+
+    /**
+     * The group's parameters for --json/--csv (perftest's JSON has none of them): the buffer's
+     * memory, --payload_file_path's pattern length in bytes (0: none), the NUMA node (null: none).
+     */
+    public java.util.Map<String, Object> toParameters() {
+        java.util.Map<String, Object> p = new java.util.LinkedHashMap<>();
+        p.put("use_hugepages", hugepages);
+        p.put("mmap", mmapFile == null ? null : mmapFile.toString());
+        p.put("mmap_offset", mmapOffset);
+        p.put("use_null_mr", nullMr);
+        p.put("payload_bytes", payload.length);
+        p.put("numa_node", numaNode >= 0 ? numaNode : null);
+        p.put("odp", onDemand);
+        return p;
+    }
 }

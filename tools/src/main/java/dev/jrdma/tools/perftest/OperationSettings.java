@@ -33,4 +33,14 @@ public record OperationSettings(boolean sendWithImmediate, boolean writeWithImme
 
     /** The immediate data of every message: perftest's ({@code ibv_wr_send_imm(qpx, 0)}). */
     public static final int IMMEDIATE = 0;
+
+    /** The group's parameters for --json/--csv (perftest's JSON has none of them). */
+    public java.util.Map<String, Object> toParameters() {
+        java.util.Map<String, Object> p = new java.util.LinkedHashMap<>();
+        p.put("send_with_imm", sendWithImmediate);
+        p.put("write_with_imm", writeWithImmediate);
+        p.put("data_validation", dataValidation);
+        p.put("data_validation_debug", dataValidationDebug);
+        return p;
+    }
 }

@@ -86,8 +86,18 @@ public final class PerftestFormat {
      * switch on the verb has no case for atomic); then the GID line when a GID is used.
      */
     public static String address(boolean local, PeerInfo p, Verb verb) {
+        return address(local, p, verb, 0);
+    }
+
+    /**
+     * {@link #address(boolean, PeerInfo, Verb)} with --dlid: a remote line shows {@code dlid}
+     * (when not 0) as the LID instead of the one the peer announced, as perftest's
+     * ctx_print_pingpong_data does, since the QP is connected to it; a local line never does.
+     */
+    public static String address(boolean local, PeerInfo p, Verb verb, int dlid) {
+        int lid = !local && dlid != 0 ? dlid : p.lid();
         StringBuilder sb = new StringBuilder();
-        sb.append(' ').append(local ? "local" : "remote").append(" address: LID ").append(altHex(p.lid(), 4))
+        sb.append(' ').append(local ? "local" : "remote").append(" address: LID ").append(altHex(lid, 4))
           .append(" QPN ").append(altHex(p.qpn(), 6)).append(" PSN ").append(altHex(p.psn(), 6));
         if (verb == Verb.READ) {
             sb.append(" OUT ").append(altHex(p.outReads(), 4));

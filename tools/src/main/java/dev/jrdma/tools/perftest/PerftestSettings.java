@@ -111,6 +111,13 @@ public record PerftestSettings(TestKind kind, String host, String device, int ib
         p.put("atomic_type", atomicType == null ? null : atomicType.name());
         p.put("warm_up_iterations", warmUpIters);
         p.putAll(addressing.toParameters());
+        p.put("completion_vector", completionVector >= 0 ? completionVector : null);
+        p.put("dlid", dlid != 0 ? dlid : null);
+        p.putAll(reports.toParameters());
+        p.putAll(run.toParameters());
+        p.putAll(rate.toParameters());
+        p.putAll(memory.toParameters());
+        p.putAll(operations.toParameters());
         return p;
     }
 

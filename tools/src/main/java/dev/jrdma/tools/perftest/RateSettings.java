@@ -143,4 +143,19 @@ public record RateSettings(Type type, boolean typeGiven, double limit, Units uni
     private static String format(double value) {
         return value == Math.rint(value) ? Long.toString((long) value) : Double.toString(value);
     }
+
+    /**
+     * The group's parameters for --json/--csv (perftest's JSON has none of them): the limit as
+     * given (null without one), its units' letter, the limiter asked for (NONE, SW, HW, PP; a
+     * refused HW limit falls back to SW at run time, with a warning), the burst and packet sizes.
+     */
+    public java.util.Map<String, Object> toParameters() {
+        java.util.Map<String, Object> p = new java.util.LinkedHashMap<>();
+        p.put("rate_limit", limit > 0 ? limit : null);
+        p.put("rate_units", units.letter());
+        p.put("rate_limit_type", type.name());
+        p.put("burst_size", burstSize);
+        p.put("typical_pkt_size", typicalPacketSize);
+        return p;
+    }
 }

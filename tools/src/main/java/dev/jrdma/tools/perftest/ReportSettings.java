@@ -53,4 +53,21 @@ public record ReportSettings(boolean cycles, boolean unsorted, boolean histogram
     public int marginFor(int seconds) {
         return margin >= 0 ? margin : seconds / 4;
     }
+
+    /**
+     * The group's parameters for --json/--csv (perftest's JSON has none of them; -W's changes
+     * are text only there and here): -f's margin (null: a quarter of -D), the --out_json file.
+     */
+    public java.util.Map<String, Object> toParameters() {
+        java.util.Map<String, Object> p = new java.util.LinkedHashMap<>();
+        p.put("report_cycles", cycles);
+        p.put("report_unsorted", unsorted);
+        p.put("report_histogram", histogram);
+        p.put("report_counters", counters);
+        p.put("cpu_util", cpuUtil);
+        p.put("report_both", reportBoth);
+        p.put("margin", margin >= 0 ? margin : null);
+        p.put("out_json_file", outJsonFile == null ? null : outJsonFile.toString());
+        return p;
+    }
 }

@@ -44,4 +44,20 @@ public record RunSettings(boolean runInfinitely, double limitBw, double limitMsg
     public boolean verifies() {
         return limitBw >= 0 || limitMsgRate >= 0;
     }
+
+    /**
+     * The group's parameters for --json/--csv (perftest's JSON has none of them): -w and -y as
+     * given (null: not verified), the gap in microseconds, the wait in seconds.
+     */
+    public java.util.Map<String, Object> toParameters() {
+        java.util.Map<String, Object> p = new java.util.LinkedHashMap<>();
+        p.put("run_infinitely", runInfinitely);
+        p.put("limit_bw", limitBw >= 0 ? limitBw : null);
+        p.put("limit_msgrate", limitMsgRate >= 0 ? limitMsgRate : null);
+        p.put("latency_gap_us", latencyGapMicros);
+        p.put("perform_warm_up", performWarmUp);
+        p.put("wait_destroy_s", waitDestroySeconds);
+        p.put("reversed", reversed);
+        return p;
+    }
 }

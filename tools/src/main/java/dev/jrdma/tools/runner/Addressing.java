@@ -33,19 +33,17 @@ final class Addressing {
     }
 
     /**
-     * Checks -O, --force-link and --pkey_index against what the device reports.
+     * Checks --force-link and --pkey_index against what the device reports (and -O, which the
+     * command line refuses before).
      *
      * @param ports the device's physical port count
      */
     static void check(PerftestSettings s, Context context, int ports, boolean ethernet) throws IOException {
         AddressSettings a = s.addressing();
         if (a.dualPort()) {
-            if (ports < 2) {
-                throw new IOException("--dualport (-O): " + context.name() + " has " + ports
-                        + " port; dual-port mode runs on ports 1 and 2");
-            }
+            // The command line refuses -O after asking the device (DeviceRefusals, exit 2).
             throw new IOException("--dualport (-O): " + context.name() + " has " + ports
-                    + " ports, but dual-port runs are not implemented in jrdma");
+                    + " port(s); jrdma does not implement dual-port runs");
         }
         if (a.forceLink() != null && (a.forceLink() == AddressSettings.Link.ETHERNET) != ethernet) {
             throw new IOException("--force-link " + (ethernet ? "IB" : "Ethernet") + ": " + context.name() + " port "

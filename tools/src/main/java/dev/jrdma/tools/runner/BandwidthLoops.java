@@ -62,6 +62,9 @@ final class BandwidthLoops {
     static BwReportData sendServer(Side side, long size, StopRule rule) throws IOException {
         Completions c = side.completions;
         WorkCompletions batch = c.batch;
+        // --connectionless's soak: senders to the group come and go; a quiet group is a row of zeros,
+        // not a stall (its warm-up twins, counting, still time out on a lost message).
+        boolean stalls = rule.soak() == null || !side.s.addressing().connectionless();
         try (Receives recvs = new Receives(side, size, rule)) {
             long first = 0;
             long deadline = 0;
@@ -78,7 +81,7 @@ final class BandwidthLoops {
                     for (int i = 0; i < ne; i++) {
                         recvs.complete(Completions.succeeded(batch.get(i), "receive"));
                     }
-                } else if (side.channel != null || (++idle & c.spinMask) == 0) {
+                } else if (stalls && (side.channel != null || (++idle & c.spinMask) == 0)) {
                     deadline = c.checkDeadline(deadline, "receive");
                 }
                 if (rule.timed() && rule.started() && !rule.completed(System.nanoTime(), ne)) {

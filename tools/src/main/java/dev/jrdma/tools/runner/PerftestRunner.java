@@ -140,9 +140,6 @@ public final class PerftestRunner implements PerftestSession.Device {
         if (s.rdmaCm() && s.qps() > 1) {
             return "-R (rdma_cm) with -q above 1";
         }
-        if (s.addressing().connectionless()) {
-            return "--connectionless";
-        }
         return null;
     }
 
@@ -232,6 +229,9 @@ public final class PerftestRunner implements PerftestSession.Device {
         Mtu myMtu = configure();
         output.open(side.context.name(), s.ibPort());
         RunControl.warnCpuUtil(s, console);
+        if (s.addressing().connectionless()) {
+            return connectionlessSession(myMtu);
+        }
         if (s.rdmaCm()) {
             try (RdmaCmSetup cm = new RdmaCmSetup(s)) {
                 rdmaCm = cm;
@@ -302,6 +302,39 @@ public final class PerftestRunner implements PerftestSession.Device {
                 placeholders.add(PeerInfo.zero(side.gid != null));
             }
             runSchedule(oob, placeholders);
+        }
+        finish();
+        return ExitCode.OK;
+    }
+
+    /**
+     * --connectionless (perftest's connectionless send_bw server): no out-of-band peer at all, so
+     * no version, MTU or key exchange and no sync. The UD QPs use this port's MTU, join the group
+     * (-g, -M) and go to RTS on their own; the header and this side's addresses are printed, the
+     * receives posted, and the soak of --run_infinitely reports whatever any sender to the group
+     * delivers, every -D seconds, until SIGINT. No sender is a row of zeros, not a timeout:
+     * senders to a group come and go.
+     */
+    private int connectionlessSession(Mtu myMtu) throws IOException {
+        warmUp.run(myMtu);
+        pinMeasuringThread();
+        side.agreedMtu = myMtu;
+        side.mtuBytes = myMtu.bytes();
+        side.sizes = s.sizesForMtu(side.mtuBytes);
+        side.createResources(side.context, null);
+        try (java.io.Closeable group = Addressing.joinMulticast(side)) {
+            side.readyWithoutPeer();
+            TestKind kind = s.kind();
+            info = new TestInfo(kind.verb(), null, true, false, false, side.context.name(), s.qps(), "IB",
+                    s.connection().name(), s.posting().useSrq(), "ON", side.post.extendedPost ? "ON" : "OFF",
+                    s.txDepth(), s.rxDepth(), s.posting().postList(), s.cqMod(), side.mtuBytes,
+                    side.port.isEthernet() ? "Ethernet" : "IB", side.gid == null ? -1 : side.gidIndex, side.inlineSize,
+                    side.outReads, false, s.events(), s.durationSeconds(), Math.max(0, s.completionVector()),
+                    false);
+            output.header(info);
+            output.connection(side.mine, List.of());
+            side.postReceives(0);
+            run(0);
         }
         finish();
         return ExitCode.OK;

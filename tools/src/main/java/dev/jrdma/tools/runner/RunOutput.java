@@ -87,15 +87,21 @@ final class RunOutput {
         return s.kind().bandwidth() || s.testClient() || verb == Verb.SEND || verb == Verb.WRITE;
     }
 
-    /** Both sides' address lines, then the result table's header (or the line a passive side prints). */
+    /**
+     * Both sides' address lines (--connectionless: this side's only; the remote LID is --dlid's
+     * where given, as perftest prints it), then the result table's header (or the line a passive
+     * side prints).
+     */
     void connection(List<PeerInfo> mine, List<PeerInfo> peers) {
         if (!text) {
             return;
         }
         StringBuilder sb = new StringBuilder();
-        for (int i = 0; i < peers.size(); i++) {
+        for (int i = 0; i < mine.size(); i++) {
             sb.append(PerftestFormat.address(true, mine.get(i), s.kind().verb()));
-            sb.append(PerftestFormat.address(false, peers.get(i), s.kind().verb()));
+            if (i < peers.size()) {   // --connectionless has no peer
+                sb.append(PerftestFormat.address(false, peers.get(i), s.kind().verb(), s.dlid()));
+            }
         }
         if (!table()) {
             sb.append(PerftestFormat.LINE).append('\n');

@@ -154,7 +154,8 @@ abstract sealed class SendPoster implements AutoCloseable {
                 this.remote = null;
             }
             this.ah = side.ud && verb == Verb.SEND ? side.addressHandles.get(qp) : null;
-            this.remoteQpn = ah != null ? side.remote.get(qp).qpn() : 0;
+            // -g: the multicast QPN where the peer announced a group (Addressing.remoteQpn), as ibv_post_send's path.
+            this.remoteQpn = ah != null ? Addressing.remoteQpn(side.s, side.remote.get(qp)) : 0;
             // perftest's ATOMIC_ADD_VALUE (1) for fetch-and-add; compare 0 and swap 0 (ATOMIC_SWAP_VALUE) for CAS
             this.compareAdd = side.s.atomicType() == TestKind.AtomicType.CMP_AND_SWAP ? 0 : 1;
             this.sq = ExtendedSendQueue.of(side.qps.get(qp));

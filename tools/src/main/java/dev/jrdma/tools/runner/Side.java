@@ -189,6 +189,23 @@ final class Side {
     }
 
     /**
+     * --connectionless: the UD QPs to RTS with no peer to connect to (perftest connects them
+     * towards an all-zero record); they only receive what is sent to the group they are attached
+     * to, so no address handle is built.
+     */
+    void readyWithoutPeer() {
+        for (int i = 0; i < qps.size(); i++) {
+            ConnectionOptions options = Addressing.options(s, i, new ConnectionOptions(
+                    EnumSet.of(Access.REMOTE_WRITE, Access.REMOTE_READ, Access.REMOTE_ATOMIC), 12, s.qpTimeout(),
+                    s.retryCount(), 7, 1, 1, QKEY, 255, s.sl(), 0));
+            QueuePair qp = qps.get(i);
+            qp.toInit(s.ibPort(), options);
+            qp.toRtr();
+            qp.toRts(options);
+        }
+    }
+
+    /**
      * perftest's ctx_set_recv_wqes: rx-depth receives of the size per QP, into the QP's receive
      * slot (with --use-srq rx-depth / QPs per QP into the SRQ; with --recv_post_list in lists).
      */

@@ -2,6 +2,7 @@
 package dev.jrdma.tools.perftest;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.HexFormat;
 import java.util.List;
@@ -136,6 +137,18 @@ class PerftestFormatTest {
                 + PerftestFormat.bandwidthRow(bandwidthRow(rows(golden).get(0)), false)
                 + PerftestFormat.LINE + "\n";
         assertEquals(Golden.text("ib_read_bw.client.txt"), out);
+    }
+
+    /** --dlid: the remote line shows the LID the QP is connected to (perftest's), the local line its own. */
+    @Test
+    void dlidIsTheRemoteLineLid() {
+        PeerInfo p = peer(0x1d, 0x7efad4, 0xebc, 0x564bdf4ef000L);
+        String announced = PerftestFormat.address(false, p, Verb.READ);
+        String remote = PerftestFormat.address(false, p, Verb.READ, 0x2a);
+        assertEquals(announced.replace(" LID 0000 ", " LID 0x2a "), remote);   // %#04x: 0000, 0x2a
+        assertTrue(remote.startsWith(" remote address: LID 0x2a QPN 0x001d PSN 0x7efad4"), remote);
+        assertEquals(PerftestFormat.address(true, p, Verb.READ), PerftestFormat.address(true, p, Verb.READ, 0x2a));
+        assertEquals(PerftestFormat.address(false, p, Verb.READ), PerftestFormat.address(false, p, Verb.READ, 0));
     }
 
     @Test
