@@ -25,7 +25,8 @@ import picocli.CommandLine.ParameterException;
  * perftest's options for what a device may or may not offer, refused after asking the device
  * rather than from a fixed list: {@code -c XRC} (the device's {@code IBV_DEVICE_XRC}) and
  * {@code --use_ib_dm_dmabuf} (its device memory, {@code max_dm_size}), {@code -O} (its port count)
- * and {@code --use-null-mr} (a null memory region, ibv_alloc_null_mr). A device that lacks it is
+ * and {@code --use-null-mr} (a null memory region, ibv_alloc_null_mr); {@code --odp} (its
+ * {@code IBV_ODP_SUPPORT}: where it is offered the run registers with it). A device that lacks it is
  * named with what it lacks; one that has it is told that jrdma's tests do not implement it.
  * Either way exit status 2 and one line, before anything is connected. {@code --dlid} too: a
  * LID means something on an InfiniBand port only, so the port's link layer is asked. Also the fixed refusals
@@ -124,6 +125,14 @@ final class DeviceRefusals {
                             + "carry its key (no SGE of an UnmappedMemoryRegion in the API)");
                 } catch (RdmaException e) {
                     throw new ParameterException(spec.commandLine(), "option '--use-null-mr': " + e.getMessage());
+                }
+            }
+        }
+        if (settings.memory().onDemand()) {
+            try (Context context = open("on-demand paging (--odp)", settings.device())) {
+                if (!context.queryDevice().supportsOnDemandPaging()) {
+                    throw new ParameterException(spec.commandLine(), "option '--odp': " + context.device().name()
+                            + " does not offer on-demand paging (no IBV_ODP_SUPPORT in odp_caps.general_caps)");
                 }
             }
         }

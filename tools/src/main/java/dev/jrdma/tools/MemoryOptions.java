@@ -45,7 +45,7 @@ final class MemoryOptions {
 
     @Option(names = "--odp",
             description = "Register the buffer with on-demand paging (IBV_ACCESS_ON_DEMAND) where the device "
-                    + "offers it; an error naming the device where it does not.")
+                    + "offers it (IBV_ODP_SUPPORT); refused (exit 2, one line naming the device) where it does not.")
     boolean onDemand;
 
     /** --payload_file_path: all tests but write-lat. */
