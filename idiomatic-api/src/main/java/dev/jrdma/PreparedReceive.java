@@ -43,8 +43,8 @@ public final class PreparedReceive extends PreparedWork {
         this.srq = srq;
         if (qp != null) {
             this.queueAddress = qp.address;
-            this.postFn = qp.postRecvFn;
-            this.bound = qp.receiveBound;
+            this.postFn = qp.posts.postRecvFn;
+            this.bound = qp.posts.receiveBound;
         } else {
             this.queueAddress = srq.address;
             this.postFn = srq.postSrqRecvFn;

@@ -76,8 +76,8 @@ public final class PreparedSend extends PreparedWork {
         super(chain, WR_SIZE, owners);
         this.qp = qp;
         this.qpAddress = qp.address;
-        this.postSendFn = qp.postSendFn;
-        this.bound = qp.sendBound;
+        this.postSendFn = qp.posts.postSendFn;
+        this.bound = qp.posts.sendBound;
         int n = chain.size();
         this.opcodes = new SendOpcode[n];
         this.flags = new int[n];
