@@ -169,7 +169,7 @@ public final class PreparedSend extends PreparedWork {
         enter();
         try {
             if ((qp.refused & QueuePair.NO_SEND) != 0) {
-                throw PostRefusals.send(qp, describe(0), qp.lastState);
+                throw refused();
             }
             checkCallerMemory();
             return bound ? BoundVerbs.postSend(qpAddress, first, badWr)
@@ -177,6 +177,12 @@ public final class PreparedSend extends PreparedWork {
         } finally {
             exit();
         }
+    }
+
+    // Out of line: the message is built only when a post is refused, and keeping it out of
+    // postNow keeps post() small enough for C2 to inline into a caller's loop.
+    private IllegalStateException refused() {
+        return PostRefusals.send(qp, describe(0), qp.lastState);
     }
 
     /**
