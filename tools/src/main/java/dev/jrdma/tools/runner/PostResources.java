@@ -213,6 +213,12 @@ final class PostResources {
         receiveRequests += requests;
     }
 
+    /** Counts {@code posts} posts of {@code requests} receives in all (a loop's tally, added once). */
+    void receivesPosted(long posts, long requests) {
+        receivePosts += posts;
+        receiveRequests += requests;
+    }
+
     /** The group's settings as they ran, and what was posted, for --json's parameters. */
     void describe(java.util.Map<String, Object> parameters) {
         parameters.put("post_list", p.postList());
