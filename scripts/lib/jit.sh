@@ -14,8 +14,9 @@
 # - InlineSmallCode=2500: C2's inlining limit for a callee it has already compiled on its own, as
 #   with tiers (hardware). Without tiers HotSpot lowers it to 1000 bytes, so C2 called the data
 #   path (a prepared post of ~1,050-1,270 bytes, a poll, a completion's status read) out of line
-#   from the CLI's loops ("already compiled into a big method" in -XX:+PrintInlining), and the
-#   instruction counts of the emulator (perf-gate) measured an inlining hardware does not do
+#   ("already compiled into a big method" in -XX:+PrintInlining over the stub provider). In the
+#   CLI's loops the loop's own inlining budget still leaves the status read and the receive post
+#   out of line; what this flag alone changes in perf-gate's counts is not measured yet
 #   (research/notes/2026-11-26-lean-latency-loops.md).
 # Prints the options, or nothing on other machines or when JRDMA_JAVA_OPTS sets the JIT itself.
 # SPDX-License-Identifier: Apache-2.0
