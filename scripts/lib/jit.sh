@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # Sourced by the jrdma launchers (scripts/jrdma, and bin/jrdma of the .deb and the tarball).
 #
-# Under qemu TCG (full emulation: the Soft-RoCE VM of scripts/softroce, CI), three JIT settings
+# Under qemu TCG (full emulation: the Soft-RoCE VM of scripts/softroce, CI), two JIT settings
 # (research/notes/2026-11-25-jit-under-emulation.md):
 # - no tiered compilation: JDK 25's tiered JIT crashes now and then under TCG (hs_err: SIGSEGV or
 #   SIGILL at +0x20 of a c1 method). Making a C1 method not entrant patches a jump into its entry
@@ -11,21 +11,12 @@
 # - PerMethodTrapLimit=0: C2 then compiles a branch the warm-up never took instead of a trap that
 #   deoptimizes the measurement into the interpreter until C2 compiles again (~0.5 s under TCG,
 #   a few ms on hardware), e.g. send-lat's re-posting of receives, which its warm-up avoids.
-# - InlineSmallCode=2500: C2's inlining limit for a callee it has already compiled on its own, as
-#   with tiers (hardware). Without tiers HotSpot lowers it to 1000 bytes, so C2 called the data
-#   path (a prepared post of ~1,050-1,270 bytes, a poll, a completion's status read) out of line
-#   ("already compiled into a big method" in -XX:+PrintInlining over the stub provider). In the
-#   CLI's loops the loop's own inlining budget still leaves the status read and the receive post
-#   out of line; what this flag alone changes in perf-gate's counts is not measured yet
-#   (research/notes/2026-11-26-lean-latency-loops.md).
 # Prints the options, or nothing on other machines or when JRDMA_JAVA_OPTS sets the JIT itself.
 # SPDX-License-Identifier: Apache-2.0
 jrdma_jit_opts() {
     case "${JRDMA_JAVA_OPTS:-}" in
         *TieredCompilation*|*TieredStopAtLevel*|*TrapLimit*) ;;
-        *) if grep -qs "QEMU TCG" /proc/cpuinfo; then
-               echo "-XX:-TieredCompilation -XX:PerMethodTrapLimit=0 -XX:InlineSmallCode=2500"
-           fi ;;
+        *) if grep -qs "QEMU TCG" /proc/cpuinfo; then echo "-XX:-TieredCompilation -XX:PerMethodTrapLimit=0"; fi ;;
     esac
 }
 
