@@ -135,10 +135,17 @@ abstract class NativeResource implements RdmaResource {
     /** Ends a call begun by {@link #enter()}. */
     final void exit() {
         if ((int) CALLS.getAndAdd(this, -1) == (CLOSED | 1)) {
-            Thread waiting = drainer;
-            if (waiting != null) {
-                LockSupport.unpark(waiting);
-            }
+            wakeDrainer();
+        }
+    }
+
+    // Out of line, as enterClosed(): exit() is inlined at every post and poll, twice where a
+    // finally block has an exception path, and the compiled size of those methods decides
+    // whether C2 inlines them into the caller's loop (InlineSmallCode).
+    private void wakeDrainer() {
+        Thread waiting = drainer;
+        if (waiting != null) {
+            LockSupport.unpark(waiting);
         }
     }
 

@@ -43,8 +43,8 @@ public final class PreparedReceive extends PreparedWork {
         this.srq = srq;
         if (qp != null) {
             this.queueAddress = qp.address;
-            this.postFn = qp.postRecvFn;
-            this.bound = qp.receiveBound;
+            this.postFn = qp.posts.postRecvFn;
+            this.bound = qp.posts.receiveBound;
         } else {
             this.queueAddress = srq.address;
             this.postFn = srq.postSrqRecvFn;
@@ -139,7 +139,7 @@ public final class PreparedReceive extends PreparedWork {
         try {
             if (qp != null) {
                 if ((qp.refused & QueuePair.NO_RECEIVE) != 0) {
-                    throw PostRefusals.receive(qp, describe(0), qp.lastState);
+                    throw refused();
                 }
                 checkCallerMemory();
                 return bound ? BoundVerbs.postRecv(queueAddress, first, badWr)
@@ -151,6 +151,11 @@ public final class PreparedReceive extends PreparedWork {
         } finally {
             exit();
         }
+    }
+
+    // Out of line: the message is built only when a post is refused (see PreparedSend.refused).
+    private IllegalStateException refused() {
+        return PostRefusals.receive(qp, describe(0), qp.lastState);
     }
 
     private RuntimeException failure(int rc) {

@@ -76,8 +76,8 @@ public final class PreparedSend extends PreparedWork {
         super(chain, WR_SIZE, owners);
         this.qp = qp;
         this.qpAddress = qp.address;
-        this.postSendFn = qp.postSendFn;
-        this.bound = qp.sendBound;
+        this.postSendFn = qp.posts.postSendFn;
+        this.bound = qp.posts.sendBound;
         int n = chain.size();
         this.opcodes = new SendOpcode[n];
         this.flags = new int[n];
@@ -169,7 +169,7 @@ public final class PreparedSend extends PreparedWork {
         enter();
         try {
             if ((qp.refused & QueuePair.NO_SEND) != 0) {
-                throw PostRefusals.send(qp, describe(0), qp.lastState);
+                throw refused();
             }
             checkCallerMemory();
             return bound ? BoundVerbs.postSend(qpAddress, first, badWr)
@@ -177,6 +177,12 @@ public final class PreparedSend extends PreparedWork {
         } finally {
             exit();
         }
+    }
+
+    // Out of line: the message is built only when a post is refused, and keeping it out of
+    // postNow keeps post() small enough for C2 to inline into a caller's loop.
+    private IllegalStateException refused() {
+        return PostRefusals.send(qp, describe(0), qp.lastState);
     }
 
     /**

@@ -119,6 +119,14 @@ abstract sealed class PreparedWork extends NativeResource permits PreparedSend, 
      * memory the caller registered.
      */
     final void checkCallerMemory() {
+        if (callerScopes.length != 0) {
+            checkCallerScopes();
+        }
+    }
+
+    // Out of line: most prepared requests use regions that own their memory, and their posts
+    // then compile only the length test above.
+    private void checkCallerScopes() {
         for (MemorySegment.Scope scope : callerScopes) {
             if (!scope.isAlive()) {
                 throw new IllegalStateException("the arena of memory that " + this + " uses was closed before its"

@@ -1,16 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma;
 
-import static java.lang.foreign.ValueLayout.ADDRESS;
-import static java.lang.foreign.ValueLayout.JAVA_LONG;
-
 import dev.jrdma.bindings.generated.ibv_qp;
 import dev.jrdma.bindings.generated.rdma_h;
-import dev.jrdma.bindings.shim.BoundVerbs;
-import dev.jrdma.bindings.shim.InlineVerbs;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.ref.Reference;
 import java.util.List;
 import java.util.Set;
 
@@ -40,19 +33,10 @@ public final class QueuePair extends NativeObject {
     private final QueuePairType type;
     private final int qpn;
     private final QueuePairCapabilities capabilities;
-    private final MemorySegment badSend;
-    private final MemorySegment badReceive;
-    // Addresses for the address-taking post downcalls. The bad_wr slots live as long as this
-    // object (an automatic arena; posts fence this); libibverbs owns the ibv_qp until destroy.
+    /** The handle as an address, for the post downcalls; libibverbs owns the ibv_qp until destroy. */
     final long address;
-    private final long badSendAddress;
-    private final long badReceiveAddress;
-    /** The provider's post functions, read from the ops table once (it never changes for a context). */
-    final MemorySegment postSendFn;
-    final MemorySegment postRecvFn;
-    /** Whether the provider's functions are the ones BoundVerbs calls as constants (one provider per process). */
-    final boolean sendBound;
-    final boolean receiveBound;
+    /** The one-off posts, and the provider's post functions that prepared requests take once. */
+    final QueuePairPosts posts;
     /** The state transitions and the local endpoint they use. */
     final QpConnector connector = new QpConnector(this);
     /**
@@ -84,16 +68,8 @@ public final class QueuePair extends NativeObject {
         this.qpn = ibv_qp.qp_num(handle);
         this.capabilities = capabilities;
         this.extendedOps = b.sendOps;
-        Arena arena = Arena.ofAuto();
-        this.badSend = arena.allocate(ADDRESS);
-        this.badReceive = arena.allocate(ADDRESS);
         this.address = handle.address();
-        this.badSendAddress = badSend.address();
-        this.badReceiveAddress = badReceive.address();
-        this.postSendFn = InlineVerbs.postSendFunction(handle);
-        this.postRecvFn = InlineVerbs.postRecvFunction(handle);
-        this.sendBound = BoundVerbs.bindPostSend(postSendFn);
-        this.receiveBound = BoundVerbs.bindPostRecv(postRecvFn);
+        this.posts = new QueuePairPosts(this, handle);
     }
 
     // Stub-provider seam, for tests and benchmarks in this package only: wraps a fake native object
@@ -433,11 +409,7 @@ public final class QueuePair extends NativeObject {
      */
     @Reaches("ibv_post_send")
     public void post(SendRequest request) {
-        int rc = postSend(request);
-        if (rc != 0) {
-            request.unposted(badSend.get(JAVA_LONG, 0));
-            throw PostRefusals.failure(this, Verb.IBV_POST_SEND, rc, request.find(badSend.get(JAVA_LONG, 0)));
-        }
+        posts.post(request);
     }
 
     /**
@@ -452,30 +424,7 @@ public final class QueuePair extends NativeObject {
      */
     @Reaches("ibv_post_send")
     public boolean tryPost(SendRequest request) {
-        int rc = postSend(request);
-        if (rc == 0) {
-            return true;
-        }
-        request.unposted(badSend.get(JAVA_LONG, 0));
-        if (request.refusedForRoom(rc, badSend)) {
-            return false;
-        }
-        throw PostRefusals.failure(this, Verb.IBV_POST_SEND, rc, request.find(badSend.get(JAVA_LONG, 0)));
-    }
-
-    private int postSend(SendRequest request) {
-        enter();
-        try {
-            if ((refused & NO_SEND) != 0) {
-                throw PostRefusals.send(this, request, lastState);
-            }
-            request.prepare(this);
-            return sendBound ? BoundVerbs.postSend(address, request.address(), badSendAddress)
-                    : InlineVerbs.postSend(postSendFn, address, request.address(), badSendAddress);
-        } finally {
-            exit();
-            Reference.reachabilityFence(request);
-        }
+        return posts.tryPost(request);
     }
 
     /**
@@ -487,10 +436,7 @@ public final class QueuePair extends NativeObject {
      */
     @Reaches("ibv_post_recv")
     public void post(ReceiveRequest request) {
-        int rc = postReceive(request);
-        if (rc != 0) {
-            throw PostRefusals.failure(this, Verb.IBV_POST_RECV, rc, request.find(badReceive.get(JAVA_LONG, 0)));
-        }
+        posts.post(request);
     }
 
     /**
@@ -503,29 +449,7 @@ public final class QueuePair extends NativeObject {
      */
     @Reaches("ibv_post_recv")
     public boolean tryPost(ReceiveRequest request) {
-        int rc = postReceive(request);
-        if (rc == 0) {
-            return true;
-        }
-        if (request.refusedForRoom(rc, badReceive)) {
-            return false;
-        }
-        throw PostRefusals.failure(this, Verb.IBV_POST_RECV, rc, request.find(badReceive.get(JAVA_LONG, 0)));
-    }
-
-    private int postReceive(ReceiveRequest request) {
-        enter();
-        try {
-            if ((refused & NO_RECEIVE) != 0) {
-                throw PostRefusals.receive(this, srq, request, lastState);
-            }
-            request.prepare(pd);
-            return receiveBound ? BoundVerbs.postRecv(address, request.address(), badReceiveAddress)
-                    : InlineVerbs.postRecv(postRecvFn, address, request.address(), badReceiveAddress);
-        } finally {
-            exit();
-            Reference.reachabilityFence(request);
-        }
+        return posts.tryPost(request);
     }
 
     /**

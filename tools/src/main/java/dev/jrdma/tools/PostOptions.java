@@ -28,7 +28,8 @@ final class PostOptions {
 
         @Option(names = "--use_old_post_send",
                 description = "Post with ibv_post_send. By default jrdma posts through the extended post API "
-                        + "(ibv_wr_*) where the device offers it, as perftest does (with -R: ibv_post_send).")
+                        + "(ibv_wr_*) on the devices perftest does (mlx5, BlueField, EFA, HNS), else, as on rxe, "
+                        + "and with -R, with ibv_post_send.")
         boolean oldPostSend;
 
         @Option(names = "--no_lock",

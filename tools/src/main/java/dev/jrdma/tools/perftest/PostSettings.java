@@ -19,7 +19,7 @@ package dev.jrdma.tools.perftest;
  *                        dynamic CQE polling); off with --disable_dynamic_polling or --cqe_poll,
  *                        and where perftest turns it off (see {@link #resolveDynamic})
  * @param oldPostSend     --use_old_post_send: post with ibv_post_send; otherwise with the extended
- *                        post API (ibv_wr_*) where the device offers it, as perftest does
+ *                        post API (ibv_wr_*) on the devices perftest uses it on (not rxe)
  * @param noLock          --no_lock: the QPs, CQs and SRQ in a parent domain over a thread domain
  *                        (lock-free posting and polling), where the device offers thread domains
  * @param mrPerQp         --mr_per_qp: one buffer and memory region per QP instead of one for all (BW tests)

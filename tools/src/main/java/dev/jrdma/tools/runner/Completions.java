@@ -27,8 +27,12 @@ final class Completions {
      * Empty polls between two looks at the clock while waiting. The clock stays out of the
      * polling loop: System.nanoTime is ~25 ns on hardware but 1-5 us in a VM whose clocksource
      * is the HPET (e.g. Soft-RoCE under qemu TCG), which would add that much to each wait.
+     * 65536 empty polls are ~1 ms on hardware and tens of ms under TCG: fine steps for a timeout
+     * of seconds. At 4096, a send_lat half round trip under perf-gate's plugin (~18,000 empty
+     * polls) read the clock 4-5 times, as often as its busy-poll blocks: the clock's ~100
+     * instructions were counted on its critical path, a cost perftest (no timeout) does not have.
      */
-    static final int SPINS_PER_CLOCK_READ = 1 << 12;
+    static final int SPINS_PER_CLOCK_READ = 1 << 16;
     /**
      * What the busy-polling loops do between two empty polls: nothing, as perftest's loops (a
      * pause would only delay seeing the completion); the API's wait type, so that every wait of

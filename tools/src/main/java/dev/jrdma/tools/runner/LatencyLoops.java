@@ -49,29 +49,34 @@ final class LatencyLoops {
             rule.start(System.nanoTime());
             int scnt = 0;
             int rcnt = 0;
-            while (scnt < iters || rcnt < iters) {
-                if (rcnt < iters && !(scnt < 1 && client)) {
-                    if (!c.take(side.recvCq, "receive", rule)) {
-                        break;
+            int reposted = 0;   // added to --json's counts after the loop: no call per iteration
+            try {
+                while (scnt < iters || rcnt < iters) {
+                    if (rcnt < iters && !(scnt < 1 && client)) {
+                        if (!c.take(side.recvCq, "receive", rule)) {
+                            break;
+                        }
+                        rcnt++;
+                        side.checkImmediate(c.last());
+                        if (rcnt + (long) rxDepth <= iters) {
+                            recv.post();
+                            reposted++;
+                        }
                     }
-                    rcnt++;
-                    side.checkImmediate(c.last());
-                    if (rcnt + (long) rxDepth <= iters) {
-                        recv.post();
-                        side.post.receivesPosted(1);
+                    if (scnt < iters) {
+                        // perftest reads the clock just before the post; we read it just after, while the
+                        // message is on its way, so a slow clock is off the round trip. Consecutive
+                        // deltas - all the report uses - are the same period either way.
+                        rule.beforePost();
+                        send.post();
+                        rule.posted(scnt++);
+                        if (!c.take(side.sendCq, "send", rule) || !rule.completed()) {
+                            break;
+                        }
                     }
                 }
-                if (scnt < iters) {
-                    // perftest reads the clock just before the post; we read it just after, while the
-                    // message is on its way, so a slow clock is off the round trip. Consecutive
-                    // deltas - all the report uses - are the same period either way.
-                    rule.beforePost();
-                    send.post();
-                    rule.posted(scnt++);
-                    if (!c.take(side.sendCq, "send", rule) || !rule.completed()) {
-                        break;
-                    }
-                }
+            } finally {
+                side.post.receivesPosted(reposted, reposted);
             }
         }
     }

@@ -121,16 +121,18 @@ final class PostResources {
     }
 
     /**
-     * Builds a QP: on the SRQ if there is one, for the extended post API unless
-     * --use_old_post_send or -R (rdma_cm creates its QPs with ibv_create_qp) or the device
-     * refuses it (EOPNOTSUPP: then ibv_post_send, as perftest built without the ibv_wr API).
+     * Builds a QP: on the SRQ if there is one, for the extended post API where perftest posts
+     * through it ({@link #perftestPostsExtended}) unless --use_old_post_send or -R (rdma_cm
+     * creates its QPs with ibv_create_qp) or the device refuses it (EOPNOTSUPP: then
+     * ibv_post_send, as perftest built without the ibv_wr API).
      */
     QueuePair build(Supplier<QueuePair.Builder> builders, CmId cmId) {
         if (cmId != null) {
             extendedPost = false;
             return cmId.createQueuePair(onSrq(builders.get()));
         }
-        if (!p.oldPostSend() && !extendedRefused) {
+        if (!p.oldPostSend() && !extendedRefused && (perftestPostsExtended(side.context.queryDevice().vendorPartId())
+                || "always".equals(System.getProperty(EXTENDED_POST_PROPERTY)))) {
             try {
                 QueuePair qp = onSrq(builders.get()).extendedPost(sendOp()).build();
                 extendedPost = true;
@@ -141,6 +143,32 @@ final class PostResources {
         }
         extendedPost = false;
         return onSrq(builders.get()).build();
+    }
+
+    /**
+     * The system property that, set to {@code always}, posts through the extended post API on
+     * every device that offers it, also where perftest would not (its device tests on rxe).
+     */
+    static final String EXTENDED_POST_PROPERTY = "jrdma.extendedPost";
+
+    /**
+     * Whether perftest posts through the extended post API on a device of {@code vendorPartId}:
+     * perftest's verify_params_with_device_context turns --use_old_post_send on for every device
+     * but those it names as supporting it (mlx5's Connect-IB, ConnectX-4 to -8 and their VF,
+     * BlueField 1-3, AWS EFA, HiSilicon HNS), by the part ids of its ib_dev_name. Everywhere
+     * else, Soft-RoCE (rxe) among them, perftest posts with ibv_post_send, so jrdma does too:
+     * the same post path on both sides of a comparison.
+     */
+    static boolean perftestPostsExtended(int vendorPartId) {
+        return switch (vendorPartId) {
+            case 4113,                                      // Connect-IB
+                 4115, 4116, 4117, 4118, 4119, 4120, 4121, 4122,   // ConnectX-4, -4 Lx, -5, -5 Ex
+                 4123, 4124, 4125, 4126, 4127, 4129, 4131,  // ConnectX-6, -6 Dx, mlx5 VF, -6 Lx, -7, -8
+                 41682, 41683, 41686, 41692,                // BlueField, BlueField-2, BlueField-3
+                 61344, 61345, 61346,                       // EFA
+                 41506, 41507, 41508, 41509, 41510, 41512, 41519 -> true;   // HNS
+            default -> false;
+        };
     }
 
     private QueuePair.Builder onSrq(QueuePair.Builder builder) {
@@ -182,6 +210,12 @@ final class PostResources {
     /** A receive list of {@code requests} was posted. */
     void receivesPosted(int requests) {
         receivePosts++;
+        receiveRequests += requests;
+    }
+
+    /** Counts {@code posts} posts of {@code requests} receives in all (a loop's tally, added once). */
+    void receivesPosted(long posts, long requests) {
+        receivePosts += posts;
         receiveRequests += requests;
     }
 

@@ -17,8 +17,9 @@ import java.lang.foreign.MemorySegment;
 /**
  * How a loop posts one QP's send work: a single request or, with -l, a list of them in one
  * post, as perftest's post_send_method does - through the extended post API ({@code ibv_wr_*},
- * {@link Extended}) where the QPs were created for it (the default), or with
- * {@code ibv_post_send} ({@link Prepared}: --use_old_post_send, -R, or a device without it).
+ * {@link Extended}) where the QPs were created for it (by default on the devices perftest uses
+ * it on), or with {@code ibv_post_send} ({@link Prepared}: --use_old_post_send, -R, rxe and
+ * other devices, or a device without it).
  * Either is built once before the loop; a post allocates nothing.
  *
  * <p>In a list, every cq-mod-th request is signalled (-Q divides -l), fixed when it is built,
