@@ -7,4 +7,5 @@ module dev.jrdma {
     requires dev.jrdma.bindings;
     requires jdk.jfr;
     exports dev.jrdma;
+    exports dev.jrdma.cm;
 }

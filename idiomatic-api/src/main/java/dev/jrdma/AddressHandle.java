@@ -6,6 +6,7 @@ import dev.jrdma.bindings.generated.ibv_ah_attr;
 import dev.jrdma.bindings.generated.rdma_h;
 import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.ErrnoVerbs;
+import dev.jrdma.cm.DatagramPeer;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 

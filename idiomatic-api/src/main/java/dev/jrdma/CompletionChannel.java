@@ -8,6 +8,7 @@ import dev.jrdma.bindings.generated.rdma_h;
 import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.ErrnoVerbs;
 import dev.jrdma.bindings.shim.Posix;
+import dev.jrdma.internal.Readiness;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;

@@ -6,6 +6,7 @@ import static dev.jrdma.ContextQueries.checkPort;
 import dev.jrdma.bindings.generated.ibv_context;
 import dev.jrdma.bindings.generated.ibv_gid_entry;
 import dev.jrdma.bindings.generated.rdma_h;
+import dev.jrdma.cm.CmId;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.List;

@@ -8,6 +8,7 @@ import dev.jrdma.bindings.generated.ibv_counters;
 import dev.jrdma.bindings.generated.ibv_counters_init_attr;
 import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.SteeringVerbs;
+import dev.jrdma.internal.Unsupported;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 

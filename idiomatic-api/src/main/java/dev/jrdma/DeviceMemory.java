@@ -8,6 +8,7 @@ import dev.jrdma.bindings.generated.rdma_h;
 import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.ExtensionVerbs;
 import dev.jrdma.bindings.shim.ImportVerbs;
+import dev.jrdma.internal.Unsupported;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Set;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma;
 
+import dev.jrdma.cm.ExternalQueuePair;
+
 /**
  * Enhanced Connection Establishment options ({@code struct ibv_ece}): a vendor's id and the
  * options it offers, carried in the connection request so that both ends can agree on

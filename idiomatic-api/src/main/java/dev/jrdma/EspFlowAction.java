@@ -6,6 +6,7 @@ import dev.jrdma.bindings.generated.ibv_flow_action;
 import dev.jrdma.bindings.generated.ibv_flow_action_esp_attr;
 import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.SteeringVerbs;
+import dev.jrdma.internal.Unsupported;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma;
 
+import dev.jrdma.cm.CmEventChannel;
+import dev.jrdma.cm.CmEventType;
 import jdk.jfr.Category;
 import jdk.jfr.DataAmount;
 import jdk.jfr.Description;

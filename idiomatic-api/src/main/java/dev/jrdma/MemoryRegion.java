@@ -8,6 +8,8 @@ import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.ErrnoVerbs;
 import dev.jrdma.bindings.shim.ExtensionVerbs;
 import dev.jrdma.bindings.shim.ImportVerbs;
+import dev.jrdma.internal.Libc;
+import dev.jrdma.internal.Unsupported;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Collections;

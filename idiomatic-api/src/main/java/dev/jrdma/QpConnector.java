@@ -5,6 +5,7 @@ import dev.jrdma.bindings.generated.ibv_qp_attr;
 import dev.jrdma.bindings.generated.ibv_qp_init_attr;
 import dev.jrdma.bindings.generated.rdma_h;
 import dev.jrdma.bindings.shim.Errno;
+import dev.jrdma.cm.ExternalQueuePair;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.security.SecureRandom;

@@ -11,6 +11,7 @@ import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.ErrnoVerbs;
 import dev.jrdma.bindings.shim.InlineVerbs;
 import dev.jrdma.bindings.shim.RdmaCmVerbs;
+import dev.jrdma.cm.CmId;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 

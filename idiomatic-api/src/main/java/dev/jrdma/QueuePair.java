@@ -8,6 +8,7 @@ import dev.jrdma.bindings.generated.ibv_qp;
 import dev.jrdma.bindings.generated.rdma_h;
 import dev.jrdma.bindings.shim.BoundVerbs;
 import dev.jrdma.bindings.shim.InlineVerbs;
+import dev.jrdma.cm.CmId;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.ref.Reference;

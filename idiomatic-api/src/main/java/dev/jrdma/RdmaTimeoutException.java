@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma;
 
+import dev.jrdma.cm.CmId;
 import java.time.Duration;
 import java.util.Objects;
 

@@ -81,7 +81,7 @@
  * channel when it has one),
  * {@link dev.jrdma.CompletionChannel#await} sleeps until a completion event or the timeout,
  * {@link dev.jrdma.ControlConnection} and {@link dev.jrdma.EndpointExchange} bound every socket
- * operation, and every {@link dev.jrdma.CmId} method that waits for an rdma_cm event takes a
+ * operation, and every {@link dev.jrdma.cm.CmId} method that waits for an rdma_cm event takes a
  * timeout. A wait that runs out of time throws {@link dev.jrdma.RdmaTimeoutException}. A
  * virtual thread waiting on a completion channel or an rdma_cm event parks and leaves its
  * carrier free.
@@ -110,3 +110,6 @@
  * poll a CQ from one thread).
  */
 package dev.jrdma;
+
+import dev.jrdma.cm.CmEventChannel;
+import dev.jrdma.cm.CmId;

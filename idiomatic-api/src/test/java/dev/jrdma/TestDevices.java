@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma;
 
+import dev.jrdma.cm.CmEventChannel;
+import dev.jrdma.cm.CmId;
 import dev.jrdma.testing.TestDevice;
 import java.net.Inet4Address;
 import java.net.InetSocketAddress;

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-package dev.jrdma;
+package dev.jrdma.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.jrdma.Rdma;
 import dev.jrdma.bindings.generated.rdma_h;
 import dev.jrdma.probe.NativeAccessProbe;
 import java.io.File;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package dev.jrdma;
+package dev.jrdma.internal;
 
 import static dev.jrdma.bindings.shim.Epoll.EPOLLIN;
 import static dev.jrdma.bindings.shim.Epoll.EPOLLONESHOT;
@@ -7,6 +7,8 @@ import static dev.jrdma.bindings.shim.Epoll.EPOLL_CLOEXEC;
 import static dev.jrdma.bindings.shim.Epoll.EPOLL_CTL_ADD;
 import static dev.jrdma.bindings.shim.Epoll.EPOLL_CTL_DEL;
 
+import dev.jrdma.RdmaException;
+import dev.jrdma.Verb;
 import dev.jrdma.bindings.shim.Epoll;
 import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.Posix;

@@ -1,10 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
-package dev.jrdma;
+package dev.jrdma.cm;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.jrdma.AddressHandle;
+import dev.jrdma.CompletionQueue;
+import dev.jrdma.MemoryRegion;
+import dev.jrdma.ProtectionDomain;
+import dev.jrdma.QueuePair;
+import dev.jrdma.QueuePairState;
+import dev.jrdma.QueuePairType;
+import dev.jrdma.ReceiveRequest;
+import dev.jrdma.SendRequest;
+import dev.jrdma.WorkCompletion;
 import dev.jrdma.bindings.generated.rdma_h;
 import dev.jrdma.testing.DeviceTest;
 import dev.jrdma.testing.Exercises;

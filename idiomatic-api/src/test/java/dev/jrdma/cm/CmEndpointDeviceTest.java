@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package dev.jrdma;
+package dev.jrdma.cm;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -7,6 +7,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.jrdma.CompletionQueue;
+import dev.jrdma.Context;
+import dev.jrdma.MemoryRegion;
+import dev.jrdma.ProtectionDomain;
+import dev.jrdma.QueuePair;
+import dev.jrdma.QueuePairType;
+import dev.jrdma.RemoteMemory;
+import dev.jrdma.SharedReceiveQueue;
+import dev.jrdma.WorkCompletion;
 import dev.jrdma.testing.DeviceTest;
 import dev.jrdma.testing.Exercises;
 import java.lang.foreign.Arena;

@@ -1,8 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
-package dev.jrdma;
+package dev.jrdma.cm;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 
+import dev.jrdma.Context;
+import dev.jrdma.Events;
+import dev.jrdma.NativeResource;
+import dev.jrdma.ProtectionDomain;
+import dev.jrdma.QueuePair;
+import dev.jrdma.RdmaException;
+import dev.jrdma.Reaches;
+import dev.jrdma.SharedReceiveQueue;
+import dev.jrdma.Verb;
 import dev.jrdma.bindings.generated.ibv_ece;
 import dev.jrdma.bindings.generated.rdma_addr;
 import dev.jrdma.bindings.generated.rdma_cm_id;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package dev.jrdma;
+package dev.jrdma.cm;
 
 /**
  * A peer's request to connect, from {@link CmId#awaitConnectRequest}: a new id to

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package dev.jrdma;
+package dev.jrdma.cm;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -8,6 +8,19 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.jrdma.AsyncEventType;
+import dev.jrdma.CompletionQueue;
+import dev.jrdma.EceParameters;
+import dev.jrdma.MemoryRegion;
+import dev.jrdma.ProtectionDomain;
+import dev.jrdma.QueuePair;
+import dev.jrdma.QueuePairState;
+import dev.jrdma.QueuePairType;
+import dev.jrdma.RdmaException;
+import dev.jrdma.ReceiveRequest;
+import dev.jrdma.SendRequest;
+import dev.jrdma.Verb;
+import dev.jrdma.WorkCompletion;
 import dev.jrdma.testing.DeviceTest;
 import dev.jrdma.testing.Exercises;
 import java.lang.foreign.MemorySegment;

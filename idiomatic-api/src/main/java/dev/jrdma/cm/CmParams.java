@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-package dev.jrdma;
+package dev.jrdma.cm;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 
+import dev.jrdma.ConnectionOptions;
+import dev.jrdma.QueuePair;
 import dev.jrdma.bindings.generated.rdma_conn_param;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

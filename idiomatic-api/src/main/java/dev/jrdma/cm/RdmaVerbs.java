@@ -1,6 +1,22 @@
 // SPDX-License-Identifier: Apache-2.0
-package dev.jrdma;
+package dev.jrdma.cm;
 
+import dev.jrdma.Access;
+import dev.jrdma.AddressHandle;
+import dev.jrdma.CompletionChannel;
+import dev.jrdma.CompletionQueue;
+import dev.jrdma.MemoryRegion;
+import dev.jrdma.NativeResource;
+import dev.jrdma.QueuePair;
+import dev.jrdma.QueuePairCapabilities;
+import dev.jrdma.RdmaTimeoutException;
+import dev.jrdma.Reaches;
+import dev.jrdma.ReceiveRequest;
+import dev.jrdma.RemoteMemory;
+import dev.jrdma.SendOpcode;
+import dev.jrdma.SendRequest;
+import dev.jrdma.SharedReceiveQueue;
+import dev.jrdma.WorkCompletion;
 import dev.jrdma.bindings.generated.ibv_cq;
 import dev.jrdma.bindings.generated.rdma_h;
 import java.lang.foreign.MemorySegment;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package dev.jrdma;
+package dev.jrdma.internal;
 
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-package dev.jrdma;
+package dev.jrdma.cm;
 
+import dev.jrdma.NativeResource;
+import dev.jrdma.Verb;
 import dev.jrdma.bindings.generated.rdma_cm_id;
 import dev.jrdma.bindings.generated.rdma_h;
 import dev.jrdma.bindings.shim.Errno;

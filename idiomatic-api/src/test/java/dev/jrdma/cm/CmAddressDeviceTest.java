@@ -1,11 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
-package dev.jrdma;
+package dev.jrdma.cm;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.jrdma.CompletionQueue;
+import dev.jrdma.Context;
+import dev.jrdma.ProtectionDomain;
+import dev.jrdma.QpAttribute;
+import dev.jrdma.QueuePair;
+import dev.jrdma.QueuePairType;
+import dev.jrdma.RdmaException;
+import dev.jrdma.Verb;
 import dev.jrdma.bindings.generated.ibv_ah_attr;
 import dev.jrdma.bindings.generated.ibv_global_route;
 import dev.jrdma.bindings.generated.ibv_qp_attr;

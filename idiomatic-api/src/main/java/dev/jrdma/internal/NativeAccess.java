@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-package dev.jrdma;
+package dev.jrdma.internal;
 
+import dev.jrdma.Rdma;
 import dev.jrdma.bindings.generated.rdma_h;
+import dev.jrdma.cm.CmEventChannel;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;

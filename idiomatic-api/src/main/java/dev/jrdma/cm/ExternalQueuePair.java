@@ -1,8 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
-package dev.jrdma;
+package dev.jrdma.cm;
 
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
+import dev.jrdma.AsyncEventType;
+import dev.jrdma.EceParameters;
+import dev.jrdma.NativeResource;
+import dev.jrdma.QueuePair;
+import dev.jrdma.QueuePairState;
+import dev.jrdma.RdmaException;
+import dev.jrdma.Reaches;
+import dev.jrdma.Verb;
 import dev.jrdma.bindings.generated.ibv_ece;
 import dev.jrdma.bindings.generated.ibv_qp_attr;
 import dev.jrdma.bindings.generated.rdma_cm_id;

@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-package dev.jrdma;
+package dev.jrdma.cm;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 
+import dev.jrdma.AddressHandle;
+import dev.jrdma.Gid;
+import dev.jrdma.ProtectionDomain;
+import dev.jrdma.SendRequest;
 import dev.jrdma.bindings.generated.ibv_ah_attr;
 import dev.jrdma.bindings.generated.ibv_global_route;
 import dev.jrdma.bindings.generated.rdma_ud_param;

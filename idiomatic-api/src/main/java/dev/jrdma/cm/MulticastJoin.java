@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-package dev.jrdma;
+package dev.jrdma.cm;
 
+import dev.jrdma.NativeResource;
+import dev.jrdma.QueuePair;
+import dev.jrdma.RdmaException;
+import dev.jrdma.Reaches;
+import dev.jrdma.Verb;
 import dev.jrdma.bindings.generated.rdma_cm_join_mc_attr_ex;
 import dev.jrdma.bindings.generated.rdma_h;
 import dev.jrdma.bindings.shim.Errno;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package dev.jrdma;
+package dev.jrdma.cm;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -7,6 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.jrdma.CompletionQueue;
+import dev.jrdma.ProtectionDomain;
+import dev.jrdma.QueuePairType;
+import dev.jrdma.RdmaException;
+import dev.jrdma.RdmaTimeoutException;
 import dev.jrdma.testing.DeviceTest;
 import java.net.Inet4Address;
 import java.net.InetSocketAddress;

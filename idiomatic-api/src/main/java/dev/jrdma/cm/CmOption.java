@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-package dev.jrdma;
+package dev.jrdma.cm;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
+import dev.jrdma.NativeResource;
+import dev.jrdma.RdmaException;
+import dev.jrdma.Verb;
 import dev.jrdma.bindings.generated.rdma_h;
 import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.RdmaCmVerbs;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-package dev.jrdma;
+package dev.jrdma.cm;
 
 import dev.jrdma.bindings.generated.rdma_h;
+import dev.jrdma.internal.CValues;
 
 /** The kind of an rdma_cm event ({@code enum rdma_cm_event_type}). */
 public enum CmEventType {

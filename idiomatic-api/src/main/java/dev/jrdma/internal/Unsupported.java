@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-package dev.jrdma;
+package dev.jrdma.internal;
 
+import dev.jrdma.Context;
+import dev.jrdma.OperationNotSupportedException;
 import dev.jrdma.bindings.shim.Errno;
 
 /**

@@ -1,9 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
-package dev.jrdma;
+package dev.jrdma.cm;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 
+import dev.jrdma.Events;
+import dev.jrdma.NativeResource;
+import dev.jrdma.RdmaException;
+import dev.jrdma.RdmaTimeoutException;
+import dev.jrdma.Reaches;
+import dev.jrdma.Verb;
 import dev.jrdma.bindings.generated.rdma_cm_event;
 import dev.jrdma.bindings.generated.rdma_cm_id;
 import dev.jrdma.bindings.generated.rdma_conn_param;
@@ -12,6 +18,8 @@ import dev.jrdma.bindings.generated.rdma_h;
 import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.Posix;
 import dev.jrdma.bindings.shim.RdmaCmVerbs;
+import dev.jrdma.internal.NativeAccess;
+import dev.jrdma.internal.Readiness;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
