@@ -18,7 +18,7 @@ import java.util.function.ToIntFunction;
  *
  * @param <E> the Java enum
  */
-final class CValues<E extends Enum<E>> {
+public final class CValues<E extends Enum<E>> {
     /** C values at or above this are not indexed; none of the mirrored enums has one. */
     private static final int LIMIT = 256;
 
@@ -40,7 +40,7 @@ final class CValues<E extends Enum<E>> {
      * @param unknown   what a value without a constant maps to, or null to throw instead
      * @param name      the enum's name, for that exception
      */
-    CValues(E[] constants, ToIntFunction<E> value, E unknown, String name) {
+    public CValues(E[] constants, ToIntFunction<E> value, E unknown, String name) {
         byValue = Arrays.copyOf(constants, LIMIT);
         Arrays.fill(byValue, null);
         for (E e : constants) {
@@ -54,7 +54,7 @@ final class CValues<E extends Enum<E>> {
     }
 
     /** The constant for {@code value}: the unknown constant, or IllegalArgumentException, if none. */
-    E of(int value) {
+    public E of(int value) {
         E e = value >= 0 && value < LIMIT ? byValue[value] : null;
         return e != null ? e : missing(value, unknown, name);
     }
@@ -69,7 +69,7 @@ final class CValues<E extends Enum<E>> {
      * @return the constant
      * @throws IllegalArgumentException for a value outside the enum when {@code unknown} is null
      */
-    static <E extends Enum<E>> E dense(Class<E> type, int value, int first, E unknown) {
+    public static <E extends Enum<E>> E dense(Class<E> type, int value, int first, E unknown) {
         Enum<?>[] constants = CONSTANTS.get(type);
         int ordinal = value - first;
         return ordinal >= 0 && ordinal < constants.length
@@ -90,7 +90,7 @@ final class CValues<E extends Enum<E>> {
      * @param text     what the function returned: a C string, or NULL for a value it does not know
      * @param fallback the text for NULL
      */
-    static String text(MemorySegment text, String fallback) {
+    public static String text(MemorySegment text, String fallback) {
         return text.address() == 0 ? fallback : text.reinterpret(256).getString(0);
     }
 }

@@ -4,14 +4,14 @@ package dev.jrdma.internal;
 import dev.jrdma.bindings.shim.Posix;
 
 /** The libc facts jrdma needs beyond the verbs, from the bindings' shim (which owns every downcall). */
-final class Libc {
+public final class Libc {
     private Libc() {}
 
     /** The page size: registration pins whole pages, so allocations for MRs are page-aligned. */
-    static final long PAGE_SIZE = Posix.pageSize();
+    public static final long PAGE_SIZE = Posix.pageSize();
 
     /** {@code strerror(errnum)}, as text. */
-    static String strerror(int errnum) {
+    public static String strerror(int errnum) {
         return Posix.strerror(errnum);
     }
 }

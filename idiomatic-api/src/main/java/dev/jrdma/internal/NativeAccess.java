@@ -21,7 +21,7 @@ import java.util.Optional;
  * fails the same way on every JDK, before any restricted call, with the exact flag to add; a
  * JVM started with {@code --illegal-native-access=allow} is let through.
  */
-final class NativeAccess {
+public final class NativeAccess {
     private static volatile boolean checked;
 
     private NativeAccess() {}
@@ -31,7 +31,7 @@ final class NativeAccess {
      *
      * @throws IllegalCallerException naming the {@code --enable-native-access} flag to add
      */
-    static void require() {
+    public static void require() {
         if (checked) {
             return;
         }
@@ -44,7 +44,7 @@ final class NativeAccess {
     }
 
     /** The message for the JVM's state, or empty when jrdma may call native code. */
-    static Optional<String> problem(Module api, Module bindings, boolean allowed) {
+    public static Optional<String> problem(Module api, Module bindings, boolean allowed) {
         if (allowed) {
             return Optional.empty();
         }

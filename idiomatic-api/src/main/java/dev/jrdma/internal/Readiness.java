@@ -41,14 +41,14 @@ import java.util.function.BooleanSupplier;
  * Soft-RoCE VM had); a platform thread's {@code poll} cannot be ended that way, so platform
  * threads wait in short slices ({@link #SLICE_MILLIS}) and look at the closed mark between them.
  */
-final class Readiness {
+public final class Readiness {
     private Readiness() {}
 
     /** The most events the poller takes from one epoll_wait. */
     private static final int BATCH = 64;
 
     /** The longest a platform thread waits before it looks at {@code stop} again. */
-    static final long SLICE_MILLIS = 50;
+    public static final long SLICE_MILLIS = 50;
     /** Poller.INSTANCE once it exists: wake() reads this, as touching Poller would start it. */
     private static volatile Poller started;
 
@@ -59,7 +59,7 @@ final class Readiness {
      * @return true when readable or woken (read non-blocking, and look at {@code stop}), false
      *         when the time passed or {@code stop} held before the wait began
      */
-    static boolean await(int fd, long timeoutMillis, BooleanSupplier stop) {
+    public static boolean await(int fd, long timeoutMillis, BooleanSupplier stop) {
         if (!Thread.currentThread().isVirtual()) {
             return !stop.getAsBoolean() && Posix.awaitReadable(fd, Math.min(SLICE_MILLIS, timeoutMillis));
         }
@@ -67,7 +67,7 @@ final class Readiness {
     }
 
     /** Ends the wait of a virtual thread on {@code fd}, if there is one (see {@link #await}). */
-    static void wake(int fd) {
+    public static void wake(int fd) {
         Poller poller = started;
         if (poller != null) {
             CompletableFuture<Void> waiter = poller.byFd.get(fd);

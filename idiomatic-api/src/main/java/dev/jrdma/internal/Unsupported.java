@@ -11,16 +11,16 @@ import dev.jrdma.bindings.shim.Errno;
  * {@code ibv_open_xrcd(context rxe0) failed: errno 95 (Operation not supported): rxe0 does not
  * implement XRC domains}.
  */
-final class Unsupported {
+public final class Unsupported {
     private Unsupported() {}
 
     /** {@code "<device> does not implement <capability>"} for EOPNOTSUPP, else {@code what} (may be null). */
-    static String detail(Context context, int errno, String capability, String what) {
+    public static String detail(Context context, int errno, String capability, String what) {
         return errno == Errno.EOPNOTSUPP ? context.name() + " does not implement " + capability : what;
     }
 
     /** As {@link #detail(Context, int, String, String)} with no detail for other errno values. */
-    static String detail(Context context, int errno, String capability) {
+    public static String detail(Context context, int errno, String capability) {
         return detail(context, errno, capability, null);
     }
 }
