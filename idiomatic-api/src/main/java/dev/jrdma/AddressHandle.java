@@ -73,7 +73,7 @@ public final class AddressHandle extends NativeObject {
 
     @Override
     @Reaches("ibv_destroy_ah")
-    void release() {
+    protected void release() {
         // A UD send already past its check of this handle may still be reading it in the provider.
         pd.awaitPostsQuiescent();
         RdmaException.check(Verb.IBV_DESTROY_AH, this, rdma_h.ibv_destroy_ah(handle));

@@ -185,13 +185,13 @@ public final class CompletionChannel extends NativeObject {
     }
 
     @Override
-    void closing() {
+    protected void closing() {
         Readiness.wake(fd);
     }
 
     @Override
     @Reaches("ibv_destroy_comp_channel")
-    void release() {
+    protected void release() {
         RdmaException.check(Verb.IBV_DESTROY_COMP_CHANNEL, this, rdma_h.ibv_destroy_comp_channel(handle));
     }
 }

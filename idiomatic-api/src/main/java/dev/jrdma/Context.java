@@ -516,7 +516,7 @@ public final class Context extends NativeResource {
 
     @Override
     @Reaches("ibv_close_device")
-    void release() {
+    protected void release() {
         events.stop();
         if (!owned) {
             return;   // librdmacm opened it and closes it itself

@@ -105,7 +105,7 @@ public final class Counters extends NativeObject {
 
     /** Destroys the counters; reaches {@code ibv_destroy_counters}. */
     @Override
-    void release() {
+    protected void release() {
         RdmaException.check(Verb.IBV_DESTROY_COUNTERS, this, SteeringVerbs.ibv_destroy_counters(handle));
     }
 }

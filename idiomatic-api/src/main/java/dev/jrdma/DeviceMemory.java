@@ -149,7 +149,7 @@ public final class DeviceMemory extends NativeObject {
 
     /** Frees the memory, or unimports it; reaches {@code ibv_free_dm} or {@code ibv_unimport_dm}. */
     @Override
-    void release() {
+    protected void release() {
         if (imported) {
             rdma_h.ibv_unimport_dm(handle);
         } else {

@@ -83,7 +83,7 @@ public final class EspFlowAction extends NativeObject {
 
     /** Destroys the action; reaches {@code ibv_destroy_flow_action}. */
     @Override
-    void release() {
+    protected void release() {
         RdmaException.check(Verb.IBV_DESTROY_FLOW_ACTION, this, SteeringVerbs.ibv_destroy_flow_action(handle));
     }
 }

@@ -101,7 +101,7 @@ public final class Flow extends NativeObject {
 
     /** Removes the rule; reaches {@code ibv_destroy_flow}. */
     @Override
-    void release() {
+    protected void release() {
         RdmaException.check(Verb.IBV_DESTROY_FLOW, this, SteeringVerbs.ibv_destroy_flow(handle));
     }
 }

@@ -337,7 +337,7 @@ public final class MemoryRegion extends NativeResource {
 
     @Override
     @Reaches("ibv_dereg_mr")
-    void release() {
+    protected void release() {
         // Marked closed, so new posts refuse this region; a post already past that check may
         // still be copying inline data out of its pages.
         pd.awaitPostsQuiescent();

@@ -402,7 +402,7 @@ public final class ProtectionDomain extends NativeObject {
     /** Deallocates the domain, or unimports it; reaches {@code ibv_dealloc_pd} or {@code ibv_unimport_pd}. */
     @Override
     @Reaches("ibv_dealloc_pd")
-    void release() {
+    protected void release() {
         if (imported) {
             rdma_h.ibv_unimport_pd(handle);
             return;

@@ -610,7 +610,7 @@ public final class QueuePair extends NativeObject {
 
     @Override
     @Reaches({"ibv_destroy_qp", "rdma_destroy_qp"})
-    void release() {
+    protected void release() {
         if (cmId != null) {
             // rdma_destroy_qp also clears id->qp, which rdma_disconnect would otherwise still use.
             rdma_h.rdma_destroy_qp(cmId.rawHandle());

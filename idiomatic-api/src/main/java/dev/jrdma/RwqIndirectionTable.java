@@ -67,7 +67,7 @@ public final class RwqIndirectionTable extends NativeObject {
 
     /** Destroys the table; reaches {@code ibv_destroy_rwq_ind_table}. */
     @Override
-    void release() {
+    protected void release() {
         RdmaException.check(Verb.IBV_DESTROY_RWQ_IND_TABLE, this, SteeringVerbs.ibv_destroy_rwq_ind_table(handle));
     }
 }

@@ -280,7 +280,7 @@ public final class SharedReceiveQueue extends NativeObject {
 
     @Override
     @Reaches("ibv_destroy_srq")
-    void release() {
+    protected void release() {
         if (cmId != null) {
             RdmaCmVerbs.rdma_destroy_srq(cmId.rawHandle());   // also clears id->srq
             return;

@@ -64,7 +64,7 @@ public final class ThreadDomain extends NativeObject {
 
     /** Frees the thread domain; reaches {@code ibv_dealloc_td}. */
     @Override
-    void release() {
+    protected void release() {
         RdmaException.check(Verb.IBV_DEALLOC_TD, this, ExtensionVerbs.ibv_dealloc_td(handle));
     }
 }

@@ -120,7 +120,7 @@ public final class WorkQueue extends NativeObject {
 
     /** Destroys the work queue; reaches {@code ibv_destroy_wq}. */
     @Override
-    void release() {
+    protected void release() {
         RdmaException.check(Verb.IBV_DESTROY_WQ, this, SteeringVerbs.ibv_destroy_wq(handle));
     }
 }

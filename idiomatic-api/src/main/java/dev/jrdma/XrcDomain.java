@@ -122,7 +122,7 @@ public final class XrcDomain extends NativeObject {
 
     /** Closes the domain; reaches {@code ibv_close_xrcd}. */
     @Override
-    void release() {
+    protected void release() {
         RdmaException.check(Verb.IBV_CLOSE_XRCD, this, ExtensionVerbs.ibv_close_xrcd(handle));
     }
 }

@@ -76,7 +76,7 @@ public final class XrcQueuePair extends NativeObject {
     }
 
     @Override
-    void release() {
+    protected void release() {
         RdmaException.check(Verb.IBV_DESTROY_QP, this, rdma_h.ibv_destroy_qp(handle));
     }
 }

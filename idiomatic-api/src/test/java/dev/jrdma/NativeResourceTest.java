@@ -34,7 +34,7 @@ class NativeResourceTest {
         }
 
         @Override
-        void release() {
+        protected void release() {
             synchronized (released) {
                 released.add(name);
             }
@@ -138,13 +138,13 @@ class NativeResourceTest {
         List<String> order = java.util.Collections.synchronizedList(new ArrayList<>());
         NativeResource parent = new NativeResource() {
             @Override
-            void release() {
+            protected void release() {
                 order.add("parent");
             }
         };
         NativeResource child = new NativeResource(parent) {
             @Override
-            void release() {
+            protected void release() {
                 childReleasing.countDown();
                 try {
                     letChildFinish.await(10, TimeUnit.SECONDS);
@@ -170,7 +170,7 @@ class NativeResourceTest {
         AtomicInteger releases = new AtomicInteger();
         NativeResource parent = new NativeResource() {
             @Override
-            void release() {
+            protected void release() {
                 releases.incrementAndGet();
             }
         };
@@ -178,7 +178,7 @@ class NativeResourceTest {
         for (int i = 0; i < 100; i++) {
             children.add(new NativeResource(parent) {
                 @Override
-                void release() {
+                protected void release() {
                     releases.incrementAndGet();
                 }
             });

@@ -69,7 +69,7 @@ public final class CmDevices extends NativeResource {
     }
 
     @Override
-    void release() {
+    protected void release() {
         rdma_h.rdma_free_devices(list);
     }
 

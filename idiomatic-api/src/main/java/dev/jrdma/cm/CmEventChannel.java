@@ -317,13 +317,13 @@ public final class CmEventChannel extends NativeResource {
     }
 
     @Override
-    void closing() {
+    protected void closing() {
         wakeWaiters();
     }
 
     @Override
     @Reaches("rdma_destroy_event_channel")
-    void release() {
+    protected void release() {
         rdma_h.rdma_destroy_event_channel(handle);
     }
 

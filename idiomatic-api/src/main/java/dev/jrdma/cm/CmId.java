@@ -482,13 +482,13 @@ public final class CmId extends NativeResource {
     }
 
     @Override
-    void closing() {
+    protected void closing() {
         channel.wakeWaiters();   // a thread waiting for this id's event leaves, and close() can go on
     }
 
     @Override
     @Reaches("rdma_destroy_id")
-    void release() {
+    protected void release() {
         channel.unregister(handle.address());
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment errno = Errno.allocate(arena);

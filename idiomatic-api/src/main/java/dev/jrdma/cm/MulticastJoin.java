@@ -151,7 +151,7 @@ public final class MulticastJoin extends NativeResource {
     }
 
     @Override
-    void release() {
+    protected void release() {
         int errno = leave(id, group);
         if (errno != 0) {
             throw RdmaException.of(Verb.RDMA_LEAVE_MULTICAST, this, errno);
