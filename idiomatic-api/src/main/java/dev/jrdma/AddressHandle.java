@@ -6,7 +6,6 @@ import dev.jrdma.bindings.generated.ibv_ah_attr;
 import dev.jrdma.bindings.generated.rdma_h;
 import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.ErrnoVerbs;
-import dev.jrdma.cm.DatagramPeer;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
@@ -53,7 +52,7 @@ public final class AddressHandle extends NativeObject {
 
     /**
      * An address handle for an address vector ({@code struct ibv_ah_attr}) filled elsewhere, e.g.
-     * the one rdma_cm resolved for a UD peer or a multicast group ({@link DatagramPeer}).
+     * the one rdma_cm resolved for a UD peer or a multicast group ({@link dev.jrdma.cm.DatagramPeer}).
      */
     static AddressHandle create(ProtectionDomain pd, MemorySegment attr, Gid destination) {
         try (Arena arena = Arena.ofConfined(); var _ = hold(pd)) {

@@ -6,7 +6,6 @@ import static dev.jrdma.ContextQueries.checkPort;
 import dev.jrdma.bindings.generated.ibv_context;
 import dev.jrdma.bindings.generated.ibv_gid_entry;
 import dev.jrdma.bindings.generated.rdma_h;
-import dev.jrdma.cm.CmId;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
@@ -28,7 +27,7 @@ public final class Context extends NativeResource {
 
     private final RdmaDevice device;
     private final MemorySegment handle;
-    /** False for a context librdmacm opened and keeps open (see {@link CmId#context()}). */
+    /** False for a context librdmacm opened and keeps open (see {@link dev.jrdma.cm.CmId#context()}). */
     private final boolean owned;
     /** Reads the asynchronous events for {@link #onAsyncEvent}. */
     private final AsyncEventPump events;

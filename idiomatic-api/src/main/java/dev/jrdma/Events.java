@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma;
 
-import dev.jrdma.cm.CmEventChannel;
-import dev.jrdma.cm.CmEventType;
 import jdk.jfr.Category;
 import jdk.jfr.DataAmount;
 import jdk.jfr.Description;
@@ -79,17 +77,6 @@ final class Events {
         @Label("Device") String device;
         @Label("Type") String type;
         @Label("Object") String object;
-    }
-
-    @Name("jrdma.CmEvent")
-    @Label("rdma_cm Event")
-    @Category("jrdma")
-    @Description("An rdma_cm event was read from an event channel")
-    @StackTrace(false)
-    static final class Cm extends Event {
-        @Label("Type") String type;
-        @Label("Status") int status;
-        @Label("Channel") String channel;
     }
 
     @Name("jrdma.MemoryRegistration")
@@ -189,15 +176,6 @@ final class Events {
         }
     }
 
-    static void cm(CmEventChannel channel, CmEventType type, int status) {
-        Cm e = new Cm();
-        if (e.isEnabled()) {
-            e.type = type.name();
-            e.status = status;
-            e.channel = channel.toString();
-            e.commit();
-        }
-    }
 
     /** Starts timing a registration; {@link #registered} ends it. */
     static Registration beginRegistration() {

@@ -5,7 +5,6 @@ import dev.jrdma.bindings.generated.ibv_qp_attr;
 import dev.jrdma.bindings.generated.ibv_qp_init_attr;
 import dev.jrdma.bindings.generated.rdma_h;
 import dev.jrdma.bindings.shim.Errno;
-import dev.jrdma.cm.ExternalQueuePair;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.security.SecureRandom;
@@ -93,7 +92,7 @@ final class QpConnector {
         }
     }
 
-    /** A transition with attributes filled elsewhere: rdma_cm's, for {@link ExternalQueuePair#moveTo}. */
+    /** A transition with attributes filled elsewhere: rdma_cm's, for {@link dev.jrdma.cm.ExternalQueuePair#moveTo}. */
     void modifyWith(MemorySegment attr, int mask, QueuePairState target) {
         try (var _ = NativeResource.hold(qp)) {
             modify(attr, mask, target);

@@ -16,9 +16,9 @@
  *     Context.createCompletionQueue(depth[, channel]) -&gt; CompletionQueue
  *     Context.onAsyncEvent(listener)                  (port changes, QP/CQ errors)
  *
- * CmEventChannel.create() -&gt; CmId                     (rdma_cm: resolve/connect or bind/listen/accept)
- *     CmId.context() -&gt; Context (librdmacm's), CmId.createQueuePair(builder) -&gt; QueuePair
  * </pre>
+ * The connection manager (rdma_cm) is package {@link dev.jrdma.cm}: an id resolves, connects or
+ * listens, and makes these objects of its own device context.
  * Every object keeps the objects it was made from alive, and closing an object first closes
  * what was made from it (newest first): closing the {@link dev.jrdma.Context} releases
  * everything. {@code close()} is idempotent ({@link dev.jrdma.RdmaResource}); any use of a
@@ -111,5 +111,3 @@
  */
 package dev.jrdma;
 
-import dev.jrdma.cm.CmEventChannel;
-import dev.jrdma.cm.CmId;

@@ -11,6 +11,7 @@ import dev.jrdma.bindings.generated.rdma_addrinfo;
 import dev.jrdma.bindings.generated.rdma_h;
 import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.RdmaCmVerbs;
+import dev.jrdma.internal.CoreAccess;
 import dev.jrdma.internal.NativeAccess;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -30,6 +31,8 @@ import java.util.List;
  */
 public record AddressInfo(InetSocketAddress source, InetSocketAddress destination, boolean passive,
                           QueuePairType queuePairType) {
+    private static final CoreAccess CORE = CoreAccess.get();
+
     /** Checks that a passive endpoint has a source and an active one a destination. */
     public AddressInfo {
         if (passive ? source == null : destination == null) {
@@ -59,7 +62,7 @@ public record AddressInfo(InetSocketAddress source, InetSocketAddress destinatio
             MemorySegment hints = arena.allocate(rdma_addrinfo.layout());
             rdma_addrinfo.ai_flags(hints, passive ? rdma_h.RAI_PASSIVE() : 0);
             rdma_addrinfo.ai_port_space(hints, portSpace(type));
-            rdma_addrinfo.ai_qp_type(hints, type.value());
+            rdma_addrinfo.ai_qp_type(hints, CORE.value(type));
             MemorySegment out = arena.allocate(ADDRESS);
             MemorySegment errno = Errno.allocate(arena);
             int rc = RdmaCmVerbs.rdma_getaddrinfo(errno, node == null ? MemorySegment.NULL : arena.allocateFrom(node),
@@ -67,8 +70,8 @@ public record AddressInfo(InetSocketAddress source, InetSocketAddress destinatio
             String what = "node " + node + ", service " + service + (passive ? ", passive" : "") + ", " + type;
             if (rc != 0) {
                 // -1 with errno from librdmacm, or getaddrinfo's own EAI_* code (negative) without errno.
-                throw rc == -1 ? RdmaException.of(Verb.RDMA_GETADDRINFO, what, Errno.get(errno))
-                        : RdmaException.of(Verb.RDMA_GETADDRINFO, what, 0, "getaddrinfo error " + rc);
+                throw rc == -1 ? CORE.exception(Verb.RDMA_GETADDRINFO, what, Errno.get(errno))
+                        : CORE.exception(Verb.RDMA_GETADDRINFO, what, 0, "getaddrinfo error " + rc);
             }
             MemorySegment first = out.get(ADDRESS, 0);
             try {
@@ -85,7 +88,7 @@ public record AddressInfo(InetSocketAddress source, InetSocketAddress destinatio
                     }
                 }
                 if (results.isEmpty()) {
-                    throw RdmaException.of(Verb.RDMA_GETADDRINFO, what, 0, "no IP address among the results");
+                    throw CORE.exception(Verb.RDMA_GETADDRINFO, what, 0, "no IP address among the results");
                 }
                 return List.copyOf(results);
             } finally {
@@ -107,7 +110,7 @@ public record AddressInfo(InetSocketAddress source, InetSocketAddress destinatio
         MemorySegment ai = arena.allocate(rdma_addrinfo.layout());
         rdma_addrinfo.ai_flags(ai, passive ? rdma_h.RAI_PASSIVE() : 0);
         rdma_addrinfo.ai_port_space(ai, portSpace(queuePairType));
-        rdma_addrinfo.ai_qp_type(ai, queuePairType.value());
+        rdma_addrinfo.ai_qp_type(ai, CORE.value(queuePairType));
         if (source != null) {
             MemorySegment src = SocketAddresses.encode(arena, source);
             rdma_addrinfo.ai_src_addr(ai, src);

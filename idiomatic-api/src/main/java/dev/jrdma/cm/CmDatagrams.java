@@ -7,6 +7,7 @@ import dev.jrdma.bindings.generated.rdma_cm_id;
 import dev.jrdma.bindings.generated.rdma_h;
 import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.RdmaCmVerbs;
+import dev.jrdma.internal.CoreAccess;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
@@ -17,11 +18,13 @@ import java.time.Duration;
  * holds the connected path.
  */
 final class CmDatagrams {
+    private static final CoreAccess CORE = CoreAccess.get();
+
     private CmDatagrams() {}
 
     /** Whether {@code id} is a datagram id (port space UDP, UD queue pair). */
     static boolean isDatagram(CmId id) {
-        try (var _ = NativeResource.hold(id)) {
+        try (var _ = CORE.hold(id)) {
             return rdma_cm_id.qp_type(id.rawHandle()) == rdma_h.IBV_QPT_UD();
         }
     }
@@ -31,7 +34,7 @@ final class CmDatagrams {
         if (!isDatagram(id)) {
             throw new IllegalStateException(id + " is not a datagram id: use connect()");
         }
-        try (Arena arena = Arena.ofConfined(); var _ = NativeResource.hold(id)) {
+        try (Arena arena = Arena.ofConfined(); var _ = CORE.hold(id)) {
             MemorySegment errno = Errno.allocate(arena);
             id.check(RdmaCmVerbs.rdma_connect(errno, id.rawHandle(), CmParams.connParam(arena, privateData, null)),
                     Verb.RDMA_CONNECT, errno);

@@ -12,6 +12,7 @@ import dev.jrdma.Verb;
 import dev.jrdma.bindings.generated.rdma_h;
 import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.RdmaCmVerbs;
+import dev.jrdma.internal.CoreAccess;
 import dev.jrdma.internal.NativeAccess;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -28,6 +29,8 @@ import java.util.List;
  */
 @Reaches({"rdma_get_devices", "rdma_free_devices"})
 public final class CmDevices extends NativeResource {
+    private static final CoreAccess CORE = CoreAccess.get();
+
     private final MemorySegment list;
     private final List<Context> contexts = new ArrayList<>();
 
@@ -35,7 +38,7 @@ public final class CmDevices extends NativeResource {
         this.list = list;
         MemorySegment array = list.reinterpret(ADDRESS.byteSize() * (count + 1L));
         for (int i = 0; i < count; i++) {
-            contexts.add(Context.borrowed(array.getAtIndex(ADDRESS, i), this));
+            contexts.add(CORE.borrowedContext(array.getAtIndex(ADDRESS, i), this));
         }
     }
 
@@ -51,7 +54,7 @@ public final class CmDevices extends NativeResource {
             MemorySegment count = arena.allocate(JAVA_INT);
             MemorySegment list = RdmaCmVerbs.rdma_get_devices(errno, count);
             if (list.address() == 0) {
-                throw RdmaException.of(Verb.RDMA_GET_DEVICES, "rdma_cm", Errno.get(errno));
+                throw CORE.exception(Verb.RDMA_GET_DEVICES, "rdma_cm", Errno.get(errno));
             }
             try {
                 return new CmDevices(list, count.get(JAVA_INT, 0));

@@ -5,7 +5,6 @@ import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 
 import dev.jrdma.NativeResource;
-import dev.jrdma.RdmaException;
 import dev.jrdma.RdmaTimeoutException;
 import dev.jrdma.Verb;
 import dev.jrdma.bindings.generated.rdma_cm_event;
@@ -15,6 +14,7 @@ import dev.jrdma.bindings.generated.rdma_event_channel;
 import dev.jrdma.bindings.generated.rdma_h;
 import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.RdmaCmVerbs;
+import dev.jrdma.internal.CoreAccess;
 import dev.jrdma.internal.Readiness;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -29,22 +29,24 @@ import java.time.Duration;
  * fd, bounded, before {@code rdma_get_request} reads the request that is there.
  */
 final class CmEndpoints {
+    private static final CoreAccess CORE = CoreAccess.get();
+
     private CmEndpoints() {}
 
     static CmId create(CmEventChannel channel, AddressInfo info) {
-        try (Arena arena = Arena.ofConfined(); var _ = NativeResource.hold(channel)) {
+        try (Arena arena = Arena.ofConfined(); var _ = CORE.hold(channel)) {
             MemorySegment errno = Errno.allocate(arena);
             MemorySegment out = arena.allocate(ADDRESS);
             // Active: rdma_create_ep resolves the address and route itself, each bounded by 2 s.
             if (RdmaCmVerbs.rdma_create_ep(errno, out, info.toNative(arena), MemorySegment.NULL,
                     MemorySegment.NULL) != 0) {
-                throw RdmaException.of(Verb.RDMA_CREATE_EP, info, Errno.get(errno));
+                throw CORE.exception(Verb.RDMA_CREATE_EP, info, Errno.get(errno));
             }
             MemorySegment id = out.get(ADDRESS, 0);
             if (!info.passive() && RdmaCmVerbs.rdma_migrate_id(errno, id, channel.handle()) != 0) {
                 int failure = Errno.get(errno);
                 rdma_h.rdma_destroy_ep(id);
-                throw RdmaException.of(Verb.RDMA_MIGRATE_ID, info, failure, "to " + channel);
+                throw CORE.exception(Verb.RDMA_MIGRATE_ID, info, failure, "to " + channel);
             }
             return CmId.adopt(channel, id, true);
         }
@@ -53,7 +55,7 @@ final class CmEndpoints {
     /** Waits, bounded, for a request on passive endpoint {@code listener}'s own channel; then takes it. */
     static ConnectionRequest getRequest(CmId listener, Duration timeout) {
         long deadline = System.nanoTime() + Math.max(0, timeout.toNanos());
-        try (Arena arena = Arena.ofConfined(); var _ = NativeResource.hold(listener)) {
+        try (Arena arena = Arena.ofConfined(); var _ = CORE.hold(listener)) {
             MemorySegment own = rdma_cm_id.channel(listener.handle())
                     .reinterpret(rdma_event_channel.layout().byteSize());
             int fd = rdma_event_channel.fd(own);
@@ -69,7 +71,7 @@ final class CmEndpoints {
             MemorySegment errno = Errno.allocate(arena);
             MemorySegment out = arena.allocate(ADDRESS);
             if (RdmaCmVerbs.rdma_get_request(errno, listener.handle(), out) != 0) {
-                throw RdmaException.of(Verb.RDMA_GET_REQUEST, listener, Errno.get(errno));
+                throw CORE.exception(Verb.RDMA_GET_REQUEST, listener, Errno.get(errno));
             }
             MemorySegment id = out.get(ADDRESS, 0).reinterpret(rdma_cm_id.layout().byteSize());
             // rdma_get_request leaves the request event in id->event until the next call on the id.
@@ -84,7 +86,7 @@ final class CmEndpoints {
             if (RdmaCmVerbs.rdma_migrate_id(errno, id, channel.handle()) != 0) {
                 int failure = Errno.get(errno);
                 rdma_h.rdma_destroy_ep(id);
-                throw RdmaException.of(Verb.RDMA_MIGRATE_ID, "the connect request's id", failure, "to " + channel);
+                throw CORE.exception(Verb.RDMA_MIGRATE_ID, "the connect request's id", failure, "to " + channel);
             }
             return new ConnectionRequest(CmId.adopt(channel, id, true), data);
         }

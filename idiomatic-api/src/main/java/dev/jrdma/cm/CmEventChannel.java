@@ -4,7 +4,6 @@ package dev.jrdma.cm;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 
-import dev.jrdma.Events;
 import dev.jrdma.NativeResource;
 import dev.jrdma.RdmaException;
 import dev.jrdma.RdmaTimeoutException;
@@ -18,6 +17,7 @@ import dev.jrdma.bindings.generated.rdma_h;
 import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.Posix;
 import dev.jrdma.bindings.shim.RdmaCmVerbs;
+import dev.jrdma.internal.CoreAccess;
 import dev.jrdma.internal.NativeAccess;
 import dev.jrdma.internal.Readiness;
 import java.lang.foreign.Arena;
@@ -46,6 +46,8 @@ import java.util.function.BooleanSupplier;
  */
 @Reaches({"rdma_get_cm_event", "rdma_ack_cm_event"})
 public final class CmEventChannel extends NativeResource {
+    private static final CoreAccess CORE = CoreAccess.get();
+
     /** An event, copied out of librdmacm before it was acknowledged. */
     record Event(CmEventType type, int status, byte[] privateData, CmId newId, DatagramPeer peer) {}
 
@@ -85,7 +87,7 @@ public final class CmEventChannel extends NativeResource {
         MemorySegment channel;
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment errno = Errno.allocate(arena);
-            channel = RdmaException.checkCreated(Verb.RDMA_CREATE_EVENT_CHANNEL, "rdma_cm", errno,
+            channel = CORE.checkCreated(Verb.RDMA_CREATE_EVENT_CHANNEL, "rdma_cm", errno,
                     RdmaCmVerbs.rdma_create_event_channel(errno));
         }
         return wrapCreated(channel, rdma_event_channel.layout(), CmEventChannel::new,
@@ -259,7 +261,7 @@ public final class CmEventChannel extends NativeResource {
                 if (Errno.get(errno) == Errno.EAGAIN) {
                     return;
                 }
-                throw RdmaException.of(Verb.RDMA_GET_CM_EVENT, this, Errno.get(errno));
+                throw CORE.exception(Verb.RDMA_GET_CM_EVENT, this, Errno.get(errno));
             }
             MemorySegment event = out.get(ADDRESS, 0).reinterpret(rdma_cm_event.layout().byteSize());
             Event copy;
@@ -292,7 +294,7 @@ public final class CmEventChannel extends NativeResource {
                     peer = DatagramPeer.copyOf(rdma_cm_event.param.ud(rdma_cm_event.param(event)));
                 }
                 copy = new Event(type, rdma_cm_event.status(event), data, newId, peer);
-                Events.cm(this, type, copy.status());
+                CmEvents.cm(this, type, copy.status());
             } finally {
                 // rdma_destroy_id waits for every event of its id to be acknowledged.
                 RdmaCmVerbs.rdma_ack_cm_event(Errno.allocate(arena), event);

@@ -4,7 +4,6 @@ package dev.jrdma.cm;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 
 import dev.jrdma.Context;
-import dev.jrdma.Events;
 import dev.jrdma.NativeResource;
 import dev.jrdma.ProtectionDomain;
 import dev.jrdma.QueuePair;
@@ -19,6 +18,7 @@ import dev.jrdma.bindings.generated.rdma_h;
 import dev.jrdma.bindings.generated.rdma_route;
 import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.RdmaCmVerbs;
+import dev.jrdma.internal.CoreAccess;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
@@ -41,6 +41,8 @@ import java.util.List;
  * connection are created; they are closed with the id. Not thread-safe.
  */
 public final class CmId extends NativeResource {
+    private static final CoreAccess CORE = CoreAccess.get();
+
     /** Where this id's events arrive; another channel after {@link #migrate}. */
     private volatile CmEventChannel channel;
     private final MemorySegment handle;
@@ -70,7 +72,7 @@ public final class CmId extends NativeResource {
             MemorySegment errno = Errno.allocate(arena);
             MemorySegment out = arena.allocate(ADDRESS);
             if (RdmaCmVerbs.rdma_create_id(errno, channel.handle(), out, MemorySegment.NULL, portSpace) != 0) {
-                throw RdmaException.of(Verb.RDMA_CREATE_ID, channel, Errno.get(errno));
+                throw CORE.exception(Verb.RDMA_CREATE_ID, channel, Errno.get(errno));
             }
             return adopt(channel, out.get(ADDRESS, 0));
         }
@@ -114,7 +116,7 @@ public final class CmId extends NativeResource {
 
     void check(int rc, Verb verb, MemorySegment errno) {
         if (rc != 0) {
-            throw RdmaException.of(verb, this, Errno.get(errno));
+            throw CORE.exception(verb, this, Errno.get(errno));
         }
     }
 
@@ -126,7 +128,7 @@ public final class CmId extends NativeResource {
     CmEventChannel.Event expect(CmEventType expected, Duration timeout, Verb verb, String what) {
         CmEventChannel.Event event = channel.await(this, handle.address(), timeout, what);
         if (event.type() != expected) {
-            throw new RdmaException(what + " on " + this + " failed: rdma_cm reported " + event.type() + " ("
+            throw CORE.exception(what + " on " + this + " failed: rdma_cm reported " + event.type() + " ("
                     + event.type().description() + ", status " + event.status() + ") instead of " + expected,
                     verb, toString(), Math.abs(event.status()));
         }
@@ -248,7 +250,7 @@ public final class CmId extends NativeResource {
             target.register(this, handle.address(), List.of());
             if (RdmaCmVerbs.rdma_migrate_id(errno, handle, target.handle()) != 0) {
                 target.unregister(handle.address());
-                throw RdmaException.of(Verb.RDMA_MIGRATE_ID, this, Errno.get(errno), "to " + target);
+                throw CORE.exception(Verb.RDMA_MIGRATE_ID, this, Errno.get(errno), "to " + target);
             }
             // The kernel moved the unread events; those the old channel read but nobody took follow.
             target.register(this, handle.address(), from.unregisterMigrating(handle.address()));
@@ -303,7 +305,7 @@ public final class CmId extends NativeResource {
             if (verbs.address() == 0) {
                 throw new IllegalStateException(this + " has no device yet: resolve an address first");
             }
-            context = Context.borrowed(verbs, this);
+            context = CORE.borrowedContext(verbs, this);
         }
         return context;
     }
@@ -318,14 +320,15 @@ public final class CmId extends NativeResource {
     @Reaches({"rdma_create_qp", "rdma_destroy_qp"})
     public QueuePair createQueuePair(QueuePair.Builder builder) {
         checkOpen();
-        if (builder.protectionDomain().context() != context) {
+        ProtectionDomain pd = CORE.protectionDomain(builder);
+        if (pd.context() != context) {
             throw new IllegalArgumentException("the protection domain must come from " + this + ".context()");
         }
         SharedReceiveQueue srq = sharedReceiveQueue();
-        if (srq != null && builder.srq == null && builder.protectionDomain() == srq.protectionDomain()) {
+        if (srq != null && CORE.sharedReceiveQueue(builder) == null && pd == srq.protectionDomain()) {
             builder.sharedReceiveQueue(srq);   // rdma_create_qp gives it id->srq anyway: say so to QueuePair
         }
-        return builder.build(this);
+        return CORE.createQueuePair(builder, CmCreators.queuePair(this));
     }
 
     /**
@@ -345,7 +348,7 @@ public final class CmId extends NativeResource {
         }
         CmEventChannel.Event event = expect(CmEventType.ESTABLISHED, timeout, Verb.RDMA_CONNECT);
         refreshQueuePair();
-        Events.cmConnection(true, toString(), queuePair());
+        CORE.connectionEvent(true, toString(), queuePair());
         return event.privateData();
     }
 
@@ -368,7 +371,7 @@ public final class CmId extends NativeResource {
         }
         expect(CmEventType.ESTABLISHED, timeout, Verb.RDMA_ACCEPT);
         refreshQueuePair();
-        Events.cmConnection(true, toString(), queuePair());
+        CORE.connectionEvent(true, toString(), queuePair());
     }
 
     /**
@@ -409,7 +412,7 @@ public final class CmId extends NativeResource {
         checkOpen();
         expect(CmEventType.DISCONNECTED, timeout, Verb.RDMA_GET_CM_EVENT, "awaiting DISCONNECTED");
         refreshQueuePair();
-        Events.cmConnection(false, toString(), queuePair());
+        CORE.connectionEvent(false, toString(), queuePair());
     }
 
     /** The queue pair created on this id, or null. */
@@ -425,7 +428,7 @@ public final class CmId extends NativeResource {
     private void refreshQueuePair() {
         for (NativeResource r : dependents()) {
             if (r instanceof QueuePair qp) {
-                qp.refreshState();
+                CORE.refreshState(qp);
             }
         }
     }
@@ -459,7 +462,7 @@ public final class CmId extends NativeResource {
         if (pd.context() != context()) {
             throw new IllegalArgumentException(pd + " must come from " + this + ".context()");
         }
-        return SharedReceiveQueue.create(pd, this, maxWorkRequests, maxSges);
+        return CORE.createSharedReceiveQueue(pd, CmCreators.sharedReceiveQueue(this), maxWorkRequests, maxSges);
     }
 
     /** {@return rdma_verbs.h's helpers over this id's queue pair} */
@@ -495,7 +498,7 @@ public final class CmId extends NativeResource {
             if (endpoint) {
                 rdma_h.rdma_destroy_ep(handle);   // also destroys an SRQ or QP rdma_cm still holds
             } else if (RdmaCmVerbs.rdma_destroy_id(errno, handle) != 0) {
-                throw RdmaException.of(Verb.RDMA_DESTROY_ID, this, Errno.get(errno));
+                throw CORE.exception(Verb.RDMA_DESTROY_ID, this, Errno.get(errno));
             }
         }
     }

@@ -5,11 +5,11 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
 import dev.jrdma.NativeResource;
-import dev.jrdma.RdmaException;
 import dev.jrdma.Verb;
 import dev.jrdma.bindings.generated.rdma_h;
 import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.RdmaCmVerbs;
+import dev.jrdma.internal.CoreAccess;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
@@ -23,6 +23,8 @@ import java.lang.foreign.MemorySegment;
  * @param <T> the value's type
  */
 public final class CmOption<T> {
+    private static final CoreAccess CORE = CoreAccess.get();
+
     /**
      * {@code RDMA_OPTION_ID_TOS}: the IP type of service (0-255) of the connection; on RoCE v2
      * it becomes the traffic class of the queue pair's path, i.e. the IP header's DSCP and ECN.
@@ -67,11 +69,11 @@ public final class CmOption<T> {
 
     /** {@link CmId#setOption}: {@code rdma_set_option} of this option on {@code id}. */
     void set(CmId id, T value) {
-        try (Arena arena = Arena.ofConfined(); var _ = NativeResource.hold(id)) {
+        try (Arena arena = Arena.ofConfined(); var _ = CORE.hold(id)) {
             MemorySegment c = encode(arena, value);
             MemorySegment errno = Errno.allocate(arena);
             if (RdmaCmVerbs.rdma_set_option(errno, id.rawHandle(), level, optname, c, c.byteSize()) != 0) {
-                throw RdmaException.of(Verb.RDMA_SET_OPTION, id, Errno.get(errno), this + " = " + value);
+                throw CORE.exception(Verb.RDMA_SET_OPTION, id, Errno.get(errno), this + " = " + value);
             }
         }
     }

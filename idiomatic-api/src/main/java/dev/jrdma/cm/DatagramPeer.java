@@ -10,6 +10,7 @@ import dev.jrdma.SendRequest;
 import dev.jrdma.bindings.generated.ibv_ah_attr;
 import dev.jrdma.bindings.generated.ibv_global_route;
 import dev.jrdma.bindings.generated.rdma_ud_param;
+import dev.jrdma.internal.CoreAccess;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
@@ -22,6 +23,8 @@ import java.lang.foreign.MemorySegment;
  * <p>Immutable; a copy of the event's parameters, valid after the event is acknowledged.
  */
 public final class DatagramPeer {
+    private static final CoreAccess CORE = CoreAccess.get();
+
     /** The queue pair number of multicast sends, {@code 0xFFFFFF}. */
     public static final int MULTICAST_QPN = 0xFFFFFF;
 
@@ -54,7 +57,7 @@ public final class DatagramPeer {
     /** {@return the destination GID of the address vector (a multicast group's MGID for a group)} */
     public Gid gid() {
         MemorySegment av = MemorySegment.ofArray(addressVector);
-        return Gid.read(ibv_global_route.dgid(ibv_ah_attr.grh(av)));
+        return Gid.of(ibv_global_route.dgid(ibv_ah_attr.grh(av)).toArray(JAVA_BYTE));
     }
 
     /** {@return whether the address vector carries a global route (always on RoCE)} */
@@ -74,7 +77,7 @@ public final class DatagramPeer {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment attr = arena.allocate(ibv_ah_attr.layout());
             attr.copyFrom(MemorySegment.ofArray(addressVector));
-            return AddressHandle.create(pd, attr, gid());
+            return CORE.createAddressHandle(pd, attr, gid());
         }
     }
 

@@ -16,6 +16,7 @@ import dev.jrdma.bindings.generated.ibv_qp_attr;
 import dev.jrdma.bindings.generated.rdma_cm_id;
 import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.RdmaCmVerbs;
+import dev.jrdma.internal.CoreAccess;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
@@ -32,6 +33,8 @@ import java.time.Duration;
  * {@link #accept}, {@link #moveTo} RTS, {@link #awaitEstablished}. Not thread-safe.
  */
 public final class ExternalQueuePair {
+    private static final CoreAccess CORE = CoreAccess.get();
+
     private final CmId id;
     private final QueuePair qp;
 
@@ -79,15 +82,15 @@ public final class ExternalQueuePair {
      */
     @Reaches("rdma_init_qp_attr")
     public void moveTo(QueuePairState target) {
-        try (Arena arena = Arena.ofConfined(); var _ = NativeResource.hold(id, qp)) {
+        try (Arena arena = Arena.ofConfined(); var _ = CORE.hold(id, qp)) {
             MemorySegment attr = arena.allocate(ibv_qp_attr.layout());
-            ibv_qp_attr.qp_state(attr, target.value());
+            ibv_qp_attr.qp_state(attr, CORE.value(target));
             MemorySegment mask = arena.allocate(JAVA_INT);
             MemorySegment errno = Errno.allocate(arena);
             if (RdmaCmVerbs.rdma_init_qp_attr(errno, id.handle(), attr, mask) != 0) {
-                throw RdmaException.of(Verb.RDMA_INIT_QP_ATTR, id, Errno.get(errno), "for " + target + " of " + qp);
+                throw CORE.exception(Verb.RDMA_INIT_QP_ATTR, id, Errno.get(errno), "for " + target + " of " + qp);
             }
-            qp.connector.modifyWith(attr, mask.get(JAVA_INT, 0), target);
+            CORE.modify(qp, attr, mask.get(JAVA_INT, 0), target);
         }
     }
 
@@ -103,7 +106,7 @@ public final class ExternalQueuePair {
      */
     @Reaches("rdma_connect")
     public byte[] requestConnection(byte[] privateData, Duration timeout) {
-        try (Arena arena = Arena.ofConfined(); var _ = NativeResource.hold(id)) {
+        try (Arena arena = Arena.ofConfined(); var _ = CORE.hold(id)) {
             MemorySegment errno = Errno.allocate(arena);
             id.check(RdmaCmVerbs.rdma_connect(errno, id.handle(), CmParams.connParam(arena, privateData, qp)),
                     Verb.RDMA_CONNECT, errno);
@@ -117,7 +120,7 @@ public final class ExternalQueuePair {
      */
     @Reaches("rdma_establish")
     public void establish() {
-        try (Arena arena = Arena.ofConfined(); var _ = NativeResource.hold(id)) {
+        try (Arena arena = Arena.ofConfined(); var _ = CORE.hold(id)) {
             MemorySegment errno = Errno.allocate(arena);
             id.check(RdmaCmVerbs.rdma_establish(errno, id.handle()), Verb.RDMA_ESTABLISH, errno);
         }
@@ -131,7 +134,7 @@ public final class ExternalQueuePair {
      */
     @Reaches("rdma_accept")
     public void accept(byte[] privateData) {
-        try (Arena arena = Arena.ofConfined(); var _ = NativeResource.hold(id)) {
+        try (Arena arena = Arena.ofConfined(); var _ = CORE.hold(id)) {
             MemorySegment errno = Errno.allocate(arena);
             id.check(RdmaCmVerbs.rdma_accept(errno, id.handle(), CmParams.connParam(arena, privateData, qp)),
                     Verb.RDMA_ACCEPT, errno);
@@ -157,10 +160,10 @@ public final class ExternalQueuePair {
      */
     @Reaches("rdma_notify")
     public void notify(AsyncEventType event) {
-        try (Arena arena = Arena.ofConfined(); var _ = NativeResource.hold(id)) {
+        try (Arena arena = Arena.ofConfined(); var _ = CORE.hold(id)) {
             MemorySegment errno = Errno.allocate(arena);
             if (RdmaCmVerbs.rdma_notify(errno, id.handle(), event.ordinal()) != 0) {
-                throw RdmaException.of(Verb.RDMA_NOTIFY, id, Errno.get(errno), event.name());
+                throw CORE.exception(Verb.RDMA_NOTIFY, id, Errno.get(errno), event.name());
             }
         }
     }
@@ -173,13 +176,13 @@ public final class ExternalQueuePair {
      */
     @Reaches("rdma_set_local_ece")
     public void setLocalEce(EceParameters ece) {
-        try (Arena arena = Arena.ofConfined(); var _ = NativeResource.hold(id)) {
+        try (Arena arena = Arena.ofConfined(); var _ = CORE.hold(id)) {
             MemorySegment c = arena.allocate(ibv_ece.layout());
             ibv_ece.vendor_id(c, ece.vendorId());
             ibv_ece.options(c, ece.options());
             MemorySegment errno = Errno.allocate(arena);
             if (RdmaCmVerbs.rdma_set_local_ece(errno, id.handle(), c) != 0) {
-                throw RdmaException.of(Verb.RDMA_SET_LOCAL_ECE, id, Errno.get(errno), ece.toString());
+                throw CORE.exception(Verb.RDMA_SET_LOCAL_ECE, id, Errno.get(errno), ece.toString());
             }
         }
     }
@@ -191,7 +194,7 @@ public final class ExternalQueuePair {
      */
     @Reaches("rdma_get_remote_ece")
     public EceParameters remoteEce() {
-        try (Arena arena = Arena.ofConfined(); var _ = NativeResource.hold(id)) {
+        try (Arena arena = Arena.ofConfined(); var _ = CORE.hold(id)) {
             MemorySegment c = arena.allocate(ibv_ece.layout());
             MemorySegment errno = Errno.allocate(arena);
             id.check(RdmaCmVerbs.rdma_get_remote_ece(errno, id.handle(), c), Verb.RDMA_GET_REMOTE_ECE, errno);
@@ -208,7 +211,7 @@ public final class ExternalQueuePair {
      */
     @Reaches("rdma_reject_ece")
     public void rejectEce(byte[] privateData) {
-        try (Arena arena = Arena.ofConfined(); var _ = NativeResource.hold(id)) {
+        try (Arena arena = Arena.ofConfined(); var _ = CORE.hold(id)) {
             MemorySegment errno = Errno.allocate(arena);
             MemorySegment data = CmParams.privateData(arena, privateData);
             id.check(RdmaCmVerbs.rdma_reject_ece(errno, id.handle(), data, (byte) privateData.length),
@@ -224,7 +227,7 @@ public final class ExternalQueuePair {
 
     /** Whether {@code id} has a queue pair of its own (then rdma_cm drives it). */
     private static boolean hasOwnQueuePair(CmId id) {
-        try (var _ = NativeResource.hold(id)) {
+        try (var _ = CORE.hold(id)) {
             return rdma_cm_id.qp(id.handle()).address() != 0;
         }
     }

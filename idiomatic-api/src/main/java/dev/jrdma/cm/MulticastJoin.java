@@ -3,13 +3,13 @@ package dev.jrdma.cm;
 
 import dev.jrdma.NativeResource;
 import dev.jrdma.QueuePair;
-import dev.jrdma.RdmaException;
 import dev.jrdma.Reaches;
 import dev.jrdma.Verb;
 import dev.jrdma.bindings.generated.rdma_cm_join_mc_attr_ex;
 import dev.jrdma.bindings.generated.rdma_h;
 import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.RdmaCmVerbs;
+import dev.jrdma.internal.CoreAccess;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
@@ -27,6 +27,8 @@ import java.time.Duration;
  */
 @Reaches("rdma_leave_multicast")
 public final class MulticastJoin extends NativeResource {
+    private static final CoreAccess CORE = CoreAccess.get();
+
     /** How an id joins a group ({@code RDMA_MC_JOIN_FLAG_*}). */
     public enum JoinType {
         /** Sends to and receives from the group: the id's queue pair is attached. */
@@ -109,7 +111,7 @@ public final class MulticastJoin extends NativeResource {
                 rc = RdmaCmVerbs.rdma_join_multicast_ex(errno, id.handle(), attr, MemorySegment.NULL);
             }
             if (rc != 0) {
-                throw RdmaException.of(Verb.RDMA_JOIN_MULTICAST, id, Errno.get(errno),
+                throw CORE.exception(Verb.RDMA_JOIN_MULTICAST, id, Errno.get(errno),
                         group.getHostAddress() + (type == null ? "" : " as " + type));
             }
         }
@@ -154,7 +156,7 @@ public final class MulticastJoin extends NativeResource {
     protected void release() {
         int errno = leave(id, group);
         if (errno != 0) {
-            throw RdmaException.of(Verb.RDMA_LEAVE_MULTICAST, this, errno);
+            throw CORE.exception(Verb.RDMA_LEAVE_MULTICAST, this, errno);
         }
     }
 

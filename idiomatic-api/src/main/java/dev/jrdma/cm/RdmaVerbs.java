@@ -19,6 +19,7 @@ import dev.jrdma.SharedReceiveQueue;
 import dev.jrdma.WorkCompletion;
 import dev.jrdma.bindings.generated.ibv_cq;
 import dev.jrdma.bindings.generated.rdma_h;
+import dev.jrdma.internal.CoreAccess;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.EnumSet;
@@ -36,6 +37,8 @@ import java.util.Set;
  * thread-safe (as the C helpers on one id are not).
  */
 public final class RdmaVerbs {
+    private static final CoreAccess CORE = CoreAccess.get();
+
     /** Flags of a posted work request ({@code IBV_SEND_*}), as the C helpers' {@code flags}. */
     public enum SendFlag {
         /** Generate a completion for this work request. */
@@ -97,12 +100,12 @@ public final class RdmaVerbs {
     }
 
     private static CompletionChannel channelOf(CompletionQueue cq) {
-        long address = ibv_cq.channel(cq.handle()).address();
+        long address = ibv_cq.channel(CORE.handle(cq)).address();
         if (address == 0) {
             return null;
         }
-        for (NativeResource r : cq.context().dependents()) {
-            if (r instanceof CompletionChannel c && c.nativeAddress() == address) {
+        for (NativeResource r : CORE.dependents(cq.context())) {
+            if (r instanceof CompletionChannel c && CORE.nativeAddress(c) == address) {
                 return c;
             }
         }

@@ -3,13 +3,12 @@ package dev.jrdma.internal;
 
 import dev.jrdma.Rdma;
 import dev.jrdma.bindings.generated.rdma_h;
-import dev.jrdma.cm.CmEventChannel;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
 /**
- * The check the entry points ({@link Rdma#devices()}, {@link CmEventChannel#create()}) make
+ * The check the entry points ({@link Rdma#devices()}, {@link dev.jrdma.cm.CmEventChannel#create()}) make
  * before any native call: both jrdma modules need native access.
  *
  * <p>Why jrdma checks instead of leaving it to the JDK: JDK 22 and 23 print a warning on the

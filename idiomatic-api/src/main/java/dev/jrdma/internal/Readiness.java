@@ -7,11 +7,11 @@ import static dev.jrdma.bindings.shim.Epoll.EPOLL_CLOEXEC;
 import static dev.jrdma.bindings.shim.Epoll.EPOLL_CTL_ADD;
 import static dev.jrdma.bindings.shim.Epoll.EPOLL_CTL_DEL;
 
-import dev.jrdma.RdmaException;
 import dev.jrdma.Verb;
 import dev.jrdma.bindings.shim.Epoll;
 import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.Posix;
+import dev.jrdma.internal.CoreAccess;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Map;
@@ -42,6 +42,8 @@ import java.util.function.BooleanSupplier;
  * threads wait in short slices ({@link #SLICE_MILLIS}) and look at the closed mark between them.
  */
 public final class Readiness {
+    private static final CoreAccess CORE = CoreAccess.get();
+
     private Readiness() {}
 
     /** The most events the poller takes from one epoll_wait. */
@@ -92,7 +94,7 @@ public final class Readiness {
                 MemorySegment errno = Errno.allocate(arena);
                 int fd = Epoll.create1(errno, EPOLL_CLOEXEC);
                 if (fd < 0) {
-                    throw RdmaException.of(Verb.EPOLL_CREATE1, "the virtual-thread poller", Errno.get(errno));
+                    throw CORE.exception(Verb.EPOLL_CREATE1, "the virtual-thread poller", Errno.get(errno));
                 }
                 this.epfd = fd;
             }
@@ -116,7 +118,7 @@ public final class Readiness {
                 MemorySegment event = Epoll.allocateEvents(arena, 1);
                 Epoll.setEvent(event, 0, EPOLLIN | EPOLLONESHOT, key);
                 if (Epoll.ctl(errno, epfd, EPOLL_CTL_ADD, fd, event) != 0) {
-                    throw RdmaException.of(Verb.EPOLL_CTL_ADD, "fd " + fd, Errno.get(errno),
+                    throw CORE.exception(Verb.EPOLL_CTL_ADD, "fd " + fd, Errno.get(errno),
                             "is another thread waiting on the same channel?");
                 }
                 try {
@@ -138,7 +140,7 @@ public final class Readiness {
                     // only if the fd was closed meanwhile (close removes it from every set).
                     if (Epoll.ctl(errno, epfd, EPOLL_CTL_DEL, fd, MemorySegment.NULL) != 0
                             && Errno.get(errno) != Errno.ENOENT) {
-                        throw RdmaException.of(Verb.EPOLL_CTL_DEL, "fd " + fd, Errno.get(errno));
+                        throw CORE.exception(Verb.EPOLL_CTL_DEL, "fd " + fd, Errno.get(errno));
                     }
                 }
             } finally {
@@ -158,7 +160,7 @@ public final class Readiness {
                     if (Errno.get(errno) == Errno.EINTR) {
                         continue;
                     }
-                    throw RdmaException.of(Verb.EPOLL_WAIT, "the virtual-thread poller", Errno.get(errno));
+                    throw CORE.exception(Verb.EPOLL_WAIT, "the virtual-thread poller", Errno.get(errno));
                 }
                 for (int i = 0; i < n; i++) {
                     long key = Epoll.eventData(events, i);

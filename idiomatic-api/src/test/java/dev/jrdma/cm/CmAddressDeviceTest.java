@@ -9,16 +9,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.jrdma.CompletionQueue;
 import dev.jrdma.Context;
 import dev.jrdma.ProtectionDomain;
-import dev.jrdma.QpAttribute;
 import dev.jrdma.QueuePair;
 import dev.jrdma.QueuePairType;
 import dev.jrdma.RdmaException;
+import dev.jrdma.TestDevices;
 import dev.jrdma.Verb;
 import dev.jrdma.bindings.generated.ibv_ah_attr;
 import dev.jrdma.bindings.generated.ibv_global_route;
 import dev.jrdma.bindings.generated.ibv_qp_attr;
 import dev.jrdma.bindings.generated.ibv_qp_init_attr;
 import dev.jrdma.bindings.generated.rdma_h;
+import dev.jrdma.internal.CoreAccess;
 import dev.jrdma.testing.DeviceTest;
 import dev.jrdma.testing.Exercises;
 import java.lang.foreign.Arena;
@@ -37,6 +38,8 @@ import org.junit.jupiter.api.Test;
 /** An rdma_cm id's addresses, rdma_cm's device list, and the options of rdma_set_option. */
 @DeviceTest
 class CmAddressDeviceTest {
+    /** The handles below are the core's own: the test reaches them as dev.jrdma.cm does. */
+    private static final CoreAccess CORE = CoreAccess.get();
     private static final Duration TIMEOUT = TestDevices.TIMEOUT;
     private static final int EADDRINUSE = 98;
     /** What the kernel's cma_check_port answers when either of two conflicting binds is a wildcard. */
@@ -67,7 +70,7 @@ class CmAddressDeviceTest {
     @Exercises({"rdma_get_local_addr", "rdma_get_peer_addr", "rdma_get_src_port", "rdma_get_dst_port"})
     void bothEndsReportTheirOwnAndThePeersAddress() throws Exception {
         Inet4Address address = TestDevices.ipv4Address();
-        CmId listener = TestDevices.listen(serverChannel, address, 1);
+        CmId listener = CmTestIds.listen(serverChannel, address, 1);
         InetSocketAddress serverAddress = new InetSocketAddress(address, listener.localPort());
         assertEquals(serverAddress, listener.localAddress());
         CompletableFuture<CmId> accepted = CompletableFuture.supplyAsync(() -> {
@@ -96,17 +99,17 @@ class CmAddressDeviceTest {
     @Test
     @Exercises({"rdma_get_devices", "rdma_free_devices"})
     void rdmaCmListsTheContextsItsIdsUse() {
-        CmId client = TestDevices.resolvedClient(clientChannel, TestDevices.ipv4Address(), 4791);
+        CmId client = CmTestIds.resolvedClient(clientChannel, TestDevices.ipv4Address(), 4791);
         CmDevices devices = CmDevices.open();
         try {
             List<Context> contexts = devices.contexts();
             assertTrue(contexts.stream().anyMatch(c -> c.name().equals(TestDevices.device().name())),
                     devices + " lists " + TestDevices.device().name());
-            long used = client.context().handle().address();
-            assertTrue(contexts.stream().anyMatch(c -> c.handle().address() == used),
+            long used = CORE.handle(client.context()).address();
+            assertTrue(contexts.stream().anyMatch(c -> CORE.handle(c).address() == used),
                     "the resolved id's context is one of rdma_cm's own");
             // A protection domain on one of them serves as well as one on the id's view.
-            Context same = contexts.stream().filter(c -> c.handle().address() == used).findFirst().orElseThrow();
+            Context same = contexts.stream().filter(c -> CORE.handle(c).address() == used).findFirst().orElseThrow();
             try (ProtectionDomain pd = same.allocateProtectionDomain()) {
                 assertTrue(pd.register(Arena.ofAuto().allocate(64)).lkey() != 0);
             }
@@ -126,7 +129,7 @@ class CmAddressDeviceTest {
     @Exercises("rdma_set_option")
     void typeOfServiceAndAckTimeoutReachTheQueuePair() throws Exception {
         Inet4Address address = TestDevices.ipv4Address();
-        CmId listener = TestDevices.listen(serverChannel, address, 1);
+        CmId listener = CmTestIds.listen(serverChannel, address, 1);
         CompletableFuture<Void> server = CompletableFuture.runAsync(() -> {
             CmId id = listener.awaitConnectRequest(TIMEOUT).id();
             queuePair(id);
@@ -144,7 +147,7 @@ class CmAddressDeviceTest {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment attr = arena.allocate(ibv_qp_attr.layout());
             MemorySegment init = arena.allocate(ibv_qp_init_attr.layout());
-            assertEquals(0, rdma_h.ibv_query_qp(qp.handle(), attr, QpAttribute.AV.bit | QpAttribute.TIMEOUT.bit,
+            assertEquals(0, rdma_h.ibv_query_qp(CORE.handle(qp), attr, rdma_h.IBV_QP_AV() | rdma_h.IBV_QP_TIMEOUT(),
                     init));
             MemorySegment grh = ibv_ah_attr.grh(ibv_qp_attr.ah_attr(attr));
             assertEquals(0x48, Byte.toUnsignedInt(ibv_global_route.traffic_class(grh)));

@@ -14,6 +14,7 @@ import dev.jrdma.QueuePairState;
 import dev.jrdma.QueuePairType;
 import dev.jrdma.ReceiveRequest;
 import dev.jrdma.SendRequest;
+import dev.jrdma.TestDevices;
 import dev.jrdma.WorkCompletion;
 import dev.jrdma.bindings.generated.rdma_h;
 import dev.jrdma.testing.DeviceTest;

@@ -15,6 +15,7 @@ import dev.jrdma.QueuePair;
 import dev.jrdma.QueuePairType;
 import dev.jrdma.RemoteMemory;
 import dev.jrdma.SharedReceiveQueue;
+import dev.jrdma.TestDevices;
 import dev.jrdma.WorkCompletion;
 import dev.jrdma.testing.DeviceTest;
 import dev.jrdma.testing.Exercises;

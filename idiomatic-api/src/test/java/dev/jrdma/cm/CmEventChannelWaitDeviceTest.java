@@ -12,6 +12,7 @@ import dev.jrdma.ProtectionDomain;
 import dev.jrdma.QueuePairType;
 import dev.jrdma.RdmaException;
 import dev.jrdma.RdmaTimeoutException;
+import dev.jrdma.TestDevices;
 import dev.jrdma.testing.DeviceTest;
 import java.net.Inet4Address;
 import java.net.InetSocketAddress;
@@ -70,7 +71,7 @@ class CmEventChannelWaitDeviceTest {
         Inet4Address address = TestDevices.ipv4Address();
         for (boolean virtual : new boolean[] {false, true}) {
             CmEventChannel channel = CmEventChannel.create();
-            CmId listener = TestDevices.listen(channel, address, 1);
+            CmId listener = CmTestIds.listen(channel, address, 1);
             CompletableFuture<Throwable> ended = new CompletableFuture<>();
             Thread waiter = awaitRequestInThread(virtual, listener, ended);
             Thread.sleep(300);   // well inside the wait
@@ -89,7 +90,7 @@ class CmEventChannelWaitDeviceTest {
     @Test
     void closingTheIdEndsAWaitOnIt() throws Exception {
         try (CmEventChannel channel = CmEventChannel.create()) {
-            CmId listener = TestDevices.listen(channel, TestDevices.ipv4Address(), 1);
+            CmId listener = CmTestIds.listen(channel, TestDevices.ipv4Address(), 1);
             CompletableFuture<Throwable> ended = new CompletableFuture<>();
             awaitRequestInThread(true, listener, ended);
             Thread.sleep(300);   // inside the wait, unless the machine is very slow (then "is closed")
@@ -111,7 +112,7 @@ class CmEventChannelWaitDeviceTest {
             List<CmId> listeners = new ArrayList<>();
             List<CompletableFuture<byte[]>> received = new ArrayList<>();
             for (int i = 0; i < 2; i++) {
-                CmId listener = TestDevices.listen(serverChannel, address, 1);
+                CmId listener = CmTestIds.listen(serverChannel, address, 1);
                 listeners.add(listener);
                 CompletableFuture<byte[]> data = new CompletableFuture<>();
                 received.add(data);
@@ -128,7 +129,7 @@ class CmEventChannelWaitDeviceTest {
             }
             // The second listener's request first: the thread that reads it is then likely the first one's.
             for (int i = 1; i >= 0; i--) {
-                CmId client = TestDevices.resolvedClient(clientChannel, address, listeners.get(i).localPort());
+                CmId client = CmTestIds.resolvedClient(clientChannel, address, listeners.get(i).localPort());
                 ProtectionDomain pd = client.context().allocateProtectionDomain();
                 CompletionQueue cq = client.context().createCompletionQueue(4);
                 client.createQueuePair(pd.queuePair(QueuePairType.RC).completionQueue(cq));
@@ -159,7 +160,7 @@ class CmEventChannelWaitDeviceTest {
             List<Thread> threads = new ArrayList<>();
             List<CmId> listeners = new ArrayList<>();
             for (int i = 0; i < 3; i++) {
-                CmId listener = TestDevices.listen(channel, address, 1);
+                CmId listener = CmTestIds.listen(channel, address, 1);
                 listeners.add(listener);
                 threads.add(start(i != 0, "waiter-" + i, () -> {
                     while (!stop.get()) {

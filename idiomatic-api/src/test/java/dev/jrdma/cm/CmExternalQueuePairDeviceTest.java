@@ -19,6 +19,7 @@ import dev.jrdma.QueuePairType;
 import dev.jrdma.RdmaException;
 import dev.jrdma.ReceiveRequest;
 import dev.jrdma.SendRequest;
+import dev.jrdma.TestDevices;
 import dev.jrdma.Verb;
 import dev.jrdma.WorkCompletion;
 import dev.jrdma.testing.DeviceTest;
@@ -80,7 +81,7 @@ class CmExternalQueuePairDeviceTest {
     @Exercises({"rdma_init_qp_attr", "rdma_establish", "rdma_notify"})
     void applicationQueuePairsConnectWithRdmaCmsAttributes() throws Exception {
         Inet4Address address = TestDevices.ipv4Address();
-        CmId listener = TestDevices.listen(serverChannel, address, 1);
+        CmId listener = CmTestIds.listen(serverChannel, address, 1);
         CountDownLatch serverEstablished = new CountDownLatch(1);
         CompletableFuture<String> server = CompletableFuture.supplyAsync(() -> {
             ConnectionRequest request = listener.awaitConnectRequest(TIMEOUT);
@@ -101,7 +102,7 @@ class CmExternalQueuePairDeviceTest {
                     StandardCharsets.US_ASCII);
         });
 
-        CmId client = TestDevices.resolvedClient(clientChannel, address, listener.localPort());
+        CmId client = CmTestIds.resolvedClient(clientChannel, address, listener.localPort());
         QueuePair qp = ownQueuePair(client);
         ExternalQueuePair connection = ExternalQueuePair.of(client, qp);
         connection.moveTo(QueuePairState.INIT);
@@ -133,7 +134,7 @@ class CmExternalQueuePairDeviceTest {
     @Exercises({"rdma_set_local_ece", "rdma_get_remote_ece", "rdma_reject_ece"})
     void eceOptionsReachTheServerWhichCanRejectThem() throws Exception {
         Inet4Address address = TestDevices.ipv4Address();
-        CmId listener = TestDevices.listen(serverChannel, address, 1);
+        CmId listener = CmTestIds.listen(serverChannel, address, 1);
         CompletableFuture<EceParameters> server = CompletableFuture.supplyAsync(() -> {
             CmId id = listener.awaitConnectRequest(TIMEOUT).id();
             ExternalQueuePair connection = ExternalQueuePair.of(id, ownQueuePair(id));
@@ -141,7 +142,7 @@ class CmExternalQueuePairDeviceTest {
             connection.rejectEce(bytes("no ece"));
             return offered;
         });
-        CmId client = TestDevices.resolvedClient(clientChannel, address, listener.localPort());
+        CmId client = CmTestIds.resolvedClient(clientChannel, address, listener.localPort());
         ExternalQueuePair connection = ExternalQueuePair.of(client, ownQueuePair(client));
         connection.moveTo(QueuePairState.INIT);
         EceParameters ece = new EceParameters(0x02c9, 0x5);
@@ -165,7 +166,7 @@ class CmExternalQueuePairDeviceTest {
     void aMigratedListenersRequestsArriveOnTheNewChannel() throws Exception {
         Inet4Address address = TestDevices.ipv4Address();
         CmEventChannel first = CmEventChannel.create();
-        CmId listener = TestDevices.listen(first, address, 1);
+        CmId listener = CmTestIds.listen(first, address, 1);
         listener.migrate(serverChannel);
         first.close();
         assertFalse(listener.isClosed(), "the id left the first channel");
@@ -175,7 +176,7 @@ class CmExternalQueuePairDeviceTest {
             id.createQueuePair(pd.queuePair(QueuePairType.RC).completionQueue(id.context().createCompletionQueue(4)));
             id.accept(new byte[0], TIMEOUT);
         });
-        CmId client = TestDevices.resolvedClient(clientChannel, address, listener.localPort());
+        CmId client = CmTestIds.resolvedClient(clientChannel, address, listener.localPort());
         ProtectionDomain pd = client.context().allocateProtectionDomain();
         client.createQueuePair(pd.queuePair(QueuePairType.RC).completionQueue(client.context().createCompletionQueue(4)));
         client.connect(new byte[0], TIMEOUT);

@@ -18,6 +18,7 @@ import dev.jrdma.RdmaException;
 import dev.jrdma.RdmaTimeoutException;
 import dev.jrdma.ReceiveRequest;
 import dev.jrdma.SendRequest;
+import dev.jrdma.TestDevices;
 import dev.jrdma.WorkCompletion;
 import dev.jrdma.testing.DeviceTest;
 import dev.jrdma.testing.EveryKernel;
@@ -87,12 +88,12 @@ class RdmaCmDeviceTest {
             "rdma_get_cm_event", "rdma_ack_cm_event"})
     void connectSendAndDisconnect() throws Exception {
         Inet4Address address = TestDevices.ipv4Address();
-        CmId listener = TestDevices.listen(serverChannel, address, 4);
+        CmId listener = CmTestIds.listen(serverChannel, address, 4);
         int port = listener.localPort();
         assertTrue(port > 0);
         CompletableFuture<String> server = CompletableFuture.supplyAsync(() -> serve(listener));
 
-        CmId client = TestDevices.resolvedClient(clientChannel, address, port);
+        CmId client = CmTestIds.resolvedClient(clientChannel, address, port);
         Context context = client.context();
         assertEquals(TestDevices.device().name(), context.name());
         ProtectionDomain pd = context.allocateProtectionDomain();
@@ -119,10 +120,10 @@ class RdmaCmDeviceTest {
     @Exercises("rdma_reject")
     void aRejectedConnectNamesTheEvent() throws Exception {
         Inet4Address address = TestDevices.ipv4Address();
-        CmId listener = TestDevices.listen(serverChannel, address, 1);
+        CmId listener = CmTestIds.listen(serverChannel, address, 1);
         CompletableFuture<Void> server = CompletableFuture.runAsync(
                 () -> listener.awaitConnectRequest(TIMEOUT).id().reject(bytes("no")));
-        CmId client = TestDevices.resolvedClient(clientChannel, address, listener.localPort());
+        CmId client = CmTestIds.resolvedClient(clientChannel, address, listener.localPort());
         ProtectionDomain pd = client.context().allocateProtectionDomain();
         CompletionQueue cq = client.context().createCompletionQueue(4);
         client.createQueuePair(pd.queuePair(QueuePairType.RC).completionQueue(cq));
@@ -136,7 +137,7 @@ class RdmaCmDeviceTest {
     @Exercises({"rdma_create_event_channel", "rdma_destroy_event_channel"})
     void anUnusedChannelTimesOutAndClosesItsIds() {
         CmEventChannel channel = CmEventChannel.create();
-        CmId id = TestDevices.listen(channel, TestDevices.ipv4Address(), 1);
+        CmId id = CmTestIds.listen(channel, TestDevices.ipv4Address(), 1);
         RdmaTimeoutException e = assertThrows(RdmaTimeoutException.class,
                 () -> id.awaitConnectRequest(Duration.ofMillis(200)));
         assertEquals("no rdma_cm event (awaiting a connect request) on " + id + " within 200 ms", e.getMessage());
