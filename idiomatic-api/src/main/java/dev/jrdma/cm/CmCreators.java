@@ -1,13 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma.cm;
 
+import dev.jrdma.Context;
 import dev.jrdma.NativeResource;
+import dev.jrdma.ProtectionDomain;
+import dev.jrdma.QueuePair;
+import dev.jrdma.SharedReceiveQueue;
 import dev.jrdma.Verb;
 import dev.jrdma.bindings.generated.rdma_cm_id;
 import dev.jrdma.bindings.generated.rdma_h;
 import dev.jrdma.bindings.shim.RdmaCmVerbs;
+import dev.jrdma.internal.CoreAccess;
 import dev.jrdma.internal.NativeCreator;
 import java.lang.foreign.MemorySegment;
+import java.util.List;
 
 /**
  * How an rdma_cm id creates its queue pair ({@code rdma_create_qp}) and shared receive queue
@@ -15,16 +21,37 @@ import java.lang.foreign.MemorySegment;
  * objects, and calls these instead of the verbs, so that it never names {@link CmId}.
  */
 final class CmCreators {
+    private static final CoreAccess CORE = CoreAccess.get();
+
     private CmCreators() {}
 
-    /** {@return the creator of {@code id}'s queue pair: {@code rdma_create_qp}, then {@code id->qp}} */
-    static NativeCreator queuePair(CmId id) {
-        return new QueuePairs(id);
+    /** {@link CmId#createQueuePair}: {@code builder}'s queue pair, on {@code id}'s SRQ if it has one. */
+    static QueuePair createQueuePair(CmId id, Context context, QueuePair.Builder builder) {
+        ProtectionDomain pd = CORE.protectionDomain(builder);
+        if (pd.context() != context) {
+            throw new IllegalArgumentException("the protection domain must come from " + id + ".context()");
+        }
+        SharedReceiveQueue srq = id.sharedReceiveQueue();
+        if (srq != null && CORE.sharedReceiveQueue(builder) == null && pd == srq.protectionDomain()) {
+            builder.sharedReceiveQueue(srq);   // rdma_create_qp gives it id->srq anyway: say so to QueuePair
+        }
+        return CORE.createQueuePair(builder, new QueuePairs(id));
     }
 
-    /** {@return the creator of {@code id}'s shared receive queue: {@code rdma_create_srq}, then {@code id->srq}} */
-    static NativeCreator sharedReceiveQueue(CmId id) {
-        return new SharedReceiveQueues(id);
+    /** {@link CmId#createSharedReceiveQueue}, once {@code pd} is checked. */
+    static SharedReceiveQueue createSharedReceiveQueue(CmId id, ProtectionDomain pd, int maxWorkRequests,
+            int maxSges) {
+        return CORE.createSharedReceiveQueue(pd, new SharedReceiveQueues(id), maxWorkRequests, maxSges);
+    }
+
+    /** {@return the first of an id's {@code dependents} of {@code type} (its queue pair, its SRQ), or null} */
+    static <T> T dependent(List<NativeResource> dependents, Class<T> type) {
+        for (NativeResource r : dependents) {
+            if (type.isInstance(r)) {
+                return type.cast(r);
+            }
+        }
+        return null;
     }
 
     private record QueuePairs(CmId id) implements NativeCreator {

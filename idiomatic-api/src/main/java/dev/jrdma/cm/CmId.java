@@ -320,15 +320,7 @@ public final class CmId extends NativeResource {
     @Reaches({"rdma_create_qp", "rdma_destroy_qp"})
     public QueuePair createQueuePair(QueuePair.Builder builder) {
         checkOpen();
-        ProtectionDomain pd = CORE.protectionDomain(builder);
-        if (pd.context() != context) {
-            throw new IllegalArgumentException("the protection domain must come from " + this + ".context()");
-        }
-        SharedReceiveQueue srq = sharedReceiveQueue();
-        if (srq != null && CORE.sharedReceiveQueue(builder) == null && pd == srq.protectionDomain()) {
-            builder.sharedReceiveQueue(srq);   // rdma_create_qp gives it id->srq anyway: say so to QueuePair
-        }
-        return CORE.createQueuePair(builder, CmCreators.queuePair(this));
+        return CmCreators.createQueuePair(this, context, builder);
     }
 
     /**
@@ -417,19 +409,13 @@ public final class CmId extends NativeResource {
 
     /** The queue pair created on this id, or null. */
     QueuePair queuePair() {
-        for (NativeResource r : dependents()) {
-            if (r instanceof QueuePair qp) {
-                return qp;
-            }
-        }
-        return null;
+        return CmCreators.dependent(dependents(), QueuePair.class);
     }
 
     private void refreshQueuePair() {
-        for (NativeResource r : dependents()) {
-            if (r instanceof QueuePair qp) {
-                CORE.refreshState(qp);
-            }
+        QueuePair qp = queuePair();
+        if (qp != null) {
+            CORE.refreshState(qp);
         }
     }
 
@@ -462,7 +448,7 @@ public final class CmId extends NativeResource {
         if (pd.context() != context()) {
             throw new IllegalArgumentException(pd + " must come from " + this + ".context()");
         }
-        return CORE.createSharedReceiveQueue(pd, CmCreators.sharedReceiveQueue(this), maxWorkRequests, maxSges);
+        return CmCreators.createSharedReceiveQueue(this, pd, maxWorkRequests, maxSges);
     }
 
     /** {@return rdma_verbs.h's helpers over this id's queue pair} */
@@ -476,12 +462,7 @@ public final class CmId extends NativeResource {
 
     /** The shared receive queue created on this id, or null. */
     SharedReceiveQueue sharedReceiveQueue() {
-        for (NativeResource r : dependents()) {
-            if (r instanceof SharedReceiveQueue srq) {
-                return srq;
-            }
-        }
-        return null;
+        return CmCreators.dependent(dependents(), SharedReceiveQueue.class);
     }
 
     @Override

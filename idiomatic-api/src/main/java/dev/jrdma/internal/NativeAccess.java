@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma.internal;
 
-import dev.jrdma.Rdma;
 import dev.jrdma.bindings.generated.rdma_h;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
 /**
- * The check the entry points ({@link Rdma#devices()}, {@link dev.jrdma.cm.CmEventChannel#create()}) make
- * before any native call: both jrdma modules need native access.
+ * The check the entry points ({@link dev.jrdma.Rdma#devices()},
+ * {@link dev.jrdma.cm.CmEventChannel#create()}) make before any native call: both jrdma modules
+ * need native access.
  *
  * <p>Why jrdma checks instead of leaving it to the JDK: JDK 22 and 23 print a warning on the
  * first restricted call of a module without native access, and JDK 24 and 25
