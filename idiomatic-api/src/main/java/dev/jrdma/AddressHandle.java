@@ -52,7 +52,7 @@ public final class AddressHandle extends NativeObject {
 
     /**
      * An address handle for an address vector ({@code struct ibv_ah_attr}) filled elsewhere, e.g.
-     * the one rdma_cm resolved for a UD peer or a multicast group ({@link DatagramPeer}).
+     * the one rdma_cm resolved for a UD peer or a multicast group ({@link dev.jrdma.cm.DatagramPeer}).
      */
     static AddressHandle create(ProtectionDomain pd, MemorySegment attr, Gid destination) {
         try (Arena arena = Arena.ofConfined(); var _ = hold(pd)) {
@@ -72,7 +72,7 @@ public final class AddressHandle extends NativeObject {
 
     @Override
     @Reaches("ibv_destroy_ah")
-    void release() {
+    protected void release() {
         // A UD send already past its check of this handle may still be reading it in the provider.
         pd.awaitPostsQuiescent();
         RdmaException.check(Verb.IBV_DESTROY_AH, this, rdma_h.ibv_destroy_ah(handle));

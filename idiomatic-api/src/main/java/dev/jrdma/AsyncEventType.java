@@ -2,6 +2,7 @@
 package dev.jrdma;
 
 import dev.jrdma.bindings.generated.rdma_h;
+import dev.jrdma.internal.CValues;
 
 /** The kind of an asynchronous event ({@code enum ibv_event_type}). */
 public enum AsyncEventType {

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma;
 
+import dev.jrdma.internal.CValues;
+
 /** How far a device guarantees atomicity of atomic operations ({@code enum ibv_atomic_cap}). */
 public enum AtomicCapability {
     /** No atomic operations. */

@@ -8,6 +8,7 @@ import dev.jrdma.bindings.generated.rdma_h;
 import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.ErrnoVerbs;
 import dev.jrdma.bindings.shim.Posix;
+import dev.jrdma.internal.Readiness;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
@@ -184,13 +185,13 @@ public final class CompletionChannel extends NativeObject {
     }
 
     @Override
-    void closing() {
+    protected void closing() {
         Readiness.wake(fd);
     }
 
     @Override
     @Reaches("ibv_destroy_comp_channel")
-    void release() {
+    protected void release() {
         RdmaException.check(Verb.IBV_DESTROY_COMP_CHANNEL, this, rdma_h.ibv_destroy_comp_channel(handle));
     }
 }

@@ -386,7 +386,7 @@ public final class CompletionQueue extends NativeObject {
     }
 
     @Override
-    void closing() {
+    protected void closing() {
         if (channel != null) {
             channel.wakeSleeper(this);
         }
@@ -394,7 +394,7 @@ public final class CompletionQueue extends NativeObject {
 
     @Override
     @Reaches("ibv_destroy_cq")
-    void release() {
+    protected void release() {
         RdmaException.check(Verb.IBV_DESTROY_CQ, this, rdma_h.ibv_destroy_cq(handle));
     }
 }

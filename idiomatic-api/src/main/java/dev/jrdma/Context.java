@@ -27,7 +27,7 @@ public final class Context extends NativeResource {
 
     private final RdmaDevice device;
     private final MemorySegment handle;
-    /** False for a context librdmacm opened and keeps open (see {@link CmId#context()}). */
+    /** False for a context librdmacm opened and keeps open (see {@link dev.jrdma.cm.CmId#context()}). */
     private final boolean owned;
     /** Reads the asynchronous events for {@link #onAsyncEvent}. */
     private final AsyncEventPump events;
@@ -515,7 +515,7 @@ public final class Context extends NativeResource {
 
     @Override
     @Reaches("ibv_close_device")
-    void release() {
+    protected void release() {
         events.stop();
         if (!owned) {
             return;   // librdmacm opened it and closes it itself

@@ -8,6 +8,7 @@ import dev.jrdma.bindings.generated.ibv_counters;
 import dev.jrdma.bindings.generated.ibv_counters_init_attr;
 import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.SteeringVerbs;
+import dev.jrdma.internal.Unsupported;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
@@ -104,7 +105,7 @@ public final class Counters extends NativeObject {
 
     /** Destroys the counters; reaches {@code ibv_destroy_counters}. */
     @Override
-    void release() {
+    protected void release() {
         RdmaException.check(Verb.IBV_DESTROY_COUNTERS, this, SteeringVerbs.ibv_destroy_counters(handle));
     }
 }

@@ -8,6 +8,7 @@ import dev.jrdma.bindings.generated.rdma_h;
 import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.ExtensionVerbs;
 import dev.jrdma.bindings.shim.ImportVerbs;
+import dev.jrdma.internal.Unsupported;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Set;
@@ -148,7 +149,7 @@ public final class DeviceMemory extends NativeObject {
 
     /** Frees the memory, or unimports it; reaches {@code ibv_free_dm} or {@code ibv_unimport_dm}. */
     @Override
-    void release() {
+    protected void release() {
         if (imported) {
             rdma_h.ibv_unimport_dm(handle);
         } else {

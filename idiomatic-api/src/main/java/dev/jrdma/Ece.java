@@ -3,6 +3,7 @@ package dev.jrdma;
 
 import dev.jrdma.bindings.generated.ibv_ece;
 import dev.jrdma.bindings.generated.rdma_h;
+import dev.jrdma.internal.Unsupported;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 

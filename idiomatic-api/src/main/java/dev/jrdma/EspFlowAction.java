@@ -6,6 +6,7 @@ import dev.jrdma.bindings.generated.ibv_flow_action;
 import dev.jrdma.bindings.generated.ibv_flow_action_esp_attr;
 import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.SteeringVerbs;
+import dev.jrdma.internal.Unsupported;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
@@ -82,7 +83,7 @@ public final class EspFlowAction extends NativeObject {
 
     /** Destroys the action; reaches {@code ibv_destroy_flow_action}. */
     @Override
-    void release() {
+    protected void release() {
         RdmaException.check(Verb.IBV_DESTROY_FLOW_ACTION, this, SteeringVerbs.ibv_destroy_flow_action(handle));
     }
 }

@@ -79,17 +79,6 @@ final class Events {
         @Label("Object") String object;
     }
 
-    @Name("jrdma.CmEvent")
-    @Label("rdma_cm Event")
-    @Category("jrdma")
-    @Description("An rdma_cm event was read from an event channel")
-    @StackTrace(false)
-    static final class Cm extends Event {
-        @Label("Type") String type;
-        @Label("Status") int status;
-        @Label("Channel") String channel;
-    }
-
     @Name("jrdma.MemoryRegistration")
     @Label("Memory Registration")
     @Category("jrdma")
@@ -187,15 +176,6 @@ final class Events {
         }
     }
 
-    static void cm(CmEventChannel channel, CmEventType type, int status) {
-        Cm e = new Cm();
-        if (e.isEnabled()) {
-            e.type = type.name();
-            e.status = status;
-            e.channel = channel.toString();
-            e.commit();
-        }
-    }
 
     /** Starts timing a registration; {@link #registered} ends it. */
     static Registration beginRegistration() {

@@ -8,6 +8,7 @@ import dev.jrdma.bindings.generated.ibv_flow_spec_eth;
 import dev.jrdma.bindings.generated.rdma_h;
 import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.SteeringVerbs;
+import dev.jrdma.internal.Unsupported;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -100,7 +101,7 @@ public final class Flow extends NativeObject {
 
     /** Removes the rule; reaches {@code ibv_destroy_flow}. */
     @Override
-    void release() {
+    protected void release() {
         RdmaException.check(Verb.IBV_DESTROY_FLOW, this, SteeringVerbs.ibv_destroy_flow(handle));
     }
 }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma;
 
+import dev.jrdma.internal.CValues;
+
 /** How a GID table entry is used on the wire ({@code enum ibv_gid_type}). */
 public enum GidType {
     /** InfiniBand GID (also the type of RoCE v1 entries in older kernels). */

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma;
 
+import dev.jrdma.internal.CValues;
+
 /** The link layer under a port ({@code IBV_LINK_LAYER_*}). */
 public enum LinkLayer {
     /** Not reported (older providers; treat as InfiniBand). */

@@ -8,6 +8,8 @@ import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.ErrnoVerbs;
 import dev.jrdma.bindings.shim.ExtensionVerbs;
 import dev.jrdma.bindings.shim.ImportVerbs;
+import dev.jrdma.internal.Libc;
+import dev.jrdma.internal.Unsupported;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Collections;
@@ -335,7 +337,7 @@ public final class MemoryRegion extends NativeResource {
 
     @Override
     @Reaches("ibv_dereg_mr")
-    void release() {
+    protected void release() {
         // Marked closed, so new posts refuse this region; a post already past that check may
         // still be copying inline data out of its pages.
         pd.awaitPostsQuiescent();

@@ -221,7 +221,7 @@ public final class MemoryWindow extends NativeObject {
 
     @Override
     @Reaches("ibv_dealloc_mw")
-    void release() {
+    protected void release() {
         // A BIND_MW post already past its check of this window may still be reading it in the provider.
         pd.awaitPostsQuiescent();
         RdmaException.check(Verb.IBV_DEALLOC_MW, this, InlineVerbs.ibv_dealloc_mw(handle));

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma;
 
+import dev.jrdma.internal.CValues;
+
 /** A path MTU ({@code enum ibv_mtu}): the largest payload of one packet. */
 public enum Mtu {
     /** 256 bytes. */

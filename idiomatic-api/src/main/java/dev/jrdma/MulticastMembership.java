@@ -71,7 +71,7 @@ public final class MulticastMembership extends NativeResource {
     }
 
     @Override
-    void release() {
+    protected void release() {
         // The queue pair is open until its dependents, this one included, are released.
         RdmaException.check(Verb.IBV_DETACH_MCAST, this, rdma_h.ibv_detach_mcast(qp.handle, gid, (short) group.lid()));
     }

@@ -8,8 +8,10 @@ import java.lang.foreign.MemorySegment;
  * {@code struct ibv_cq *}, ...): the pointer, the address that matches an asynchronous event or
  * a completion channel's wake-up to the object, and the text {@link #toString()} gives it, so
  * that each resource class keeps only what is its own.
+ *
+ * <p>Non-sealed but package-private: only this package can extend it.
  */
-abstract class NativeObject extends NativeResource {
+abstract non-sealed class NativeObject extends NativeResource {
     /** The native object, sized to its struct; read it through {@link #handle()} outside release(). */
     final MemorySegment handle;
     private final String description;
@@ -32,7 +34,7 @@ abstract class NativeObject extends NativeResource {
     }
 
     @Override
-    final long nativeAddress() {
+    protected final long nativeAddress() {
         return handle.address();
     }
 

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma;
 
+import dev.jrdma.cm.CmDevices;
+import dev.jrdma.cm.CmEventChannel;
+import dev.jrdma.cm.CmId;
+import dev.jrdma.cm.MulticastJoin;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
@@ -35,8 +39,16 @@ import java.util.function.Function;
  * closed, so that calls from then on throw {@link IllegalStateException}, and destroys the native
  * object only once the calls already inside it have returned. Without that, a CQ destroyed
  * while another thread is in {@code ibv_poll_cq} crashes the JVM (SIGSEGV in the provider).
+ *
+ * <p>Public and sealed because resources of {@code dev.jrdma.cm} extend it too: the members
+ * those subclasses call on themselves are {@code protected}, every permitted subclass is final
+ * (or package-private), so no application can subclass it or reach a protected member. What a
+ * subclass in another package needs of another object (its handle, its dependents) goes through
+ * the module's internal access bridge instead.
  */
-abstract class NativeResource implements RdmaResource {
+public abstract sealed class NativeResource implements RdmaResource
+        permits NativeObject, Context, MemoryRegion, MulticastMembership, PreparedWork,
+                CmDevices, CmEventChannel, CmId, MulticastJoin {
     /** The sign bit of {@link #calls}: set once close() has begun. */
     private static final int CLOSED = Integer.MIN_VALUE;
     private static final VarHandle CALLS;
@@ -78,8 +90,10 @@ abstract class NativeResource implements RdmaResource {
      * Registers this resource with each owner. Call this last in the subclass constructor path
      * (the native object already exists): if an owner was closed meanwhile, the caller must
      * release the native object it just created.
+     *
+     * @param owners the resources this one is made from (nulls and repeats are ignored)
      */
-    NativeResource(NativeResource... owners) {
+    protected NativeResource(NativeResource... owners) {
         List<NativeResource> distinct = new ArrayList<>();
         for (NativeResource owner : owners) {
             if (owner != null && !distinct.contains(owner)) {
@@ -99,23 +113,23 @@ abstract class NativeResource implements RdmaResource {
         }
     }
 
-    /** The address of the native object, for matching events to objects; 0 if not applicable. */
-    long nativeAddress() {
+    /** {@return the address of the native object, for matching events to objects; 0 if not applicable} */
+    protected long nativeAddress() {
         return 0;
     }
 
     /** Releases the native resource; called once, after all dependents are closed. */
-    abstract void release();
+    protected abstract void release();
 
     /**
      * Called once by close(), right after the resource is marked closed and before anything is
      * released: wakes threads blocked on the resource, so that they see the mark and leave.
      */
-    void closing() {
+    protected void closing() {
     }
 
     /** Throws {@link IllegalStateException} naming this object if it is closed. */
-    final void checkOpen() {
+    protected final void checkOpen() {
         if (closed) {
             throw new IllegalStateException(this + " is closed");
         }
@@ -126,14 +140,14 @@ abstract class NativeResource implements RdmaResource {
      * is closed, else keeps close() from destroying the native object until {@link #exit()}.
      * Allocation-free; always pair with {@code exit()} in a {@code finally}.
      */
-    final void enter() {
+    protected final void enter() {
         if ((int) CALLS.getAndAdd(this, 1) < 0) {
             throw enterClosed();
         }
     }
 
     /** Ends a call begun by {@link #enter()}. */
-    final void exit() {
+    protected final void exit() {
         if ((int) CALLS.getAndAdd(this, -1) == (CLOSED | 1)) {
             wakeDrainer();
         }
@@ -158,8 +172,11 @@ abstract class NativeResource implements RdmaResource {
     /**
      * Enters every non-null resource of {@code resources} for a control-path call (it allocates),
      * e.g. a protection domain and its completion queues while a queue pair is created on them.
+     *
+     * @param resources the resources to enter; null entries are skipped
+     * @return the calls begun, to close in a try-with-resources
      */
-    static Hold hold(NativeResource... resources) {
+    protected static Hold hold(NativeResource... resources) {
         Hold hold = new Hold(resources);
         try {
             for (NativeResource r : resources) {
@@ -179,11 +196,14 @@ abstract class NativeResource implements RdmaResource {
      * Wraps the object a create verb returned, {@code created} (not NULL), destroying it again if
      * wrapping fails (an owner closed meanwhile, say), so that a failed create leaks nothing.
      *
+     * @param <R>     the Java object's type
+     * @param created the pointer the create verb returned
      * @param layout  the C struct behind the pointer, whose size the handle takes
      * @param wrap    the constructor of the Java object, given the sized handle
      * @param destroy the verb that destroys the native object
+     * @return the Java object
      */
-    static <R> R wrapCreated(MemorySegment created, MemoryLayout layout, Function<MemorySegment, R> wrap,
+    protected static <R> R wrapCreated(MemorySegment created, MemoryLayout layout, Function<MemorySegment, R> wrap,
             Consumer<MemorySegment> destroy) {
         MemorySegment handle = created.reinterpret(layout.byteSize());
         try {
@@ -195,7 +215,7 @@ abstract class NativeResource implements RdmaResource {
     }
 
     /** The calls begun by {@link #hold}; closing it ends them. */
-    static final class Hold implements AutoCloseable {
+    protected static final class Hold implements AutoCloseable {
         private final NativeResource[] resources;
         private int entered;
 
@@ -234,8 +254,10 @@ abstract class NativeResource implements RdmaResource {
     /**
      * Makes this resource depend on {@code owner} from now on (e.g. a memory window on the
      * region it is bound to), so closing {@code owner} closes this first.
+     *
+     * @param owner the resource this one now depends on
      */
-    final void dependOn(NativeResource owner) {
+    protected final void dependOn(NativeResource owner) {
         if (owners.contains(owner)) {
             return;
         }
@@ -247,8 +269,11 @@ abstract class NativeResource implements RdmaResource {
      * Moves this resource from owner {@code from} to owner {@code to} (an rdma_cm id migrated to
      * another event channel): closing {@code to} closes it from now on, closing {@code from} no
      * longer does.
+     *
+     * @param from the owner it leaves
+     * @param to   the owner it joins
      */
-    final void moveOwner(NativeResource from, NativeResource to) {
+    protected final void moveOwner(NativeResource from, NativeResource to) {
         to.adopt(this);
         owners.add(to);
         owners.remove(from);
@@ -266,8 +291,8 @@ abstract class NativeResource implements RdmaResource {
         dependents.remove(dependent);
     }
 
-    /** The open dependents, oldest first (for tests and diagnostics). */
-    final synchronized List<NativeResource> dependents() {
+    /** {@return the open dependents, oldest first} */
+    protected final synchronized List<NativeResource> dependents() {
         return List.copyOf(dependents);
     }
 

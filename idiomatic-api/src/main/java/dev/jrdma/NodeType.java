@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma;
 
+import dev.jrdma.internal.CValues;
+
 /** The kind of node a device is ({@code enum ibv_node_type}). */
 public enum NodeType {
     /** A value this version of jrdma does not know. */

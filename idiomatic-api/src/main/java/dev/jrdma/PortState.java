@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma;
 
+import dev.jrdma.internal.CValues;
+
 /** The logical state of a port ({@code enum ibv_port_state}). */
 public enum PortState {
     /** Reserved. */

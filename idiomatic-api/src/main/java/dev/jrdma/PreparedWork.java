@@ -218,7 +218,7 @@ abstract sealed class PreparedWork extends NativeResource permits PreparedSend, 
     abstract String describe(int index);
 
     @Override
-    final void release() {
+    protected final void release() {
         if (arena != null) {   // null when the allocation failed after the owners adopted this object
             arena.close();
         }

@@ -8,6 +8,7 @@ import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.ErrnoVerbs;
 import dev.jrdma.bindings.shim.ExtensionVerbs;
 import dev.jrdma.bindings.shim.ImportVerbs;
+import dev.jrdma.internal.Unsupported;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Set;
@@ -401,7 +402,7 @@ public final class ProtectionDomain extends NativeObject {
     /** Deallocates the domain, or unimports it; reaches {@code ibv_dealloc_pd} or {@code ibv_unimport_pd}. */
     @Override
     @Reaches("ibv_dealloc_pd")
-    void release() {
+    protected void release() {
         if (imported) {
             rdma_h.ibv_unimport_pd(handle);
             return;

@@ -92,7 +92,7 @@ final class QpConnector {
         }
     }
 
-    /** A transition with attributes filled elsewhere: rdma_cm's, for {@link ExternalQueuePair#moveTo}. */
+    /** A transition with attributes filled elsewhere: rdma_cm's, for {@link dev.jrdma.cm.ExternalQueuePair#moveTo}. */
     void modifyWith(MemorySegment attr, int mask, QueuePairState target) {
         try (var _ = NativeResource.hold(qp)) {
             modify(attr, mask, target);

@@ -5,18 +5,17 @@ import dev.jrdma.bindings.generated.ibv_qp;
 import dev.jrdma.bindings.generated.ibv_qp_cap;
 import dev.jrdma.bindings.generated.ibv_qp_init_attr;
 import dev.jrdma.bindings.generated.ibv_qp_init_attr_ex;
-import dev.jrdma.bindings.generated.rdma_cm_id;
 import dev.jrdma.bindings.generated.rdma_h;
 import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.ErrnoVerbs;
 import dev.jrdma.bindings.shim.InlineVerbs;
-import dev.jrdma.bindings.shim.RdmaCmVerbs;
+import dev.jrdma.internal.NativeCreator;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
 /**
  * Creates the native queue pair a {@link QueuePair.Builder} describes, with {@code ibv_create_qp}
- * or, on an rdma_cm id, {@code rdma_create_qp}; kept apart from QueuePair, which holds the
+ * or through a {@link NativeCreator} (rdma_cm's {@code rdma_create_qp} on an id); kept apart from QueuePair, which holds the
  * queue pair's life after creation.
  */
 final class QpCreation {
@@ -30,7 +29,7 @@ final class QpCreation {
         return value;
     }
 
-    static QueuePair create(QueuePair.Builder b, CmId cmId) {
+    static QueuePair create(QueuePair.Builder b, NativeCreator creator) {
         if (b.sendCq == null || b.receiveCq == null) {
             throw new IllegalStateException("a queue pair needs a send and a receive completion queue");
         }
@@ -41,7 +40,8 @@ final class QpCreation {
         if (b.srq != null && b.srq.protectionDomain() != b.pd) {
             throw new IllegalArgumentException(b.srq + " is not in " + b.pd);
         }
-        try (Arena arena = Arena.ofConfined(); var _ = NativeResource.hold(b.pd, b.sendCq, b.receiveCq, b.srq, cmId)) {
+        try (Arena arena = Arena.ofConfined(); var _ = NativeResource.hold(b.pd, b.sendCq, b.receiveCq, b.srq,
+                creator == null ? null : creator.owner())) {
             // ibv_qp_init_attr is the prefix of ibv_qp_init_attr_ex: one allocation serves both verbs.
             MemorySegment init = arena.allocate(ibv_qp_init_attr_ex.layout());
             if (b.srq != null) {
@@ -60,7 +60,7 @@ final class QpCreation {
             MemorySegment errno = Errno.allocate(arena);
             MemorySegment qp;
             if (b.sendOps != null) {
-                if (cmId != null) {
+                if (creator != null) {
                     throw new IllegalArgumentException("the extended post API needs ibv_create_qp_ex; build the queue"
                             + " pair without an rdma_cm id and connect it with connect(Endpoint)");
                 }
@@ -68,15 +68,13 @@ final class QpCreation {
                 ibv_qp_init_attr_ex.pd(init, b.pd.handle());
                 ibv_qp_init_attr_ex.send_ops_flags(init, SendOp.flags(b.sendOps));
                 qp = InlineVerbs.ibv_create_qp_ex(errno, b.pd.context().handle(), init);
-            } else if (cmId == null) {
+            } else if (creator == null) {
                 qp = ErrnoVerbs.ibv_create_qp(errno, b.pd.handle(), init);
             } else {
-                qp = RdmaCmVerbs.rdma_create_qp(errno, cmId.handle(), b.pd.handle(), init) == 0
-                        ? rdma_cm_id.qp(cmId.handle().reinterpret(rdma_cm_id.layout().byteSize()))
-                        : MemorySegment.NULL;
+                qp = creator.create(errno, b.pd.handle(), init);
             }
             if (qp.address() == 0) {
-                Verb verb = b.sendOps != null ? Verb.IBV_CREATE_QP_EX : cmId == null ? Verb.IBV_CREATE_QP : Verb.RDMA_CREATE_QP;
+                Verb verb = b.sendOps != null ? Verb.IBV_CREATE_QP_EX : creator == null ? Verb.IBV_CREATE_QP : creator.verb();
                 throw RdmaException.of(verb, b.pd + ", " + b.type + ", send/receive WRs " + b.maxSendWr + "/"
                         + b.maxReceiveWr + ", SGEs " + b.maxSendSge + "/" + b.maxReceiveSge + ", inline " + b.maxInlineData
                         + (b.sendOps == null ? "" : ", send ops " + b.sendOps), Errno.get(errno));
@@ -87,16 +85,16 @@ final class QpCreation {
                     ibv_qp_cap.max_recv_wr(cap), ibv_qp_cap.max_send_sge(cap), ibv_qp_cap.max_recv_sge(cap),
                     ibv_qp_cap.max_inline_data(cap));
             try {
-                QueuePair created = new QueuePair(b, cmId, qp, granted);
-                if (cmId != null) {
+                QueuePair created = new QueuePair(b, creator, qp, granted);
+                if (creator != null) {
                     created.refreshState();   // rdma_create_qp already moved it to INIT
                 }
                 return created;
             } catch (RuntimeException e) {
-                if (cmId == null) {
+                if (creator == null) {
                     rdma_h.ibv_destroy_qp(qp);
                 } else {
-                    rdma_h.rdma_destroy_qp(cmId.handle());
+                    creator.destroy();
                 }
                 throw e;
             }

@@ -3,6 +3,7 @@ package dev.jrdma;
 
 import dev.jrdma.bindings.generated.ibv_qp;
 import dev.jrdma.bindings.generated.rdma_h;
+import dev.jrdma.internal.NativeCreator;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
 import java.util.Set;
@@ -28,8 +29,8 @@ public final class QueuePair extends NativeObject {
     private final CompletionQueue sendCq;
     private final CompletionQueue receiveCq;
     final SharedReceiveQueue srq;
-    /** The rdma_cm id that created this QP, or null; rdma_cm then owns the QP's transitions. */
-    private final CmId cmId;
+    /** What created this QP and destroys it (an rdma_cm id), or null; rdma_cm then owns the QP's transitions. */
+    private final NativeCreator creator;
     private final QueuePairType type;
     private final int qpn;
     private final QueuePairCapabilities capabilities;
@@ -56,12 +57,12 @@ public final class QueuePair extends NativeObject {
     /** The operations of the extended post API this QP was created for ({@link ExtendedSendQueue}); null if none. */
     final Set<SendOp> extendedOps;
 
-    QueuePair(Builder b, CmId cmId, MemorySegment handle, QueuePairCapabilities capabilities) {
+    QueuePair(Builder b, NativeCreator creator, MemorySegment handle, QueuePairCapabilities capabilities) {
         super(handle, "queue pair 0x" + Integer.toHexString(ibv_qp.qp_num(handle)) + " (" + b.type + ") on " + b.pd.context().name(),
-                b.pd, b.sendCq, b.receiveCq, b.srq, cmId);
+                b.pd, b.sendCq, b.receiveCq, b.srq, creator == null ? null : creator.owner());
         this.pd = b.pd;
         this.srq = b.srq;
-        this.cmId = cmId;
+        this.creator = creator;
         this.sendCq = b.sendCq;
         this.receiveCq = b.receiveCq;
         this.type = b.type;
@@ -222,12 +223,7 @@ public final class QueuePair extends NativeObject {
          */
         @Reaches("ibv_create_qp")
         public QueuePair build() {
-            return build(null);
-        }
-
-        /** Creates the queue pair through {@code rdma_create_qp} on {@code cmId} when it is not null. */
-        QueuePair build(CmId cmId) {
-            return QpCreation.create(this, cmId);
+            return QpCreation.create(this, null);
         }
     }
 
@@ -533,10 +529,10 @@ public final class QueuePair extends NativeObject {
 
     @Override
     @Reaches({"ibv_destroy_qp", "rdma_destroy_qp"})
-    void release() {
-        if (cmId != null) {
+    protected void release() {
+        if (creator != null) {
             // rdma_destroy_qp also clears id->qp, which rdma_disconnect would otherwise still use.
-            rdma_h.rdma_destroy_qp(cmId.rawHandle());
+            creator.destroy();
             return;
         }
         RdmaException.check(Verb.IBV_DESTROY_QP, this, rdma_h.ibv_destroy_qp(handle));

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma;
 
+import dev.jrdma.internal.CValues;
+
 /** The state of a queue pair ({@code enum ibv_qp_state}). */
 public enum QueuePairState {
     /** Just created or reset: nothing can be posted. */

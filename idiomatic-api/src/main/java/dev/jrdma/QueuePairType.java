@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma;
 
+import dev.jrdma.internal.CValues;
+
 /** The transport service of a queue pair ({@code enum ibv_qp_type}). */
 public enum QueuePairType {
     /** Reliable connected: one peer, acknowledged, all operations. */

@@ -2,6 +2,7 @@
 package dev.jrdma;
 
 import dev.jrdma.bindings.generated.rdma_h;
+import dev.jrdma.internal.CValues;
 
 /**
  * A static rate ({@code enum ibv_rate}): the data rate of a path, as an address vector's

@@ -3,6 +3,7 @@ package dev.jrdma;
 
 import dev.jrdma.bindings.generated.ibv_qp_rate_limit_attr;
 import dev.jrdma.bindings.shim.ExtensionVerbs;
+import dev.jrdma.internal.Unsupported;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 

@@ -2,6 +2,7 @@
 package dev.jrdma;
 
 import dev.jrdma.bindings.shim.Errno;
+import dev.jrdma.internal.Libc;
 import java.lang.foreign.MemorySegment;
 
 /**

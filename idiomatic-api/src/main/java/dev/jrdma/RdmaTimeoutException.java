@@ -6,7 +6,7 @@ import java.util.Objects;
 
 /**
  * A wait ended because its timeout passed: no completion ({@link CompletionQueue#take}), no
- * completion event ({@link CompletionChannel#await}), no rdma_cm event ({@link CmId}), no peer
+ * completion event ({@link CompletionChannel#await}), no rdma_cm event ({@link dev.jrdma.cm.CmId}), no peer
  * or no answer on the TCP side ({@link EndpointExchange}, {@link ControlConnection}). Catch this
  * type to tell a slow or absent peer from misuse, which is an {@link IllegalStateException}.
  * The message names what was awaited, on what, and the timeout in plain units, e.g.

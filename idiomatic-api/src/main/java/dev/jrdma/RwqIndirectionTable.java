@@ -7,6 +7,7 @@ import dev.jrdma.bindings.generated.ibv_rwq_ind_table;
 import dev.jrdma.bindings.generated.ibv_rwq_ind_table_init_attr;
 import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.SteeringVerbs;
+import dev.jrdma.internal.Unsupported;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
@@ -66,7 +67,7 @@ public final class RwqIndirectionTable extends NativeObject {
 
     /** Destroys the table; reaches {@code ibv_destroy_rwq_ind_table}. */
     @Override
-    void release() {
+    protected void release() {
         RdmaException.check(Verb.IBV_DESTROY_RWQ_IND_TABLE, this, SteeringVerbs.ibv_destroy_rwq_ind_table(handle));
     }
 }

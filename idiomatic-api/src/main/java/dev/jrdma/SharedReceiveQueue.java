@@ -7,14 +7,14 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import dev.jrdma.bindings.generated.ibv_srq;
 import dev.jrdma.bindings.generated.ibv_srq_attr;
 import dev.jrdma.bindings.generated.ibv_srq_init_attr;
-import dev.jrdma.bindings.generated.rdma_cm_id;
 import dev.jrdma.bindings.generated.rdma_h;
+import dev.jrdma.bindings.shim.BoundVerbs;
 import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.ErrnoVerbs;
 import dev.jrdma.bindings.shim.ExtensionVerbs;
-import dev.jrdma.bindings.shim.BoundVerbs;
 import dev.jrdma.bindings.shim.InlineVerbs;
-import dev.jrdma.bindings.shim.RdmaCmVerbs;
+import dev.jrdma.internal.NativeCreator;
+import dev.jrdma.internal.Unsupported;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.ref.Reference;
@@ -34,8 +34,8 @@ import java.lang.ref.Reference;
  */
 public final class SharedReceiveQueue extends NativeObject {
     private final ProtectionDomain pd;
-    /** The rdma_cm id that created this SRQ ({@code rdma_create_srq}), which destroys it; or null. */
-    private final CmId cmId;
+    /** What created this SRQ and destroys it (an rdma_cm id's {@code rdma_create_srq}), or null. */
+    private final NativeCreator creator;
     /** Set at creation and by {@link #resize}; read without the queue's lock, as a hint. */
     private volatile int maxWorkRequests;
     private final int maxSges;
@@ -48,12 +48,12 @@ public final class SharedReceiveQueue extends NativeObject {
     /** Whether the provider's function is the one BoundVerbs calls as a constant. */
     final boolean bound;
 
-    private SharedReceiveQueue(ProtectionDomain pd, CmId cmId, MemorySegment handle, int maxWorkRequests,
+    private SharedReceiveQueue(ProtectionDomain pd, NativeCreator creator, MemorySegment handle, int maxWorkRequests,
                                int maxSges) {
         super(handle, "shared receive queue handle " + ibv_srq.handle(handle) + " on " + pd.context().name(),
-                pd, cmId);
+                pd, creator == null ? null : creator.owner());
         this.pd = pd;
-        this.cmId = cmId;
+        this.creator = creator;
         this.address = handle.address();
         this.postSrqRecvFn = InlineVerbs.postSrqRecvFunction(handle);
         this.bound = BoundVerbs.bindPostSrqRecv(postSrqRecvFn);
@@ -122,27 +122,26 @@ public final class SharedReceiveQueue extends NativeObject {
         }
     }
 
-    /** Creates the SRQ of rdma_cm id {@code cmId} ({@code rdma_create_srq}, then {@code id->srq}). */
-    static SharedReceiveQueue create(ProtectionDomain pd, CmId cmId, int maxWorkRequests, int maxSges) {
+    /** Creates an SRQ through {@code creator} (an rdma_cm id's {@code rdma_create_srq}, then {@code id->srq}). */
+    static SharedReceiveQueue create(ProtectionDomain pd, NativeCreator creator, int maxWorkRequests, int maxSges) {
         if (maxWorkRequests < 1 || maxSges < 1) {
             throw new IllegalArgumentException("a shared receive queue needs at least 1 work request and 1 SGE, not "
                     + maxWorkRequests + " and " + maxSges);
         }
-        try (Arena arena = Arena.ofConfined(); var _ = hold(pd, cmId)) {
+        try (Arena arena = Arena.ofConfined(); var _ = hold(pd, creator.owner())) {
             MemorySegment init = arena.allocate(ibv_srq_init_attr.layout());
             MemorySegment attr = ibv_srq_init_attr.attr(init);
             ibv_srq_attr.max_wr(attr, maxWorkRequests);
             ibv_srq_attr.max_sge(attr, maxSges);
             MemorySegment errno = Errno.allocate(arena);
-            MemorySegment id = cmId.handle();
-            if (RdmaCmVerbs.rdma_create_srq(errno, id, pd.handle(), init) != 0) {
-                throw RdmaException.of(Verb.RDMA_CREATE_SRQ, cmId + ", " + pd + ", " + maxWorkRequests
+            MemorySegment srq = creator.create(errno, pd.handle(), init);
+            if (srq.address() == 0) {
+                throw RdmaException.of(creator.verb(), creator.owner() + ", " + pd + ", " + maxWorkRequests
                         + " work requests, " + maxSges + " SGEs", Errno.get(errno));
             }
-            MemorySegment srq = rdma_cm_id.srq(id);
             return wrapCreated(srq, ibv_srq.layout(),
-                    h -> new SharedReceiveQueue(pd, cmId, h, ibv_srq_attr.max_wr(attr), ibv_srq_attr.max_sge(attr)),
-                    h -> RdmaCmVerbs.rdma_destroy_srq(id));
+                    h -> new SharedReceiveQueue(pd, creator, h, ibv_srq_attr.max_wr(attr), ibv_srq_attr.max_sge(attr)),
+                    h -> creator.destroy());
         }
     }
 
@@ -278,9 +277,9 @@ public final class SharedReceiveQueue extends NativeObject {
 
     @Override
     @Reaches("ibv_destroy_srq")
-    void release() {
-        if (cmId != null) {
-            RdmaCmVerbs.rdma_destroy_srq(cmId.rawHandle());   // also clears id->srq
+    protected void release() {
+        if (creator != null) {
+            creator.destroy();   // rdma_destroy_srq also clears id->srq
             return;
         }
         RdmaException.check(Verb.IBV_DESTROY_SRQ, this, rdma_h.ibv_destroy_srq(handle));

@@ -8,6 +8,7 @@ import dev.jrdma.bindings.generated.ibv_td_init_attr;
 import dev.jrdma.bindings.generated.rdma_h;
 import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.ExtensionVerbs;
+import dev.jrdma.internal.Unsupported;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
@@ -63,7 +64,7 @@ public final class ThreadDomain extends NativeObject {
 
     /** Frees the thread domain; reaches {@code ibv_dealloc_td}. */
     @Override
-    void release() {
+    protected void release() {
         RdmaException.check(Verb.IBV_DEALLOC_TD, this, ExtensionVerbs.ibv_dealloc_td(handle));
     }
 }

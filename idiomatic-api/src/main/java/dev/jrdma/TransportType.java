@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma;
 
+import dev.jrdma.internal.CValues;
+
 /** The transport a device speaks ({@code enum ibv_transport_type}); RoCE reports IB. */
 public enum TransportType {
     /** A value this version of jrdma does not know (or the C value -1, IBV_TRANSPORT_UNKNOWN). */

@@ -64,7 +64,7 @@ public final class UnmappedMemoryRegion extends NativeObject {
 
     /** Deregisters the region, or unimports it if it was imported; reaches {@code ibv_dereg_mr} or {@code ibv_unimport_mr}. */
     @Override
-    void release() {
+    protected void release() {
         if (imported) {
             rdma_h.ibv_unimport_mr(handle);
         } else {

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma;
 
+import dev.jrdma.internal.CValues;
+
 /**
  * What a completed work request did ({@code enum ibv_wc_opcode}). Only meaningful for
  * successful completions: the verbs leave it undefined when the status is an error.

@@ -2,6 +2,7 @@
 package dev.jrdma;
 
 import dev.jrdma.bindings.generated.rdma_h;
+import dev.jrdma.internal.CValues;
 
 /** The outcome of a work request ({@code enum ibv_wc_status}). */
 public enum WorkCompletionStatus {

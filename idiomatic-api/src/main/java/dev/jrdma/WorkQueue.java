@@ -10,6 +10,7 @@ import dev.jrdma.bindings.generated.ibv_wq_init_attr;
 import dev.jrdma.bindings.generated.rdma_h;
 import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.SteeringVerbs;
+import dev.jrdma.internal.Unsupported;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.ref.Reference;
@@ -119,7 +120,7 @@ public final class WorkQueue extends NativeObject {
 
     /** Destroys the work queue; reaches {@code ibv_destroy_wq}. */
     @Override
-    void release() {
+    protected void release() {
         RdmaException.check(Verb.IBV_DESTROY_WQ, this, SteeringVerbs.ibv_destroy_wq(handle));
     }
 }

@@ -8,6 +8,7 @@ import dev.jrdma.bindings.generated.ibv_xrcd_init_attr;
 import dev.jrdma.bindings.generated.rdma_h;
 import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.ExtensionVerbs;
+import dev.jrdma.internal.Unsupported;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
@@ -121,7 +122,7 @@ public final class XrcDomain extends NativeObject {
 
     /** Closes the domain; reaches {@code ibv_close_xrcd}. */
     @Override
-    void release() {
+    protected void release() {
         RdmaException.check(Verb.IBV_CLOSE_XRCD, this, ExtensionVerbs.ibv_close_xrcd(handle));
     }
 }

@@ -7,6 +7,7 @@ import dev.jrdma.bindings.generated.ibv_qp_init_attr_ex;
 import dev.jrdma.bindings.generated.rdma_h;
 import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.InlineVerbs;
+import dev.jrdma.internal.Unsupported;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
@@ -75,7 +76,7 @@ public final class XrcQueuePair extends NativeObject {
     }
 
     @Override
-    void release() {
+    protected void release() {
         RdmaException.check(Verb.IBV_DESTROY_QP, this, rdma_h.ibv_destroy_qp(handle));
     }
 }

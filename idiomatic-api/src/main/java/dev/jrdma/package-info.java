@@ -16,9 +16,9 @@
  *     Context.createCompletionQueue(depth[, channel]) -&gt; CompletionQueue
  *     Context.onAsyncEvent(listener)                  (port changes, QP/CQ errors)
  *
- * CmEventChannel.create() -&gt; CmId                     (rdma_cm: resolve/connect or bind/listen/accept)
- *     CmId.context() -&gt; Context (librdmacm's), CmId.createQueuePair(builder) -&gt; QueuePair
  * </pre>
+ * The connection manager (rdma_cm) is package {@link dev.jrdma.cm}: an id resolves, connects or
+ * listens, and makes these objects of its own device context.
  * Every object keeps the objects it was made from alive, and closing an object first closes
  * what was made from it (newest first): closing the {@link dev.jrdma.Context} releases
  * everything. {@code close()} is idempotent ({@link dev.jrdma.RdmaResource}); any use of a
@@ -81,7 +81,7 @@
  * channel when it has one),
  * {@link dev.jrdma.CompletionChannel#await} sleeps until a completion event or the timeout,
  * {@link dev.jrdma.ControlConnection} and {@link dev.jrdma.EndpointExchange} bound every socket
- * operation, and every {@link dev.jrdma.CmId} method that waits for an rdma_cm event takes a
+ * operation, and every {@link dev.jrdma.cm.CmId} method that waits for an rdma_cm event takes a
  * timeout. A wait that runs out of time throws {@link dev.jrdma.RdmaTimeoutException}. A
  * virtual thread waiting on a completion channel or an rdma_cm event parks and leaves its
  * carrier free.
@@ -110,3 +110,4 @@
  * poll a CQ from one thread).
  */
 package dev.jrdma;
+

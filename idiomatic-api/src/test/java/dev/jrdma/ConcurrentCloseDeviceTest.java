@@ -5,6 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.jrdma.bindings.shim.Errno;
+import dev.jrdma.cm.AddressInfo;
+import dev.jrdma.cm.CmEventChannel;
+import dev.jrdma.cm.CmId;
+import dev.jrdma.cm.MulticastJoin;
 import dev.jrdma.testing.DeviceTest;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -5,23 +5,25 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.util.ArrayList;
 import java.util.List;
-import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordingStream;
 import org.junit.jupiter.api.Test;
 
-/** The JFR plumbing without a device: every jrdma event type reaches a RecordingStream by name. */
+/**
+ * The JFR plumbing without a device: every jrdma event type of the core reaches a RecordingStream
+ * by name (rdma_cm's is CmEventsTest's).
+ */
 class EventsTest {
     @Test
     void everyEventTypeIsRecordedByName() throws Exception {
         List<String> seen = new ArrayList<>();
         try (RecordingStream jfr = new RecordingStream()) {
             List<String> names = List.of("jrdma.ConnectionEstablished", "jrdma.ConnectionClosed",
-                    "jrdma.QueuePairStateChange", "jrdma.ErrorCompletion", "jrdma.AsyncEvent", "jrdma.CmEvent",
+                    "jrdma.QueuePairStateChange", "jrdma.ErrorCompletion", "jrdma.AsyncEvent",
                     "jrdma.MemoryRegistration");
             names.forEach(jfr::enable);
             jfr.onEvent(e -> {
                 synchronized (seen) {
-                    seen.add(e.getEventType().getName() + fields(e));
+                    seen.add(e.getEventType().getName());
                 }
             });
             jfr.startAsync();
@@ -30,19 +32,11 @@ class EventsTest {
             new Events.StateChange().commit();
             new Events.ErrorCompletion().commit();
             new Events.Async().commit();
-            Events.Cm cm = new Events.Cm();
-            cm.type = "ADDR_RESOLVED";
-            cm.commit();
             new Events.Registration().commit();
             jfr.stop();
             synchronized (seen) {
                 assertEquals(names.size(), seen.size(), seen.toString());
-                assertEquals(true, seen.contains("jrdma.CmEvent type=ADDR_RESOLVED"), seen.toString());
             }
         }
-    }
-
-    private static String fields(RecordedEvent e) {
-        return e.getEventType().getName().equals("jrdma.CmEvent") ? " type=" + e.getString("type") : "";
     }
 }

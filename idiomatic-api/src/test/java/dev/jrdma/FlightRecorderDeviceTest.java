@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.jrdma.cm.CmEventChannel;
+import dev.jrdma.cm.CmId;
 import dev.jrdma.testing.DeviceTest;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;

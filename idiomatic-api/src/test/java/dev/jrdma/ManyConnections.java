@@ -3,6 +3,9 @@ package dev.jrdma;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 
+import dev.jrdma.cm.CmEventChannel;
+import dev.jrdma.cm.CmId;
+import dev.jrdma.cm.ConnectionRequest;
 import java.lang.foreign.MemorySegment;
 import java.net.Inet4Address;
 import java.net.InetSocketAddress;

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.jrdma.internal.Libc;
 import dev.jrdma.testing.DeviceTest;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -16,16 +17,19 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
-/** The ownership graph, with fake resources that record their release instead of calling verbs. */
+/**
+ * The ownership graph, with fake resources that record their release instead of calling verbs.
+ * NativeResource is sealed; the fakes extend this package's NativeObject with a NULL handle.
+ */
 class NativeResourceTest {
     private final List<String> released = new ArrayList<>();
 
-    private final class Fake extends NativeResource {
+    private final class Fake extends NativeObject {
         final String name;
         RuntimeException failure;
 
         Fake(String name, NativeResource... owners) {
-            super(owners);
+            super(MemorySegment.NULL, "fake " + name, owners);
             this.name = name;
         }
 
@@ -34,18 +38,13 @@ class NativeResourceTest {
         }
 
         @Override
-        void release() {
+        protected void release() {
             synchronized (released) {
                 released.add(name);
             }
             if (failure != null) {
                 throw failure;
             }
-        }
-
-        @Override
-        public String toString() {
-            return "fake " + name;
         }
     }
 
@@ -136,15 +135,15 @@ class NativeResourceTest {
         CountDownLatch childReleasing = new CountDownLatch(1);
         CountDownLatch letChildFinish = new CountDownLatch(1);
         List<String> order = java.util.Collections.synchronizedList(new ArrayList<>());
-        NativeResource parent = new NativeResource() {
+        NativeResource parent = new NativeObject(MemorySegment.NULL, "parent") {
             @Override
-            void release() {
+            protected void release() {
                 order.add("parent");
             }
         };
-        NativeResource child = new NativeResource(parent) {
+        NativeResource child = new NativeObject(MemorySegment.NULL, "child", parent) {
             @Override
-            void release() {
+            protected void release() {
                 childReleasing.countDown();
                 try {
                     letChildFinish.await(10, TimeUnit.SECONDS);
@@ -168,17 +167,17 @@ class NativeResourceTest {
     @Test
     void concurrentClosesReleaseOnce() throws Exception {
         AtomicInteger releases = new AtomicInteger();
-        NativeResource parent = new NativeResource() {
+        NativeResource parent = new NativeObject(MemorySegment.NULL, "parent") {
             @Override
-            void release() {
+            protected void release() {
                 releases.incrementAndGet();
             }
         };
         List<NativeResource> children = new ArrayList<>();
         for (int i = 0; i < 100; i++) {
-            children.add(new NativeResource(parent) {
+            children.add(new NativeObject(MemorySegment.NULL, "child", parent) {
                 @Override
-                void release() {
+                protected void release() {
                     releases.incrementAndGet();
                 }
             });

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.jrdma.internal.Libc;
 import org.junit.jupiter.api.Test;
 
 class RdmaExceptionTest {

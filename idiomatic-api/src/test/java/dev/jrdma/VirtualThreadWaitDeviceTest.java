@@ -9,6 +9,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.jrdma.bindings.shim.Posix;
+import dev.jrdma.cm.CmEventChannel;
+import dev.jrdma.cm.CmId;
+import dev.jrdma.cm.ConnectionRequest;
 import dev.jrdma.testing.DeviceTest;
 import java.net.Inet4Address;
 import java.net.InetSocketAddress;

@@ -19,16 +19,18 @@ import org.junit.jupiter.api.Test;
 /**
  * The tutorials' code (and that of the other pages for application writers; not architecture.md,
  * which quotes jrdma's internals on purpose) is meant to be copied into an application, so its snippets may name only
- * the published API (the public types of {@code dev.jrdma}) and the JDK: a snippet that calls a
+ * the published API (the public types of the exported packages) and the JDK: a snippet that calls a
  * helper living in examples/ would not compile once copied. Every type name in a snippet must be
- * a public type of the API or a JDK type (java.lang, or imported from java.*, javax.*, jdk.* by
+ * a public type of a package the API module exports ({@code dev.jrdma}, {@code dev.jrdma.cm}) or a JDK type (java.lang, or imported from java.*, javax.*, jdk.* by
  * the source the snippet is cut from).
  */
 class PublishedApiTest {
     /** Pages besides the tutorials whose code an application copies. */
     private static final Set<String> APPLICATION_PAGES = Set.of("getting-started.md", "applications.md",
             "remote-access-errors.md", "concepts.md", "troubleshooting.md");
-    private static final Path API = Guide.ROOT.resolve("idiomatic-api/src/main/java/dev/jrdma");
+    private static final Path API = Guide.ROOT.resolve("idiomatic-api/src/main/java");
+    /** An unqualified export of the API's module-info: the packages an application sees. */
+    private static final Pattern EXPORTS = Pattern.compile("^\\s*exports ([\\w.]+);", Pattern.MULTILINE);
     private static final Pattern PUBLIC_TYPE = Pattern.compile(
             "^public (?:final |abstract |sealed |non-sealed )*(?:class|interface|enum|record|@interface) (\\w+)",
             Pattern.MULTILINE);
@@ -41,9 +43,26 @@ class PublishedApiTest {
     private static final Pattern COMMENTS_AND_STRINGS = Pattern.compile(
             "//[^\\n]*|/\\*.*?\\*/|\"(?:\\\\.|[^\"\\\\])*\"|'(?:\\\\.|[^'\\\\])'", Pattern.DOTALL);
 
+    /** {@return the directories of the packages module-info exports} */
+    static List<Path> exportedPackages() throws IOException {
+        List<Path> packages = new ArrayList<>();
+        Matcher m = EXPORTS.matcher(Files.readString(API.resolve("module-info.java")));
+        while (m.find()) {
+            packages.add(API.resolve(m.group(1).replace('.', '/')));
+        }
+        return packages;
+    }
+
     static Set<String> publishedTypes() throws IOException {
         Set<String> types = new TreeSet<>();
-        try (Stream<Path> s = Files.list(API)) {
+        for (Path pkg : exportedPackages()) {
+            addPublicTypes(pkg, types);
+        }
+        return types;
+    }
+
+    private static void addPublicTypes(Path pkg, Set<String> types) throws IOException {
+        try (Stream<Path> s = Files.list(pkg)) {
             for (Path source : s.filter(p -> p.toString().endsWith(".java")).toList()) {
                 String text = Files.readString(source);
                 Matcher top = PUBLIC_TYPE.matcher(text);
@@ -56,7 +75,6 @@ class PublishedApiTest {
                 }
             }
         }
-        return types;
     }
 
     /** The type names {@code code} uses that are neither published nor the JDK's. */
@@ -84,8 +102,10 @@ class PublishedApiTest {
     @Test
     void snippetsNameOnlyThePublishedApiAndTheJdk() throws IOException {
         Set<String> published = publishedTypes();
-        assertTrue(published.containsAll(Set.of("Context", "ControlConnection", "QueuePair", "RdmaTimeoutException")),
-                published.toString());
+        assertTrue(published.containsAll(Set.of("Context", "ControlConnection", "QueuePair", "RdmaTimeoutException",
+                "CmId", "CmEventChannel")), published.toString());
+        assertTrue(published.stream().noneMatch(Set.of("CoreAccess", "Readiness", "CValues")::contains),
+                "dev.jrdma.internal is not exported: " + published);
         List<String> foreign = new ArrayList<>();
         int checked = 0;
         for (Path page : Guide.pages()) {

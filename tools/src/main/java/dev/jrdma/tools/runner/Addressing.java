@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma.tools.runner;
 
-import dev.jrdma.CmId;
-import dev.jrdma.CmOption;
 import dev.jrdma.ConnectionOptions;
 import dev.jrdma.Context;
 import dev.jrdma.Gid;
@@ -11,6 +9,8 @@ import dev.jrdma.GidType;
 import dev.jrdma.MulticastGroup;
 import dev.jrdma.QueuePair;
 import dev.jrdma.RdmaException;
+import dev.jrdma.cm.CmId;
+import dev.jrdma.cm.CmOption;
 import dev.jrdma.tools.perftest.AddressSettings;
 import dev.jrdma.tools.perftest.PeerInfo;
 import dev.jrdma.tools.perftest.PerftestSettings;

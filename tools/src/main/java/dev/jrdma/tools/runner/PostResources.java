@@ -2,7 +2,6 @@
 package dev.jrdma.tools.runner;
 
 import dev.jrdma.Access;
-import dev.jrdma.CmId;
 import dev.jrdma.Context;
 import dev.jrdma.MemoryRegion;
 import dev.jrdma.OperationNotSupportedException;
@@ -13,6 +12,7 @@ import dev.jrdma.ReceiveRequest;
 import dev.jrdma.SendOp;
 import dev.jrdma.SharedReceiveQueue;
 import dev.jrdma.ThreadDomain;
+import dev.jrdma.cm.CmId;
 import dev.jrdma.tools.perftest.PostSettings;
 import java.util.Set;
 import java.util.function.Supplier;

@@ -2,20 +2,20 @@
 package dev.jrdma.tools.runner;
 
 import dev.jrdma.Access;
-import dev.jrdma.CmEventChannel;
-import dev.jrdma.CmId;
 import dev.jrdma.CompletionQueue;
-import dev.jrdma.ConnectionRequest;
 import dev.jrdma.MemoryRegion;
 import dev.jrdma.ProtectionDomain;
-import dev.jrdma.QueuePairType;
 import dev.jrdma.QueuePair;
+import dev.jrdma.QueuePairType;
 import dev.jrdma.RdmaException;
 import dev.jrdma.RdmaTimeoutException;
 import dev.jrdma.ReceiveRequest;
 import dev.jrdma.SendRequest;
 import dev.jrdma.WaitStrategy;
 import dev.jrdma.WorkCompletion;
+import dev.jrdma.cm.CmEventChannel;
+import dev.jrdma.cm.CmId;
+import dev.jrdma.cm.ConnectionRequest;
 import dev.jrdma.tools.perftest.PeerInfo;
 import dev.jrdma.tools.perftest.PerftestProtocolException;
 import dev.jrdma.tools.perftest.RdmaCmLink;

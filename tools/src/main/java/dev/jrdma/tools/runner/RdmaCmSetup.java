@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma.tools.runner;
 
-import dev.jrdma.CmEventChannel;
-import dev.jrdma.CmId;
 import dev.jrdma.RdmaTimeoutException;
+import dev.jrdma.cm.CmEventChannel;
+import dev.jrdma.cm.CmId;
 import dev.jrdma.tools.perftest.PerftestProtocolException;
 import dev.jrdma.tools.perftest.PerftestSettings;
 import java.io.IOException;
