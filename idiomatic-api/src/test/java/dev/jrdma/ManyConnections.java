@@ -27,7 +27,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * of the echo. Among the clients, one vanishes after its first round (closes its id without
  * disconnecting) and one is rejected. Every wait has the settings' timeout; a run that does not
  * end within {@link Settings#bound()} is a stall, and its channels are closed to end it.
- * Used by {@code ManyConnectionsDeviceTest} and, in a loop, by {@code ManyConnectionsSoak}.
+ * Used by {@code ManyConnectionsDeviceTest}, in a loop by {@code ManyConnectionsSoak}, and split
+ * across two nodes ({@link Side}) by {@code TwoNodeManyConnectionsDeviceTest}.
  */
 final class ManyConnections {
     private ManyConnections() {}
@@ -127,7 +128,20 @@ final class ManyConnections {
         return -1;
     }
 
+    /** Which parts of the service a run hosts: both in one process, or one of them (the two-node test). */
+    enum Side { BOTH, SERVER, CLIENTS }
+
     static Report run(Inet4Address address, Settings s) throws InterruptedException {
+        return run(address, 0, s, Side.BOTH, () -> { });
+    }
+
+    /**
+     * One side of the service, or both: the server listens on {@code address}:{@code port} (0: any
+     * port) and calls {@code listening} once it does; the clients connect to {@code address}:{@code port}
+     * (the listener's port when both run here). A side's report counts only its side.
+     */
+    static Report run(Inet4Address address, int port, Settings s, Side side, Runnable listening)
+            throws InterruptedException {
         long start = System.nanoTime();
         int vanishing = s.connections();
         int rejectedIndex = s.connections() + 1;
@@ -150,12 +164,16 @@ final class ManyConnections {
         boolean stalled;
         try (CmEventChannel serverChannel = CmEventChannel.create();
              CmEventChannel clientChannel = CmEventChannel.create()) {
-            CmId listener = serverChannel.createId();
-            listener.bind(new InetSocketAddress(address, 0));
-            listener.listen(s.connections() + 2);
-            int port = listener.localPort();
+            CmId listener = side == Side.CLIENTS ? null : serverChannel.createId();
+            if (listener != null) {
+                listener.bind(new InetSocketAddress(address, port));
+                listener.listen(s.connections() + 2);
+                port = listener.localPort();
+                listening.run();
+            }
+            int serverPort = port;
             List<Thread> handlers = new ArrayList<>();
-            Thread acceptor = threads.newThread(() -> {
+            Thread acceptor = listener == null ? null : threads.newThread(() -> {
                 for (int i = 0; i < s.connections() + 2; i++) {
                     ConnectionRequest request;
                     try {
@@ -187,15 +205,17 @@ final class ManyConnections {
                     handler.start();
                 }
             });
-            acceptor.start();
-            started.add(acceptor);
-            for (int i = 0; i < s.connections() + 2; i++) {
+            if (acceptor != null) {
+                acceptor.start();
+                started.add(acceptor);
+            }
+            for (int i = 0; side != Side.SERVER && i < s.connections() + 2; i++) {
                 int index = i;
                 byte kind = i == vanishing ? VANISH : i == rejectedIndex ? REJECT : ECHO;
                 Thread client = threads.newThread(() -> {
                     boolean[] counted = {false};
                     try {
-                        boolean passed = client(clientChannel, address, port, kind, index, s, () -> {
+                        boolean passed = client(clientChannel, address, serverPort, kind, index, s, () -> {
                             counted[0] = true;
                             if (connected.incrementAndGet() == s.connections()) {
                                 allConnectedAt.set(System.nanoTime());
