@@ -5,7 +5,7 @@ import dev.jrdma.bindings.generated.ibv_mw;
 import dev.jrdma.bindings.generated.ibv_mw_bind;
 import dev.jrdma.bindings.generated.ibv_mw_bind_info;
 import dev.jrdma.bindings.shim.Errno;
-import dev.jrdma.bindings.shim.InlineVerbs;
+import dev.jrdma.bindings.shim.MemoryWindowVerbs;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Set;
@@ -58,8 +58,8 @@ public final class MemoryWindow extends NativeObject {
         try (Arena arena = Arena.ofConfined(); var _ = hold(pd)) {
             MemorySegment errno = Errno.allocate(arena);
             MemorySegment mw = RdmaException.checkCreated(Verb.IBV_ALLOC_MW, pd + ", " + type, errno,
-                    InlineVerbs.ibv_alloc_mw(errno, pd.handle(), type.value()));
-            return wrapCreated(mw, ibv_mw.layout(), h -> new MemoryWindow(pd, h, type), InlineVerbs::ibv_dealloc_mw);
+                    MemoryWindowVerbs.ibv_alloc_mw(errno, pd.handle(), type.value()));
+            return wrapCreated(mw, ibv_mw.layout(), h -> new MemoryWindow(pd, h, type), MemoryWindowVerbs::ibv_dealloc_mw);
         }
     }
 
@@ -71,7 +71,7 @@ public final class MemoryWindow extends NativeObject {
      */
     @Reaches("ibv_inc_rkey")
     public static int nextRkey(int rkey) {
-        return InlineVerbs.ibv_inc_rkey(rkey);
+        return MemoryWindowVerbs.ibv_inc_rkey(rkey);
     }
 
     /** {@return how the window is bound: type 1 or type 2} */
@@ -134,7 +134,7 @@ public final class MemoryWindow extends NativeObject {
             ibv_mw_bind_info.addr(info, mr.address() + offset);
             ibv_mw_bind_info.length(info, length);
             ibv_mw_bind_info.mw_access_flags(info, Access.flags(access));
-            int rc = InlineVerbs.ibv_bind_mw(qpHandle, handle, bind);
+            int rc = MemoryWindowVerbs.ibv_bind_mw(qpHandle, handle, bind);
             if (rc != 0) {
                 throw RdmaException.of(Verb.IBV_BIND_MW, this, rc, "through " + qp + " to " + length + " bytes of "
                         + mr + " with " + access);
@@ -224,6 +224,6 @@ public final class MemoryWindow extends NativeObject {
     protected void release() {
         // A BIND_MW post already past its check of this window may still be reading it in the provider.
         pd.awaitPostsQuiescent();
-        RdmaException.check(Verb.IBV_DEALLOC_MW, this, InlineVerbs.ibv_dealloc_mw(handle));
+        RdmaException.check(Verb.IBV_DEALLOC_MW, this, MemoryWindowVerbs.ibv_dealloc_mw(handle));
     }
 }

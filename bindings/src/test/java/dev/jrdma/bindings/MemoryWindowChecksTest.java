@@ -8,7 +8,7 @@ import dev.jrdma.bindings.generated.ibv_mr;
 import dev.jrdma.bindings.generated.ibv_mw;
 import dev.jrdma.bindings.generated.ibv_mw_bind;
 import dev.jrdma.bindings.generated.ibv_mw_bind_info;
-import dev.jrdma.bindings.shim.InlineVerbs;
+import dev.jrdma.bindings.shim.MemoryWindowVerbs;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import org.junit.jupiter.api.Test;
@@ -40,15 +40,15 @@ class MemoryWindowChecksTest {
 
     @Test
     void typeTwoWindowsAreBoundByWorkRequestNotByBindMw() {
-        assertEquals(EINVAL(), InlineVerbs.ibv_bind_mw(MemorySegment.NULL, window(IBV_MW_TYPE_2(), pdA),
+        assertEquals(EINVAL(), MemoryWindowVerbs.ibv_bind_mw(MemorySegment.NULL, window(IBV_MW_TYPE_2(), pdA),
                 bind(MemorySegment.NULL, 0, 0)));
     }
 
     @Test
     void rangeWithoutMemoryRegionIsInvalid() {
-        assertEquals(EINVAL(), InlineVerbs.ibv_bind_mw(MemorySegment.NULL, window(IBV_MW_TYPE_1(), pdA),
+        assertEquals(EINVAL(), MemoryWindowVerbs.ibv_bind_mw(MemorySegment.NULL, window(IBV_MW_TYPE_1(), pdA),
                 bind(MemorySegment.NULL, 4096, 0)));
-        assertEquals(EINVAL(), InlineVerbs.ibv_bind_mw(MemorySegment.NULL, window(IBV_MW_TYPE_1(), pdA),
+        assertEquals(EINVAL(), MemoryWindowVerbs.ibv_bind_mw(MemorySegment.NULL, window(IBV_MW_TYPE_1(), pdA),
                 bind(MemorySegment.NULL, 0, 64)));
     }
 
@@ -56,13 +56,13 @@ class MemoryWindowChecksTest {
     void memoryRegionOfAnotherProtectionDomainIsNotPermitted() {
         MemorySegment mr = arena.allocate(ibv_mr.layout());
         ibv_mr.pd(mr, pdB);
-        assertEquals(EPERM(), InlineVerbs.ibv_bind_mw(MemorySegment.NULL, window(IBV_MW_TYPE_1(), pdA),
+        assertEquals(EPERM(), MemoryWindowVerbs.ibv_bind_mw(MemorySegment.NULL, window(IBV_MW_TYPE_1(), pdA),
                 bind(mr, 0, 64)));
     }
 
     @Test
     void incRkeyBumpsOnlyTheKeyTag() {
-        assertEquals(0x12345601, InlineVerbs.ibv_inc_rkey(0x12345600));
-        assertEquals(0x12345600, InlineVerbs.ibv_inc_rkey(0x123456ff));
+        assertEquals(0x12345601, MemoryWindowVerbs.ibv_inc_rkey(0x12345600));
+        assertEquals(0x12345600, MemoryWindowVerbs.ibv_inc_rkey(0x123456ff));
     }
 }

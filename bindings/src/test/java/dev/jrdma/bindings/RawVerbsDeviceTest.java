@@ -19,6 +19,7 @@ import dev.jrdma.bindings.generated.ibv_mw_bind;
 import dev.jrdma.bindings.generated.ibv_mw_bind_info;
 import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.InlineVerbs;
+import dev.jrdma.bindings.shim.MemoryWindowVerbs;
 import dev.jrdma.testing.DeviceTest;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -204,7 +205,7 @@ class RawVerbsDeviceTest {
     void typeOneMemoryWindowGrantsRemoteWriteToPartOfARegion() {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment errno = Errno.allocate(arena);
-            MemorySegment mw = InlineVerbs.ibv_alloc_mw(errno, rc.pd, IBV_MW_TYPE_1());
+            MemorySegment mw = MemoryWindowVerbs.ibv_alloc_mw(errno, rc.pd, IBV_MW_TYPE_1());
             Assumptions.assumeFalse(mw.address() == 0 && Errno.get(errno) == EOPNOTSUPP(),
                     rc.deviceName + " has no memory windows (ibv_alloc_mw: EOPNOTSUPP)");
             assertNotEquals(0L, mw.address(), "ibv_alloc_mw failed: errno " + Errno.get(errno));
@@ -220,7 +221,7 @@ class RawVerbsDeviceTest {
                 ibv_mw_bind_info.addr(info, window.address());
                 ibv_mw_bind_info.length(info, window.byteSize());
                 ibv_mw_bind_info.mw_access_flags(info, IBV_ACCESS_REMOTE_WRITE());
-                RawRcLoopback.check(InlineVerbs.ibv_bind_mw(rc.qps[1], mw, bind), "ibv_bind_mw");
+                RawRcLoopback.check(MemoryWindowVerbs.ibv_bind_mw(rc.qps[1], mw, bind), "ibv_bind_mw");
                 MemorySegment wc = rc.pollOne();
                 assertEquals(77, ibv_wc.wr_id(wc));
                 assertEquals(IBV_WC_SUCCESS(), ibv_wc.status(wc), RawRcLoopback.statusText(ibv_wc.status(wc)));
@@ -234,7 +235,7 @@ class RawVerbsDeviceTest {
                 wc = rc.pollSuccess();
                 assertArrayEquals(source.toArray(JAVA_BYTE), window.asSlice(64, 64).toArray(JAVA_BYTE));
             } finally {
-                RawRcLoopback.check(InlineVerbs.ibv_dealloc_mw(mw), "ibv_dealloc_mw");
+                RawRcLoopback.check(MemoryWindowVerbs.ibv_dealloc_mw(mw), "ibv_dealloc_mw");
             }
         }
     }

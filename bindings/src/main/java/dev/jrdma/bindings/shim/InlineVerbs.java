@@ -11,11 +11,6 @@ import dev.jrdma.bindings.generated.ibv_cq;
 import dev.jrdma.bindings.generated.ibv_port_attr;
 import dev.jrdma.bindings.generated.ibv_gid_entry;
 import dev.jrdma.bindings.generated.ibv_device_attr_ex;
-import dev.jrdma.bindings.generated.ibv_mr;
-import dev.jrdma.bindings.generated.ibv_mw;
-import dev.jrdma.bindings.generated.ibv_mw_bind;
-import dev.jrdma.bindings.generated.ibv_mw_bind_info;
-import dev.jrdma.bindings.generated.ibv_pd;
 import dev.jrdma.bindings.generated.ibv_qp;
 import dev.jrdma.bindings.generated.ibv_qp_init_attr_ex;
 import dev.jrdma.bindings.generated.ibv_query_device_ex_input;
@@ -48,15 +43,13 @@ public final class InlineVerbs {
     /** All of memory: lets a pointer field be read at {@code base + offset} without creating a segment per call. */
     private static final MemorySegment MEMORY = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
 
-    private static final int IBV_MW_TYPE_1 = rdma_h.IBV_MW_TYPE_1();
-
     // ---- group A: struct ibv_context_ops, embedded in struct ibv_context ---------------------
     // Each object (qp, cq, srq) starts with its context pointer; the op is a function pointer
     // at context + offsetof(ibv_context, ops) + offsetof(ibv_context_ops, op).
     private static final long QP_CONTEXT = ibv_qp.context$offset();
     private static final long CQ_CONTEXT = ibv_cq.context$offset();
     private static final long SRQ_CONTEXT = ibv_srq.context$offset();
-    private static final long OPS = ibv_context.ops$offset();
+    static final long OPS = ibv_context.ops$offset();
     private static final long OP_POST_SEND = OPS + ibv_context_ops.post_send$offset();
     private static final long OP_POST_RECV = OPS + ibv_context_ops.post_recv$offset();
     private static final long OP_POST_SRQ_RECV = OPS + ibv_context_ops.post_srq_recv$offset();
@@ -132,8 +125,11 @@ public final class InlineVerbs {
     private static final FunctionCache POLL_CQ_FN = new FunctionCache();
     private static final FunctionCache REQ_NOTIFY_CQ_FN = new FunctionCache();
 
-    /** The function pointer at {@code context(obj) + opOffset}, or 0 when the provider left it NULL. */
-    private static long contextOp(MemorySegment obj, long contextOffset, long opOffset, String what) {
+    /**
+     * The function pointer at {@code context(obj) + opOffset}, or 0 when the provider left it NULL.
+     * Package-private for {@link MemoryWindowVerbs}, whose ops live in the same table.
+     */
+    static long contextOp(MemorySegment obj, long contextOffset, long opOffset, String what) {
         long address = obj.address();
         if (address == 0) {
             throw new NullPointerException(what + " is NULL");
@@ -305,95 +301,6 @@ public final class InlineVerbs {
         } catch (Throwable t) {
             throw ErrnoVerbs.rethrow(t);
         }
-    }
-
-    // ---- memory windows: also through the ops table, with the C inline's argument checks ----
-    private static final class MemoryWindows {
-        static final long PD_CONTEXT = ibv_pd.context$offset();
-        static final long MW_CONTEXT = ibv_mw.context$offset();
-        static final long OP_ALLOC_MW = OPS + ibv_context_ops.alloc_mw$offset();
-        static final long OP_DEALLOC_MW = OPS + ibv_context_ops.dealloc_mw$offset();
-        static final long OP_BIND_MW = OPS + ibv_context_ops.bind_mw$offset();
-        static final MethodHandle ALLOC_MW =
-                LINKER.downcallHandle(ibv_context_ops.alloc_mw.descriptor(), Errno.CAPTURE);
-        static final MethodHandle DEALLOC_MW = LINKER.downcallHandle(ibv_context_ops.dealloc_mw.descriptor());
-        static final MethodHandle BIND_MW = LINKER.downcallHandle(ibv_context_ops.bind_mw.descriptor());
-        static final long MW_SIZE = ibv_mw.layout().byteSize();
-        static final long MW_BIND_SIZE = ibv_mw_bind.layout().byteSize();
-        static final long MR_SIZE = ibv_mr.layout().byteSize();
-    }
-
-    /**
-     * {@code ibv_alloc_mw}: {@code pd->context->ops.alloc_mw(pd, type)}; NULL with errno
-     * EOPNOTSUPP when the provider has no memory windows, as the C inline does.
-     */
-    public static MemorySegment ibv_alloc_mw(MemorySegment errno, MemorySegment pd, int type) {
-        long fn = contextOp(pd, MemoryWindows.PD_CONTEXT, MemoryWindows.OP_ALLOC_MW, "pd");
-        if (fn == 0) {
-            Errno.set(errno, Errno.EOPNOTSUPP);
-            return MemorySegment.NULL;
-        }
-        try {
-            return (MemorySegment) MemoryWindows.ALLOC_MW.invokeExact(MemorySegment.ofAddress(fn), errno, pd, type);
-        } catch (Throwable t) {
-            throw ErrnoVerbs.rethrow(t);
-        }
-    }
-
-    /** {@code ibv_dealloc_mw}: {@code mw->context->ops.dealloc_mw(mw)}; 0 or an errno value. */
-    public static int ibv_dealloc_mw(MemorySegment mw) {
-        long fn = contextOp(mw, MemoryWindows.MW_CONTEXT, MemoryWindows.OP_DEALLOC_MW, "mw");
-        if (fn == 0) {
-            return Errno.EOPNOTSUPP;
-        }
-        try {
-            return (int) MemoryWindows.DEALLOC_MW.invokeExact(MemorySegment.ofAddress(fn), mw);
-        } catch (Throwable t) {
-            throw ErrnoVerbs.rethrow(t);
-        }
-    }
-
-    /**
-     * {@code ibv_bind_mw} (type 1 windows; type 2 windows are bound with an IBV_WR_BIND_MW work
-     * request). Checks as the C inline does before dispatching: a type 2 window or an address
-     * range without an MR is EINVAL, an MR of another PD is EPERM.
-     *
-     * <p>Unbinding with {@code bind_info.mr == NULL} is legal C, but the rxe provider of
-     * rdma-core 44 dereferences the MR and crashes the process; the jrdma API unbinds with a
-     * zero-length bind instead.
-     */
-    public static int ibv_bind_mw(MemorySegment qp, MemorySegment mw, MemorySegment mwBind) {
-        if (mw.address() == 0 || mwBind.address() == 0) {
-            throw new NullPointerException("mw or mw_bind is NULL");
-        }
-        MemorySegment window = mw.reinterpret(MemoryWindows.MW_SIZE);
-        MemorySegment bind = mwBind.reinterpret(MemoryWindows.MW_BIND_SIZE);
-        if (ibv_mw.type(window) != IBV_MW_TYPE_1) {
-            return Errno.EINVAL;
-        }
-        MemorySegment info = ibv_mw_bind.bind_info(bind);
-        MemorySegment mr = ibv_mw_bind_info.mr(info);
-        if (mr.address() == 0 && (ibv_mw_bind_info.addr(info) != 0 || ibv_mw_bind_info.length(info) != 0)) {
-            return Errno.EINVAL;
-        }
-        if (mr.address() != 0
-                && ibv_mr.pd(mr.reinterpret(MemoryWindows.MR_SIZE)).address() != ibv_mw.pd(window).address()) {
-            return Errno.EPERM;
-        }
-        long fn = contextOp(mw, MemoryWindows.MW_CONTEXT, MemoryWindows.OP_BIND_MW, "mw");
-        if (fn == 0) {
-            return Errno.EOPNOTSUPP;
-        }
-        try {
-            return (int) MemoryWindows.BIND_MW.invokeExact(MemorySegment.ofAddress(fn), qp, mw, mwBind);
-        } catch (Throwable t) {
-            throw ErrnoVerbs.rethrow(t);
-        }
-    }
-
-    /** {@code ibv_inc_rkey}: the next rkey for re-binding a window, the low 8 bits (the key tag) incremented. */
-    public static int ibv_inc_rkey(int rkey) {
-        return (rkey & ~0xff) | ((rkey + 1) & 0xff);
     }
 
     // ---- group C: extension ops of struct verbs_context --------------------------------------

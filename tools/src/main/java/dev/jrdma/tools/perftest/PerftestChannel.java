@@ -5,15 +5,11 @@ import dev.jrdma.RdmaTimeoutException;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
-import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
-import java.nio.channels.SelectionKey;
-import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Objects;
-import jdk.net.ExtendedSocketOptions;
 
 /**
  * perftest's out-of-band TCP channel (perftest 6.06, src/perftest_communication.c), with a
@@ -35,7 +31,8 @@ import jdk.net.ExtendedSocketOptions;
  * {@link PerftestSchedule}), the BW report exchange for BW tests, and {@link #close()}, which is
  * one last sync followed by the 5-byte "done" message ({@code ctx_close_connection}).
  *
- * <p>With -R ({@link #overRdmaCm}) the same messages travel over perftest's rdma_cm control QP
+ * <p>This class is the protocol; a {@link TcpLink} moves its bytes over TCP and bounds each wait.
+ * With -R ({@link #overRdmaCm}) the same messages travel over perftest's rdma_cm control QP
  * instead of TCP; only the key record's encoding and the end of the session differ.
  *
  * <p>Not thread-safe; one thread drives a session.
@@ -45,12 +42,10 @@ public final class PerftestChannel implements AutoCloseable {
     /** perftest's default TCP port. */
     public static final int DEFAULT_PORT = 18515;
 
-    private final SocketChannel socket;      // null for -R
+    private final TcpLink tcp;               // null for -R
     private final RdmaCmLink link;           // null for TCP
     private final int gidIndex;              // -R: the sender's GID index field of the key record
     private final boolean client;
-    private final Duration timeout;
-    private final Selector selector;
     private boolean closed;
     /** Set by {@link #expectPeerRun}: the next read waits for a peer that is running the test. */
     private boolean peerRunning;
@@ -58,31 +53,14 @@ public final class PerftestChannel implements AutoCloseable {
     private Duration peerRunLimit;
 
     PerftestChannel(SocketChannel socket, boolean client, Duration timeout) throws IOException {
-        this.socket = socket;
+        this(new TcpLink(socket, timeout), client);
+    }
+
+    private PerftestChannel(TcpLink tcp, boolean client) {
+        this.tcp = tcp;
         this.link = null;
         this.gidIndex = -1;
         this.client = client;
-        this.timeout = timeout;
-        socket.configureBlocking(false);
-        socket.setOption(StandardSocketOptions.TCP_NODELAY, true);
-        keepAlive(socket, timeout);
-        this.selector = Selector.open();
-    }
-
-    /**
-     * TCP keepalive tuned to the timeout, so that a peer whose host vanishes without closing
-     * the connection is noticed while this side waits for the peer's measurement run
-     * ({@link #expectPeerRun}): the peer's kernel answers the probes however long its run
-     * takes. Linux reports ETIMEDOUT on the read after idle + count x interval of silence.
-     */
-    private static void keepAlive(SocketChannel socket, Duration timeout) throws IOException {
-        socket.setOption(StandardSocketOptions.SO_KEEPALIVE, true);
-        if (socket.supportedOptions().contains(ExtendedSocketOptions.TCP_KEEPIDLE)) {
-            int seconds = (int) Math.max(3, Math.min(timeout.toSeconds(), 32_767));
-            socket.setOption(ExtendedSocketOptions.TCP_KEEPIDLE, Math.max(1, seconds / 2));
-            socket.setOption(ExtendedSocketOptions.TCP_KEEPINTERVAL, Math.max(1, seconds / 6));
-            socket.setOption(ExtendedSocketOptions.TCP_KEEPCOUNT, 3);
-        }
     }
 
     /**
@@ -105,12 +83,10 @@ public final class PerftestChannel implements AutoCloseable {
     }
 
     private PerftestChannel(RdmaCmLink link, int gidIndex) {
-        this.socket = null;
+        this.tcp = null;
         this.link = link;
         this.gidIndex = gidIndex;
         this.client = link.isClient();
-        this.timeout = link.timeout();
-        this.selector = null;
     }
 
     /**
@@ -143,53 +119,7 @@ public final class PerftestChannel implements AutoCloseable {
      */
     public static PerftestChannel connect(String host, int port, Duration timeout, InetSocketAddress source,
                                           boolean ipv6) throws IOException {
-        Objects.requireNonNull(host, "host");
-        InetSocketAddress address = new InetSocketAddress(host, port);
-        if (address.isUnresolved()) {
-            throw new PerftestProtocolException("connect: cannot resolve host '" + host + "'");
-        }
-        if (ipv6) {
-            java.net.InetAddress v6 = null;
-            for (java.net.InetAddress a : java.net.InetAddress.getAllByName(host)) {
-                if (a instanceof java.net.Inet6Address) {
-                    v6 = a;
-                    break;
-                }
-            }
-            if (v6 == null) {
-                throw new PerftestProtocolException("connect: --ipv6-addr: host '" + host + "' has no IPv6 address");
-            }
-            address = new InetSocketAddress(v6, port);
-        }
-        SocketChannel socket = SocketChannel.open();
-        try {
-            if (source != null) {
-                socket.bind(source);
-            }
-            socket.configureBlocking(false);
-            long deadline = System.nanoTime() + timeout.toNanos();
-            if (!socket.connect(address)) {
-                try (Selector sel = Selector.open()) {
-                    socket.register(sel, SelectionKey.OP_CONNECT);
-                    while (!socket.finishConnect()) {
-                        long left = deadline - System.nanoTime();
-                        if (left <= 0) {
-                            throw new RdmaTimeoutException(timeout, "connect: no answer from " + host + ":" + port
-                                    + " within " + seconds(timeout) + " (is the server running?)", null);
-                        }
-                        sel.select(Math.max(1, left / 1_000_000));
-                        sel.selectedKeys().clear();
-                    }
-                }
-            }
-            return new PerftestChannel(socket, true, timeout);
-        } catch (PerftestProtocolException | RdmaTimeoutException e) {
-            socket.close();
-            throw e;
-        } catch (IOException e) {
-            socket.close();
-            throw new PerftestProtocolException("connect: cannot connect to " + host + ":" + port + ": " + e.getMessage(), e);
-        }
+        return new PerftestChannel(TcpLink.connect(host, port, timeout, source, ipv6), true);
     }
 
     /**
@@ -332,154 +262,41 @@ public final class PerftestChannel implements AutoCloseable {
             return;
         }
         write("done", "done\0".getBytes(StandardCharsets.US_ASCII));
-        drainDone();
+        tcp.drainDone();
         close();
     }
 
-    /** The socket registered with the selector for {@code ops} until closed (a channel has one key per selector). */
     /**
      * Whether the peer has sent something (or closed the connection) that no exchange has read
      * yet, without reading it: a --run_infinitely side whose peer was stopped sees the peer's
      * next exchange message waiting. Always false over -R.
      */
     public boolean peerHasSent() throws IOException {
-        if (socket == null) {
-            return false;
-        }
-        try (var _ = register(SelectionKey.OP_READ)) {
-            boolean ready = selector.selectNow() > 0;
-            selector.selectedKeys().clear();
-            return ready;
-        }
-    }
-
-    private Registration register(int ops) throws IOException {
-        return new Registration(socket.register(selector, ops), selector);
-    }
-
-    private record Registration(SelectionKey key, Selector selector) implements AutoCloseable {
-        @Override
-        public void close() throws IOException {
-            key.cancel();
-            selector.selectNow();
-        }
-    }
-
-    /**
-     * Best effort: reads the peer's "done" (perftest writes it but never reads ours) so that our
-     * close is a FIN, not a reset for unread data. Errors and silence are ignored.
-     */
-    private void drainDone() {
-        try {
-            socket.shutdownOutput();
-            ByteBuffer buf = ByteBuffer.allocate(64);
-            long deadline = System.nanoTime() + Math.min(timeout.toNanos(), 1_000_000_000L);
-            try (var _ = register(SelectionKey.OP_READ)) {
-                while (buf.hasRemaining() && System.nanoTime() < deadline) {
-                    int n = socket.read(buf);
-                    if (n < 0) {
-                        break;
-                    }
-                    if (n == 0) {
-                        selector.select(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
-                        selector.selectedKeys().clear();
-                    }
-                }
-            }
-        } catch (IOException ignored) {
-            // the run is over; a peer that already went away is fine
-        }
+        return tcp != null && tcp.peerHasSent();
     }
 
     private void write(String step, byte[] data) throws IOException {
         if (link != null) {
             link.send(step, data);
-            return;
-        }
-        ByteBuffer buf = ByteBuffer.wrap(data);
-        long deadline = System.nanoTime() + timeout.toNanos();
-        try (var _ = register(SelectionKey.OP_WRITE)) {
-            while (buf.hasRemaining()) {
-                if (socket.write(buf) == 0) {
-                    await(step, "write timed out after " + seconds(timeout) + " (peer gone, or not in step: do both sides run the same test with the same -a, -b, -D and -q?)",
-                            timeout, deadline);
-                }
-            }
-        } catch (PerftestProtocolException e) {
-            throw e;
-        } catch (IOException e) {
-            throw new PerftestProtocolException(step + ": write to peer failed: " + e.getMessage(), e);
+        } else {
+            tcp.send(step, data);
         }
     }
 
+    /** Reads the peer's message, bounded as {@link #expectPeerRun} last asked (once). */
     private byte[] read(String step, int length) throws IOException {
-        if (link != null) {
-            boolean running = peerRunning;
-            Duration limit = peerRunLimit;
-            peerRunning = false;
-            peerRunLimit = null;
-            byte[] m = running ? link.receiveAfterPeerRun(step, length, limit) : link.receive(step, length);
-            if (m.length != length) {
-                throw new PerftestProtocolException(step + ": expected a " + length + "-byte message, got " + m.length);
-            }
-            return m;
-        }
-        ByteBuffer buf = ByteBuffer.allocate(length);
         boolean running = peerRunning;
-        Duration limit = running ? peerRunLimit : timeout;
+        Duration limit = peerRunLimit;
         peerRunning = false;
         peerRunLimit = null;
-        long deadline = limit == null ? 0 : System.nanoTime() + limit.toNanos();
-        try (var _ = register(SelectionKey.OP_READ)) {
-            while (buf.hasRemaining()) {
-                int n = socket.read(buf);
-                if (n < 0) {
-                    throw new PerftestProtocolException(step + ": peer closed the connection after "
-                            + buf.position() + " of " + length + " bytes"
-                            + (running ? " (it ended or was killed before finishing its run)" : ""));
-                }
-                if (n > 0 && running) {
-                    running = false;   // the peer has finished: the rest comes promptly
-                    limit = timeout;
-                    deadline = System.nanoTime() + timeout.toNanos();
-                }
-                if (n == 0) {
-                    if (limit == null) {
-                        // no deadline: EOF, a reset or a keepalive timeout (ETIMEDOUT) ends it
-                        selector.select(1000);
-                        selector.selectedKeys().clear();
-                    } else if (running) {
-                        await(step, "the peer did not finish its run within " + seconds(limit)
-                                + " (peer stopped, or not in step: do both sides run the same test with the same -a, -b, -D and -q?)",
-                                limit, deadline);
-                    } else {
-                        await(step, "read (" + buf.position() + " of " + length + " bytes received) timed out after "
-                                + seconds(timeout) + " (peer gone, or not in step: do both sides run the same test with the same -a, -b, -D and -q?)",
-                                timeout, deadline);
-                    }
-                }
-            }
-        } catch (PerftestProtocolException e) {
-            throw e;
-        } catch (IOException e) {
-            throw new PerftestProtocolException(step + ": read from peer failed: " + e.getMessage()
-                    + (running ? " (the peer's host stopped answering while it ran the test)" : ""), e);
+        if (link == null) {
+            return tcp.receive(step, length, running, limit);
         }
-        return buf.array();
-    }
-
-    /** Waits for the selector until the deadline; past it, fails with {@code step: message}. */
-    private void await(String step, String message, Duration timeout, long deadline) throws IOException {
-        long left = deadline - System.nanoTime();
-        if (left <= 0) {
-            throw new RdmaTimeoutException(timeout, step + ": " + message, null);
+        byte[] m = running ? link.receiveAfterPeerRun(step, length, limit) : link.receive(step, length);
+        if (m.length != length) {
+            throw new PerftestProtocolException(step + ": expected a " + length + "-byte message, got " + m.length);
         }
-        selector.select(Math.max(1, Math.min(1000, left / 1_000_000)));
-        selector.selectedKeys().clear();
-    }
-
-    static String seconds(Duration d) {
-        return d.toMillis() % 1000 == 0 ? d.toSeconds() + " s" : d.toMillis() + " ms";
+        return m;
     }
 
     private static byte[] beInt(int v) {
@@ -498,11 +315,7 @@ public final class PerftestChannel implements AutoCloseable {
                 link.close();
                 return;
             }
-            try {
-                selector.close();
-            } finally {
-                socket.close();
-            }
+            tcp.close();
         }
     }
 }

@@ -55,7 +55,7 @@ public final class PerftestListener implements AutoCloseable {
                 }
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
-                    throw new RdmaTimeoutException(timeout, "accept: no client connected within " + PerftestChannel.seconds(timeout),
+                    throw new RdmaTimeoutException(timeout, "accept: no client connected within " + TcpLink.seconds(timeout),
                             null);
                 }
                 sel.select(Math.max(1, left / 1_000_000));
