@@ -39,6 +39,8 @@ import java.util.Set;
  * has a batch open on the queue pair through another poster throws IllegalStateException, and
  * one while another thread has waits for that batch to end, in Java, rather than spinning in
  * the provider's lock inside a critical downcall, where the JVM cannot reach a safepoint.
+ * {@code ibv_post_send} on the same queue pair takes the same lock and does not claim: do not
+ * mix it with a batch from another thread at the same time.
  *
  * <p>A loop that posts the same request again and again pays the checks above at every call
  * for nothing: {@link PreparedExtendedSend#of(ExtendedSendQueue, SendRequest)} checks it once,

@@ -42,8 +42,10 @@ import java.lang.foreign.MemorySegment;
  * <p>Closing the queue pair, the region or the address handle closes this object first (waiting
  * for a post running in another thread); its next post throws {@link IllegalStateException}.
  * Threads: post from one thread at a time, as for the queue pair; a post from a second thread
- * at the same moment is safe (it takes the counted guard, then waits for the send queue).
- * Posting allocates nothing.
+ * at the same moment is safe (it takes the counted guard, then waits for the send queue). Do
+ * not post to the same queue pair with {@code ibv_post_send} ({@link QueuePair#post(SendRequest)},
+ * {@link PreparedSend}) from another thread at the same time: the provider takes the same lock
+ * there, inside a critical downcall that the claim does not cover. Posting allocates nothing.
  *
  * <pre>{@code
  * ExtendedSendQueue sq = ExtendedSendQueue.of(qp);
