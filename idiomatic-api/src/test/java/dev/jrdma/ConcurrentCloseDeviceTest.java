@@ -79,8 +79,10 @@ class ConcurrentCloseDeviceTest {
                 extended = pd.queuePair(QueuePairType.RC).completionQueue(cq).maxInlineData(64)
                         .maxWorkRequests(64, 1).extendedPost(SendOp.SEND).build();
                 extendedPeer = pd.queuePair(QueuePairType.RC).completionQueue(cq).sharedReceiveQueue(srq).build();
-                extended.connect(extendedPeer.localEndpoint(TestDevices.PORT, gidIndex));
-                extendedPeer.connect(extended.localEndpoint(TestDevices.PORT, gidIndex));
+                Endpoint ex = extended.localEndpoint(TestDevices.PORT, gidIndex);
+                Endpoint ep = extendedPeer.localEndpoint(TestDevices.PORT, gidIndex);
+                extended.connect(ep);
+                extendedPeer.connect(ex);
             } catch (RuntimeException | Error e) {
                 context.close();
                 throw e;
