@@ -34,6 +34,18 @@ import java.util.Set;
  * inside a try-with-resources block never leaves the queue locked. Closing this object does not
  * close the queue pair.
  *
+ * <p>The send queue is claimed in Java before {@code ibv_wr_start} (one word per queue pair,
+ * shared by every poster of it and by {@link PreparedExtendedSend}): a start while this thread
+ * has a batch open on the queue pair through another poster throws IllegalStateException, and
+ * one while another thread has waits for that batch to end, in Java, rather than spinning in
+ * the provider's lock inside a critical downcall, where the JVM cannot reach a safepoint.
+ * {@code ibv_post_send} on the same queue pair takes the same lock and does not claim: do not
+ * mix it with a batch from another thread at the same time.
+ *
+ * <p>A loop that posts the same request again and again pays the checks above at every call
+ * for nothing: {@link PreparedExtendedSend#of(ExtendedSendQueue, SendRequest)} checks it once,
+ * and its post makes the downcalls with none between them.
+ *
  * <p>A batch is one post as far as closing goes: closing the queue pair (or its PD, CQ, context,
  * or a region or window the batch uses) from another thread waits until the open batch ends,
  * then makes {@link #start()} throw IllegalStateException. So end a batch before closing its
@@ -76,6 +88,11 @@ public final class ExtendedSendQueue implements AutoCloseable {
             }
             return new ExtendedSendQueue(qp, qpEx.address());
         }
+    }
+
+    /** The engine, for a {@link PreparedExtendedSend} made from this poster. */
+    SendOperations engine() {
+        return operations;
     }
 
     /** {@return the queue pair} */

@@ -47,7 +47,7 @@ import java.util.function.Function;
  * the module's internal access bridge instead.
  */
 public abstract sealed class NativeResource implements RdmaResource
-        permits NativeObject, Context, MemoryRegion, MulticastMembership, PreparedWork, PreparedPoll,
+        permits NativeObject, Context, MemoryRegion, MulticastMembership, PreparedWork, PreparedPoll, PreparedExtendedSend,
                 CmDevices, CmEventChannel, CmId, MulticastJoin {
     /** The sign bit of {@link #calls}: set once close() has begun. */
     private static final int CLOSED = Integer.MIN_VALUE;

@@ -33,6 +33,8 @@ final class QueuePairPosts {
     /** Whether the provider's functions are the ones BoundVerbs calls as constants (one provider per process). */
     final boolean sendBound;
     final boolean receiveBound;
+    /** Who holds the send queue between ibv_wr_start and ibv_wr_complete (the extended post API). */
+    final SendQueueClaim extendedClaim = new SendQueueClaim();
 
     QueuePairPosts(QueuePair qp, MemorySegment handle) {
         this.qp = qp;

@@ -96,7 +96,13 @@ final class SendOperations {
                 throw new IllegalStateException("cannot post to " + qp + ": it is in " + qp.lastState()
                         + ", which takes no send work requests");
             }
-            ExtendedPostVerbs.wrStart(fn.start(), qpEx);
+            qp.posts.extendedClaim.claim(qp);
+            try {
+                ExtendedPostVerbs.wrStart(fn.start(), qpEx);
+            } catch (RuntimeException | Error e) {
+                qp.posts.extendedClaim.release();
+                throw e;
+            }
         } catch (RuntimeException | Error e) {
             qp.exit();
             throw e;
@@ -131,6 +137,7 @@ final class SendOperations {
     private void end() {
         state = IDLE;
         needsAddress = false;
+        qp.posts.extendedClaim.release();
         qp.exit();
     }
 
@@ -143,6 +150,16 @@ final class SendOperations {
 
     boolean isStarted() {
         return state != IDLE;
+    }
+
+    /** The {@code struct ibv_qp_ex}, for a {@link PreparedExtendedSend} made from this poster. */
+    long qpEx() {
+        return qpEx;
+    }
+
+    /** The provider's functions, read once, for a {@link PreparedExtendedSend}. */
+    ExtendedPostFunctions functions() {
+        return fn;
     }
 
     void wrId(long wrId) {

@@ -51,6 +51,13 @@ class ConcurrentCloseDeviceTest {
         final SharedReceiveQueue srq;
         final QueuePair sender;
         final QueuePair receiver;
+        /**
+         * A queue pair for the extended post API and its peer (on the SRQ): ibv_post_send and
+         * ibv_wr_start take the same send queue lock in critical downcalls, so the extended
+         * posts get a queue pair of their own rather than share the sender with other threads.
+         */
+        final QueuePair extended;
+        final QueuePair extendedPeer;
 
         Round() {
             try {
@@ -69,6 +76,13 @@ class ConcurrentCloseDeviceTest {
                 Endpoint er = receiver.localEndpoint(TestDevices.PORT, gidIndex);
                 sender.connect(er);
                 receiver.connect(es);
+                extended = pd.queuePair(QueuePairType.RC).completionQueue(cq).maxInlineData(64)
+                        .maxWorkRequests(64, 1).extendedPost(SendOp.SEND).build();
+                extendedPeer = pd.queuePair(QueuePairType.RC).completionQueue(cq).sharedReceiveQueue(srq).build();
+                Endpoint ex = extended.localEndpoint(TestDevices.PORT, gidIndex);
+                Endpoint ep = extendedPeer.localEndpoint(TestDevices.PORT, gidIndex);
+                extended.connect(ep);
+                extendedPeer.connect(ex);
             } catch (RuntimeException | Error e) {
                 context.close();
                 throw e;
@@ -255,6 +269,8 @@ class ConcurrentCloseDeviceTest {
         PreparedSend preparedSend = PreparedSend.of(r.sender, send);
         PreparedReceive preparedReceive = PreparedReceive.of(r.srq, receive);
         PreparedPoll preparedPoll = PreparedPoll.of(r.cq);
+        // The same send prepared for the extended post API (wr_start .. wr_complete per post).
+        PreparedExtendedSend preparedExtended = PreparedExtendedSend.of(ExtendedSendQueue.of(r.extended), send);
         List<Step> steps = List.of(
                 () -> {
                     r.sender.tryPost(send);
@@ -263,6 +279,7 @@ class ConcurrentCloseDeviceTest {
                 // A second thread on the same prepared send: one of the two posts through the
                 // solo guard, the other through the counted one; a close must wait out both.
                 preparedSend::tryPost,
+                preparedExtended::tryPost,
                 () -> {
                     r.srq.tryPost(receive);
                     preparedReceive.tryPost();

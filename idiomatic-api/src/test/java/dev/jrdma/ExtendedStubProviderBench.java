@@ -27,8 +27,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * The extended post path against the stub provider (issue #35's figure next to
  * {@link StubProviderBench#postSend}): one unsignalled send of one 64-byte SGE as a batch of
  * its own through {@link ExtendedSendQueue} (start, wr_id, send, set_sge, complete: four
- * downcalls) and its C twin ({@code *C}: the same five steps through verbs.h's inline
- * {@code ibv_wr_*}, a loop of {@value StubProviderBench#LOOP}). Run by
+ * downcalls), the same batch prepared once ({@link PreparedExtendedSend}), and its C twin
+ * ({@code *C}: the same five steps through verbs.h's inline {@code ibv_wr_*}, a loop of
+ * {@value StubProviderBench#LOOP}). Run by
  * {@code bench/stub-provider 'ExtendedStubProviderBench|StubProviderBench.postSend'}.
  */
 @State(Scope.Thread)
@@ -83,6 +84,7 @@ public class ExtendedStubProviderBench {
     private int lkey;
     private long wrId;
     private ExtendedPostFunctions functions;
+    private PreparedExtendedSend prepared;
 
     /** For JMH, which instantiates the state. */
     public ExtendedStubProviderBench() {}
@@ -96,11 +98,18 @@ public class ExtendedStubProviderBench {
         lkey = mr.lkey();
         f.sq().signaled(false);
         functions = ExtendedPostFunctions.of(qpEx);
+        prepared = PreparedExtendedSend.of(f.sq(), new SendRequest().sge(mr, 0, 64).signaled(false));
     }
 
     @Benchmark
     public void postExtendedSend() {
         f.sq().start().wrId(wrId++).send().sge(mr, 0, 64).complete();
+    }
+
+    /** The same batch prepared once ({@link PreparedExtendedSend}): the guard, the send queue claim and the downcalls. */
+    @Benchmark
+    public void postExtendedSendPrepared() {
+        prepared.wrId(wrId++).post();
     }
 
     /** The binding's downcalls alone (ExtendedPostVerbs, as the API makes them), without the API's checks and guard. */

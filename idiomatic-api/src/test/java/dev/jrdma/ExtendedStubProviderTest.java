@@ -4,7 +4,9 @@ package dev.jrdma;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.jrdma.bindings.generated.rdma_h;
 import java.lang.foreign.MemorySegment;
@@ -43,5 +45,24 @@ class ExtendedStubProviderTest {
         try (var batch = f.sq().start()) {
             assertThrows(IllegalStateException.class, () -> batch.rdmaWrite(mr.remote(), 0));
         }
+    }
+
+    @Test
+    void aSecondPosterOfTheQueuePairInTheSameThreadIsRefusedRatherThanSpin() {
+        ExtendedStubProviderBench.Fixture f = ExtendedStubProviderBench.open(16);
+        MemoryRegion mr = f.base().mr();
+        ExtendedSendQueue other = new ExtendedSendQueue(f.qp(), f.qpEx().address());
+        f.sq().start().wrId(5).signaled(true).send().sge(mr, 0, 8);
+        // A second ibv_wr_start would spin on the provider's send queue lock, in this thread, forever.
+        IllegalStateException e = assertThrows(IllegalStateException.class, other::start);
+        assertTrue(e.getMessage().contains("this thread"), e.getMessage());
+        assertFalse(other.isStarted());
+        f.sq().complete();
+        other.start().wrId(6).signaled(true).send().sge(mr, 8, 8).complete();
+        WorkCompletion wc = new WorkCompletion();
+        assertEquals(1, f.base().sendCq().poll(wc));
+        assertEquals(5, wc.wrId());
+        assertEquals(1, f.base().sendCq().poll(wc));
+        assertEquals(6, wc.wrId());
     }
 }

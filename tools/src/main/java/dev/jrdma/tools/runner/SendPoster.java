@@ -4,6 +4,7 @@ package dev.jrdma.tools.runner;
 import dev.jrdma.AddressHandle;
 import dev.jrdma.ExtendedSendQueue;
 import dev.jrdma.MemoryRegion;
+import dev.jrdma.PreparedExtendedSend;
 import dev.jrdma.PreparedSend;
 import dev.jrdma.RemoteMemory;
 import dev.jrdma.SendOpcode;
@@ -116,10 +117,16 @@ abstract sealed class SendPoster implements AutoCloseable {
     /**
      * ibv_wr_start, per request the operation and its data (and a UD destination), then
      * ibv_wr_complete: what perftest's new post send does. The request's description is taken
-     * from the side as {@link Side#sendRequest} takes it.
+     * from the side as {@link Side#sendRequest} takes it; a single request is that very request,
+     * prepared once ({@link PreparedExtendedSend}), a list is built into a checked batch per post.
      */
     static final class Extended extends SendPoster {
         private final ExtendedSendQueue sq;
+        /**
+         * A single request, checked once ({@link PreparedExtendedSend}: start, the operation, its
+         * data, complete, no check between them), as perftest posts the struct it built; null for a list.
+         */
+        private final PreparedExtendedSend prepared;
         private final Verb verb;
         private final SendOpcode opcode;
         private final long wrId;
@@ -161,16 +168,26 @@ abstract sealed class SendPoster implements AutoCloseable {
             this.compareAdd = side.s.atomicType() == TestKind.AtomicType.CMP_AND_SWAP ? 0 : 1;
             this.sq = ExtendedSendQueue.of(side.qps.get(qp));
             sq.inline(inline);
+            this.prepared = list == 1 ? PreparedExtendedSend.of(sq, side.sendRequest(qp, size, opcode).signaled(single))
+                    : null;
         }
 
         @Override
         SendPoster signaled(boolean on) {
             signaled[0] = on;
+            if (prepared != null) {
+                prepared.signaled(on);
+            }
             return this;
         }
 
         @Override
         void post() {
+            if (prepared != null) {
+                prepared.post();
+                counted();
+                return;
+            }
             ExtendedSendQueue q = sq.start();
             try {
                 for (int j = 0; j < signaled.length; j++) {
@@ -208,6 +225,9 @@ abstract sealed class SendPoster implements AutoCloseable {
 
         @Override
         public void close() {
+            if (prepared != null) {
+                prepared.close();
+            }
             sq.close();
         }
     }
