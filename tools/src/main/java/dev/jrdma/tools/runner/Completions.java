@@ -97,9 +97,27 @@ final class Completions {
         if (side.channel != null) {
             return takeWithEvents(cq, what);
         }
-        // Only the busy-poll stays in this method: with the clock and the channel path in it,
-        // C2 (tiered, as on hardware) ran out of its node budget inlining take() and post()
-        // into the latency loop and called them instead (research/notes/2026-11-25-jit-under-emulation.md).
+        return spin(cq, what);
+    }
+
+    /**
+     * Whether the loops' waits under {@code rule} are the plain busy-poll of {@link #spin}: count
+     * mode (-n) without -e. The latency loops decide it once, before the loop, and then call
+     * {@code spin} directly: one small method per wait, not three levels of dispatch that C2
+     * must inline through to reach it (research/notes/2026-11-27-latency-loops-inlined.md).
+     */
+    boolean spins(StopRule rule) {
+        return !rule.timed() && side.channel == null;
+    }
+
+    /**
+     * The busy-poll of count mode without -e: polls {@code cq} until a completion arrives, as
+     * perftest does, looking at the clock (for the timeout) every {@link #SPINS_PER_CLOCK_READ}
+     * empty polls; fails on an error status. Only the busy-poll stays in this method: with the
+     * clock and the channel path in it, C2 ran out of its node budget inlining it and the posts
+     * into the latency loop and called them instead (research/notes/2026-11-25-jit-under-emulation.md).
+     */
+    WorkCompletion spin(CompletionQueue cq, String what) throws IOException {
         long deadline = 0;
         int spins = 0;
         while (cq.poll(wc) == 0) {

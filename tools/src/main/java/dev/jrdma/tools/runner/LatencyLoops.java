@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma.tools.runner;
 
+import dev.jrdma.CompletionQueue;
 import dev.jrdma.PreparedReceive;
 import dev.jrdma.RdmaTimeoutException;
 import dev.jrdma.SendOpcode;
@@ -44,6 +45,12 @@ final class LatencyLoops {
         // The side that posts first: send_lat's client; with --write_with_imm write_lat's server.
         boolean client = side.s.client() != side.writeImmediate;
         int rxDepth = side.s.rxDepth();
+        // Decided once: the plain busy-poll (-n, no -e), called directly (Completions.spins), and
+        // whether receives must carry an immediate (--send_with_imm); no call for either otherwise.
+        boolean spin = c.spins(rule);
+        boolean immediate = side.withImmediate;
+        CompletionQueue recvCq = side.recvCq;
+        CompletionQueue sendCq = side.sendCq;
         try (SendPoster send = SendPoster.single(side, 0, size, side.opcode());
              PreparedReceive recv = side.post.prepareReceive(0, size)) {   // to the QP, or --use-srq's SRQ
             rule.start(System.nanoTime());
@@ -53,11 +60,15 @@ final class LatencyLoops {
             try {
                 while (scnt < iters || rcnt < iters) {
                     if (rcnt < iters && !(scnt < 1 && client)) {
-                        if (!c.take(side.recvCq, "receive", rule)) {
+                        if (spin) {
+                            c.spin(recvCq, "receive");
+                        } else if (!c.take(recvCq, "receive", rule)) {
                             break;
                         }
                         rcnt++;
-                        side.checkImmediate(c.last());
+                        if (immediate) {
+                            side.checkImmediate(c.last());
+                        }
                         if (rcnt + (long) rxDepth <= iters) {
                             recv.post();
                             reposted++;
@@ -70,7 +81,9 @@ final class LatencyLoops {
                         rule.beforePost();
                         send.post();
                         rule.posted(scnt++);
-                        if (!c.take(side.sendCq, "send", rule) || !rule.completed()) {
+                        if (spin) {
+                            c.spin(sendCq, "send");
+                        } else if (!c.take(sendCq, "send", rule) || !rule.completed()) {
                             break;
                         }
                     }
@@ -89,6 +102,7 @@ final class LatencyLoops {
         MemorySegment buf = side.mr.segment();
         long postOffset = size - 1;
         long pollOffset = (long) side.qps.size() * side.slot + size - 1;
+        boolean spin = c.spins(rule);   // as in send()
         try (SendPoster write = SendPoster.single(side, 0, size, SendOpcode.RDMA_WRITE)) {
             rule.start(System.nanoTime());
             int scnt = 0;
@@ -108,13 +122,12 @@ final class LatencyLoops {
                     rule.posted(scnt++);   // after the post, as in send()
                 }
                 if (ccnt < iters) {
-                    if (!c.take(side.sendCq, "RDMA write", rule)) {
+                    if (spin) {
+                        c.spin(side.sendCq, "RDMA write");
+                    } else if (!c.take(side.sendCq, "RDMA write", rule) || !rule.completed()) {
                         break;
                     }
                     ccnt++;
-                    if (!rule.completed()) {
-                        break;
-                    }
                 }
             }
             if (rule.timed()) {
@@ -155,13 +168,17 @@ final class LatencyLoops {
         Completions c = side.completions;
         long iters = rule.iterations();
         String what = side.operationName();
+        boolean spin = c.spins(rule);   // as in send()
+        CompletionQueue cq = side.sendCq;
         try (SendPoster r = SendPoster.single(side, 0, size, side.opcode())) {
             rule.start(System.nanoTime());
             for (int i = 0; i < iters; i++) {
                 rule.beforePost();
                 r.post();
                 rule.posted(i);   // after the post, as in send()
-                if (!c.take(side.sendCq, what, rule) || !rule.completed()) {
+                if (spin) {
+                    c.spin(cq, what);
+                } else if (!c.take(cq, what, rule) || !rule.completed()) {
                     break;
                 }
             }
