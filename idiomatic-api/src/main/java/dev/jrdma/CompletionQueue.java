@@ -106,6 +106,19 @@ public final class CompletionQueue extends NativeObject {
         }
     }
 
+    /** The handle's address, the provider's poll_cq and whether BoundVerbs calls it: for {@link PreparedPoll}. */
+    long address() {
+        return address;
+    }
+
+    MemorySegment pollFunction() {
+        return pollFn;
+    }
+
+    boolean pollBound() {
+        return pollBound;
+    }
+
     /** {@return the context the CQ belongs to} */
     public Context context() {
         return context;
@@ -146,12 +159,15 @@ public final class CompletionQueue extends NativeObject {
     @Reaches("ibv_poll_cq")
     public int poll(WorkCompletion wc) {
         long into = wc.address();
-        enter();
         int n;
-        try {
-            n = pollBound ? BoundVerbs.pollCq(address, 1, into) : InlineVerbs.pollCq(pollFn, address, 1, into);
-        } finally {
-            exit();
+        if (enterSolo()) {
+            try {
+                n = pollNow(1, into);
+            } finally {
+                exitSolo();
+            }
+        } else {
+            n = pollCounted(1, into);
         }
         n = check(n);
         if (n > 0 && Events.errorCompletionsEnabled()) {
@@ -190,13 +206,15 @@ public final class CompletionQueue extends NativeObject {
         }
         int capacity = max;
         long into = batch.address();
-        enter();
         int n;
-        try {
-            n = pollBound ? BoundVerbs.pollCq(address, capacity, into)
-                    : InlineVerbs.pollCq(pollFn, address, capacity, into);
-        } finally {
-            exit();
+        if (enterSolo()) {
+            try {
+                n = pollNow(capacity, into);
+            } finally {
+                exitSolo();
+            }
+        } else {
+            n = pollCounted(capacity, into);
         }
         n = check(n);
         batch.count(n);
@@ -205,6 +223,23 @@ public final class CompletionQueue extends NativeObject {
         }
         Reference.reachabilityFence(batch);
         return n;
+    }
+
+    // A poll enters the CQ through its solo guard (one compare-and-set) when no other thread is
+    // polling it at that moment, else through the counted guard (pollCounted): the usual
+    // one-poller-per-CQ loop then pays one atomic instead of two (issue 37's stub-provider gate).
+    private int pollNow(int max, long into) {
+        return pollBound ? BoundVerbs.pollCq(address, max, into) : InlineVerbs.pollCq(pollFn, address, max, into);
+    }
+
+    // Out of line: another thread is polling this CQ, or it is closed (enter() throws).
+    private int pollCounted(int max, long into) {
+        enter();
+        try {
+            return pollNow(max, into);
+        } finally {
+            exit();
+        }
     }
 
     /**

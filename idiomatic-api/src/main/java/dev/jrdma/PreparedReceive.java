@@ -135,22 +135,38 @@ public final class PreparedReceive extends PreparedWork {
     }
 
     private int postNow() {
+        if (!enterSolo()) {
+            return postCounted();
+        }
+        try {
+            return postInside();
+        } finally {
+            exitSolo();
+        }
+    }
+
+    // Out of line: another thread is posting this request, or it is closed (enter() throws).
+    private int postCounted() {
         enter();
         try {
-            if (qp != null) {
-                if ((qp.refused & QueuePair.NO_RECEIVE) != 0) {
-                    throw refused();
-                }
-                checkCallerMemory();
-                return bound ? BoundVerbs.postRecv(queueAddress, first, badWr)
-                        : InlineVerbs.postRecv(postFn, queueAddress, first, badWr);
-            }
-            checkCallerMemory();
-            return bound ? BoundVerbs.postSrqRecv(queueAddress, first, badWr)
-                    : InlineVerbs.postSrqRecv(postFn, queueAddress, first, badWr);
+            return postInside();
         } finally {
             exit();
         }
+    }
+
+    private int postInside() {
+        if (qp != null) {
+            if ((qp.refused & QueuePair.NO_RECEIVE) != 0) {
+                throw refused();
+            }
+            checkCallerMemory();
+            return bound ? BoundVerbs.postRecv(queueAddress, first, badWr)
+                    : InlineVerbs.postRecv(postFn, queueAddress, first, badWr);
+        }
+        checkCallerMemory();
+        return bound ? BoundVerbs.postSrqRecv(queueAddress, first, badWr)
+                : InlineVerbs.postSrqRecv(postFn, queueAddress, first, badWr);
     }
 
     // Out of line: the message is built only when a post is refused (see PreparedSend.refused).

@@ -166,17 +166,33 @@ public final class PreparedSend extends PreparedWork {
     }
 
     private int postNow() {
+        if (!enterSolo()) {
+            return postCounted();
+        }
+        try {
+            return postInside();
+        } finally {
+            exitSolo();
+        }
+    }
+
+    // Out of line: another thread is posting this request, or it is closed (enter() throws).
+    private int postCounted() {
         enter();
         try {
-            if ((qp.refused & QueuePair.NO_SEND) != 0) {
-                throw refused();
-            }
-            checkCallerMemory();
-            return bound ? BoundVerbs.postSend(qpAddress, first, badWr)
-                    : InlineVerbs.postSend(postSendFn, qpAddress, first, badWr);
+            return postInside();
         } finally {
             exit();
         }
+    }
+
+    private int postInside() {
+        if ((qp.refused & QueuePair.NO_SEND) != 0) {
+            throw refused();
+        }
+        checkCallerMemory();
+        return bound ? BoundVerbs.postSend(qpAddress, first, badWr)
+                : InlineVerbs.postSend(postSendFn, qpAddress, first, badWr);
     }
 
     // Out of line: the message is built only when a post is refused, and keeping it out of

@@ -83,6 +83,11 @@ public final class WorkCompletion {
         return WorkCompletionStatus.of(fields.getInt(STATUS));
     }
 
+    /** The status as its code, without decoding it: {@link PreparedPoll#poll()} returns it. */
+    int statusCode() {
+        return fields.getInt(STATUS);
+    }
+
     /** {@return whether the status is {@link WorkCompletionStatus#SUCCESS}} */
     public boolean isSuccess() {
         return fields.getInt(STATUS) == 0;

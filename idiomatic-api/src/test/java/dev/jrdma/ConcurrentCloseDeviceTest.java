@@ -28,7 +28,7 @@ import org.junit.jupiter.api.Test;
  * calls complete or throw IllegalStateException, and the JVM never crashes. Before close()
  * waited for the calls inside a resource, this killed the JVM with SIGSEGV in most rounds
  * (a CQ destroyed under ibv_poll_cq, a QP under ibv_post_send); scripts/test fails on the
- * crash log such a JVM leaves. Prepared requests ({@link PreparedSend}, {@link PreparedReceive})
+ * crash log such a JVM leaves. Prepared requests ({@link PreparedSend}, {@link PreparedReceive}, {@link PreparedPoll})
  * are posted alongside the one-off ones.
  */
 @DeviceTest
@@ -254,16 +254,23 @@ class ConcurrentCloseDeviceTest {
         // closing the QP, SRQ, region or anything above them must make their next post throw too.
         PreparedSend preparedSend = PreparedSend.of(r.sender, send);
         PreparedReceive preparedReceive = PreparedReceive.of(r.srq, receive);
+        PreparedPoll preparedPoll = PreparedPoll.of(r.cq);
         List<Step> steps = List.of(
                 () -> {
                     r.sender.tryPost(send);
                     preparedSend.tryPost();
                 },
+                // A second thread on the same prepared send: one of the two posts through the
+                // solo guard, the other through the counted one; a close must wait out both.
+                preparedSend::tryPost,
                 () -> {
                     r.srq.tryPost(receive);
                     preparedReceive.tryPost();
                 },
-                () -> r.cq.poll(batch),
+                () -> {
+                    r.cq.poll(batch);
+                    preparedPoll.poll();
+                },
                 () -> {
                     r.cq.requestNotification(false);
                     try {

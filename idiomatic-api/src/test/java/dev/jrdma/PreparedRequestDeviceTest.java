@@ -17,7 +17,8 @@ import org.junit.jupiter.api.Test;
  * Prepared requests on a connected RC pair: each is checked once and posted several times with a
  * new wr_id, length or remote offset, and the bytes that arrive are the ones each post named.
  * Closing the queue pair or a region a prepared request uses makes its next post throw
- * IllegalStateException.
+ * IllegalStateException. A prepared poll returns each completion's status and leaves the rest
+ * to its completion view.
  */
 @DeviceTest
 class PreparedRequestDeviceTest {
@@ -104,6 +105,61 @@ class PreparedRequestDeviceTest {
             assertThrows(IndexOutOfBoundsException.class, () -> w.remoteOffset(1024 - 63),
                     "64 bytes at 961 overrun the 1024 bytes prepared");
         }
+    }
+
+    /** Polls until a completion arrives, within 10 s: the status code it returned. */
+    private static int pollOne(PreparedPoll poll) {
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        int status;
+        while ((status = poll.poll()) == PreparedPoll.EMPTY) {
+            assertTrue(System.nanoTime() - deadline < 0, "no completion on " + poll.completionQueue() + " within 10 s");
+            Thread.onSpinWait();
+        }
+        return status;
+    }
+
+    @Test
+    @Exercises({"ibv_poll_cq"})
+    void aPreparedPollReturnsEachStatusAndTheCompletionCarriesTheRest() {
+        fill(lo.memA.segment(), 0, 48, 7);
+        try (PreparedPoll poll = PreparedPoll.of(lo.cq);
+             PreparedReceive recv = PreparedReceive.of(lo.b, new ReceiveRequest().wrId(200).sge(lo.memB, 0, 256));
+             PreparedSend send = PreparedSend.of(lo.a, new SendRequest().wrId(20).sge(lo.memA, 0, 48))) {
+            assertEquals(PreparedPoll.EMPTY, poll.poll(), "nothing posted yet");
+            recv.post();
+            send.post();
+            long sendId = -1;
+            int received = -1;
+            for (int i = 0; i < 2; i++) {
+                assertEquals(PreparedPoll.SUCCESS, pollOne(poll));
+                WorkCompletion wc = poll.completion();
+                if (wc.opcode() == WorkCompletionOpcode.RECV) {
+                    assertEquals(200, wc.wrId());
+                    received = wc.byteLength();
+                } else {
+                    sendId = wc.wrId();
+                }
+            }
+            assertEquals(20, sendId);
+            assertEquals(48, received);
+            assertBytes(lo.memB.segment(), 0, 48, 7);
+
+            // A write to a key the peer never granted: the status comes back as the poll's answer.
+            RemoteMemory wrong = lo.memB.remote(0, 16);
+            try (PreparedSend bad = PreparedSend.of(lo.a, new SendRequest().wrId(21).opcode(SendOpcode.RDMA_WRITE)
+                    .sge(lo.memA, 0, 16).remote(new RemoteMemory(wrong.address(), 16, wrong.rkey() ^ 0x5a5a00)))) {
+                bad.post();
+                int status = pollOne(poll);
+                assertEquals(WorkCompletionStatus.REM_ACCESS_ERR.value(), status,
+                        "status " + poll.completion().status());
+                assertEquals(21, poll.completion().wrId());
+                assertThrows(WorkCompletionException.class, poll.completion()::checkSuccess);
+            }
+        }
+        PreparedPoll afterClose = PreparedPoll.of(lo.cq);
+        lo.cq.close();
+        assertTrue(afterClose.isClosed(), "closing the CQ closed the prepared poll");
+        assertThrows(IllegalStateException.class, afterClose::poll);
     }
 
     @Test

@@ -46,6 +46,7 @@ public class StubProviderBench {
     private PreparedSend preparedSend;
     private PreparedSend preparedSignalledSend;
     private PreparedReceive preparedReceive;
+    private PreparedPoll preparedPoll;
     private WorkCompletion wc;
     private long qp;
     private long sendCq;
@@ -85,6 +86,7 @@ public class StubProviderBench {
         preparedSend = PreparedSend.of(f.qp(), unsignalledSend);
         preparedSignalledSend = PreparedSend.of(f.qp(), signalledSend);
         preparedReceive = PreparedReceive.of(f.qp(), receive);
+        preparedPoll = PreparedPoll.of(f.sendCq());
     }
 
     @Benchmark
@@ -97,12 +99,20 @@ public class StubProviderBench {
         preparedReceive.post();
     }
 
-    /** A signalled prepared send and the poll that reads its completion, as a latency loop does. */
+    /** A signalled prepared send and the prepared poll that reads its completion, as a latency loop does. */
     @Benchmark
     public long sendAndPollPrepared() {
         preparedSignalledSend.post();
-        f.sendCq().poll(wc);
-        return wc.wrId();
+        if (preparedPoll.poll() != PreparedPoll.SUCCESS) {
+            throw new IllegalStateException("no successful completion: " + preparedPoll.completion());
+        }
+        return preparedPoll.completion().wrId();
+    }
+
+    /** An empty CQ through a {@link PreparedPoll}: the busy-poll of a latency loop. */
+    @Benchmark
+    public int pollEmptyPrepared() {
+        return preparedPoll.poll();
     }
 
     @Benchmark

@@ -10,6 +10,7 @@ import dev.jrdma.ControlConnection;
 import dev.jrdma.Endpoint;
 import dev.jrdma.GidEntry;
 import dev.jrdma.MemoryRegion;
+import dev.jrdma.PreparedPoll;
 import dev.jrdma.PreparedSend;
 import dev.jrdma.ProtectionDomain;
 import dev.jrdma.QueuePair;
@@ -129,10 +130,19 @@ public final class RdmaWrite {
             // memory of its own; each post then tests only that nothing it uses was closed. Here
             // the message is written again in growing prefixes: a new wr_id and a length up to the
             // one prepared are what may change between posts (and an offset into the remote memory).
-            try (PreparedSend again = PreparedSend.of(qp, write)) {
+            // A prepared poll, likewise, is set up once for its CQ; each poll returns the
+            // completion's status, or EMPTY, and reads nothing else: the loop bounds its own wait.
+            try (PreparedSend again = PreparedSend.of(qp, write);
+                 PreparedPoll poll = PreparedPoll.of(cq)) {
                 for (int round = 1; round <= 3; round++) {
                     again.wrId(10 + round).length(length * round / 3).post();
-                    cq.take(wc, options.timeout()).checkSuccess();
+                    long deadline = System.nanoTime() + options.timeout().toNanos();
+                    while (poll.poll() == PreparedPoll.EMPTY) {
+                        if (System.nanoTime() - deadline > 0) {
+                            throw new IllegalStateException("no completion within " + options.timeout());
+                        }
+                    }
+                    poll.completion().checkSuccess();
                 }
             }
             // @end

@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.jrdma;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link PreparedPoll} over the stub provider (no device), and the solo guard that it and the
+ * prepared requests post through: one thread passes with a compare-and-set, a second one at
+ * the same time through the counted guard, and a close waits both out and refuses every call
+ * after it. The device behaviour under concurrent closes is ConcurrentCloseDeviceTest's.
+ */
+class PreparedPollTest {
+
+    @Test
+    void pollReturnsEmptyThenTheStatusAndTheCompletionHoldsTheRest() {
+        StubProvider.Fixture f = StubProvider.open(16, 4096);
+        try (PreparedPoll poll = PreparedPoll.of(f.sendCq())) {
+            assertSame(f.sendCq(), poll.completionQueue());
+            assertTrue(f.sendCq().dependents().contains(poll), "a dependent of its completion queue");
+            assertEquals(PreparedPoll.EMPTY, poll.poll());
+            f.qp().post(new SendRequest().wrId(41).sge(f.mr(), 0, 64).signaled(true));
+            assertEquals(PreparedPoll.SUCCESS, poll.poll());
+            assertEquals(41, poll.completion().wrId());
+            assertEquals(WorkCompletionStatus.SUCCESS, poll.completion().status());
+            assertEquals(PreparedPoll.EMPTY, poll.poll(), "one completion per signalled post");
+        }
+    }
+
+    @Test
+    void aClosedPollRefusesAndLeavesItsQueue() {
+        StubProvider.Fixture f = StubProvider.open(16, 4096);
+        PreparedPoll poll = PreparedPoll.of(f.sendCq());
+        poll.close();
+        IllegalStateException e = assertThrows(IllegalStateException.class, poll::poll);
+        assertTrue(e.getMessage().contains("prepared poll of completion queue"), e.getMessage());
+        assertFalse(f.sendCq().dependents().contains(poll), "closing it leaves its queue");
+    }
+
+    @Test
+    void pollingAllocatesNothing() {
+        StubProvider.Fixture f = StubProvider.open(1024, 4096);
+        PreparedSend send = PreparedSend.of(f.qp(), new SendRequest().sge(f.mr(), 0, 64).signaled(true));
+        PreparedPoll poll = PreparedPoll.of(f.sendCq());
+        long bytes = -1;
+        long polled = 0;
+        for (int pass = 0; pass < 12 && bytes != 0; pass++) {   // as PreparedRequestTest: until C2 has compiled
+            long before = Allocations.allocatedBytes();
+            for (int i = 0; i < 20_000; i++) {
+                send.wrId(i).post();
+                polled += poll.poll() == PreparedPoll.SUCCESS ? 1 : 0;
+                polled += poll.poll() == PreparedPoll.EMPTY ? 0 : 1_000_000;
+            }
+            bytes = Allocations.since(before);
+        }
+        assertEquals(0, bytes, "bytes allocated by 20000 prepared sends and two polls each");
+        assertTrue(polled > 0 && polled < 1_000_000, "each send completed once: " + polled);
+    }
+
+    /**
+     * Threads post one prepared send and poll one prepared poll at the same time (so calls pass
+     * through both guards) while the main thread closes them: every call before the close
+     * works, every thread then ends with IllegalStateException, and close() returns.
+     */
+    @Test
+    void closeWaitsOutSoloAndCountedCallsThenRefusesThem() throws Exception {
+        for (int round = 0; round < 20; round++) {
+            StubProvider.Fixture f = StubProvider.open(1024, 4096);
+            PreparedSend send = PreparedSend.of(f.qp(), new SendRequest().sge(f.mr(), 0, 64).signaled(false));
+            PreparedPoll poll = PreparedPoll.of(f.sendCq());
+            AtomicLong calls = new AtomicLong();
+            ConcurrentLinkedQueue<Throwable> unexpected = new ConcurrentLinkedQueue<>();
+            CountDownLatch refused = new CountDownLatch(4);
+            List<Thread> threads = new ArrayList<>();
+            for (int t = 0; t < 4; t++) {
+                boolean posts = t % 2 == 0;
+                threads.add(Thread.ofPlatform().daemon().start(() -> {
+                    try {
+                        while (true) {
+                            if (posts) {
+                                send.tryPost();
+                            } else {
+                                poll.poll();
+                            }
+                            calls.incrementAndGet();
+                        }
+                    } catch (IllegalStateException expected) {
+                        refused.countDown();
+                    } catch (Throwable e) {
+                        unexpected.add(e);
+                    }
+                }));
+            }
+            while (calls.get() < 2_000) {
+                Thread.onSpinWait();
+            }
+            send.close();
+            poll.close();
+            assertTrue(refused.await(10, TimeUnit.SECONDS), "round " + round + ": " + refused.getCount()
+                    + " thread(s) still call after the close; unexpected: " + unexpected);
+            for (Thread t : threads) {
+                t.join(10_000);
+                assertFalse(t.isAlive(), "round " + round + ": a thread still runs");
+            }
+            assertTrue(unexpected.isEmpty(), "round " + round + ": " + unexpected);
+            assertThrows(IllegalStateException.class, send::post);
+            assertThrows(IllegalStateException.class, poll::poll);
+        }
+    }
+}
