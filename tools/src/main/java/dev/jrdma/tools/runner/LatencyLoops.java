@@ -2,6 +2,7 @@
 package dev.jrdma.tools.runner;
 
 import dev.jrdma.CompletionQueue;
+import dev.jrdma.PreparedPoll;
 import dev.jrdma.PreparedReceive;
 import dev.jrdma.RdmaTimeoutException;
 import dev.jrdma.SendOpcode;
@@ -18,7 +19,9 @@ import java.lang.invoke.VarHandle;
  * mode a side whose peer ended first stops waiting at its own end, so waits are bounded by the
  * end as well as by the timeout. Each loop posts requests prepared once before the loop
  * ({@link SendPoster}: through the extended post API or a {@link dev.jrdma.PreparedSend};
- * {@link PreparedReceive}), as perftest posts the structs it built before its loop.
+ * {@link PreparedReceive}) and, in count mode without -e, polls through a {@link PreparedPoll}
+ * per completion queue ({@link Completions#spin}), as perftest posts the structs it built
+ * before its loop and polls into the {@code ibv_wc} it allocated there.
  */
 final class LatencyLoops {
     private static final VarHandle BYTE = ValueLayout.JAVA_BYTE.varHandle();
@@ -52,7 +55,9 @@ final class LatencyLoops {
         CompletionQueue recvCq = side.recvCq;
         CompletionQueue sendCq = side.sendCq;
         try (SendPoster send = SendPoster.single(side, 0, size, side.opcode());
-             PreparedReceive recv = side.post.prepareReceive(0, size)) {   // to the QP, or --use-srq's SRQ
+             PreparedReceive recv = side.post.prepareReceive(0, size);   // to the QP, or --use-srq's SRQ
+             PreparedPoll recvPoll = PreparedPoll.of(recvCq);
+             PreparedPoll sendPoll = PreparedPoll.of(sendCq)) {
             rule.start(System.nanoTime());
             int scnt = 0;
             int rcnt = 0;
@@ -61,13 +66,13 @@ final class LatencyLoops {
                 while (scnt < iters || rcnt < iters) {
                     if (rcnt < iters && !(scnt < 1 && client)) {
                         if (spin) {
-                            c.spin(recvCq, "receive");
+                            c.spin(recvPoll, "receive");
                         } else if (!c.take(recvCq, "receive", rule)) {
                             break;
                         }
                         rcnt++;
                         if (immediate) {
-                            side.checkImmediate(c.last());
+                            side.checkImmediate(spin ? recvPoll.completion() : c.last());
                         }
                         if (rcnt + (long) rxDepth <= iters) {
                             recv.post();
@@ -82,7 +87,7 @@ final class LatencyLoops {
                         send.post();
                         rule.posted(scnt++);
                         if (spin) {
-                            c.spin(sendCq, "send");
+                            c.spin(sendPoll, "send");
                         } else if (!c.take(sendCq, "send", rule) || !rule.completed()) {
                             break;
                         }
@@ -103,7 +108,8 @@ final class LatencyLoops {
         long postOffset = size - 1;
         long pollOffset = (long) side.qps.size() * side.slot + size - 1;
         boolean spin = c.spins(rule);   // as in send()
-        try (SendPoster write = SendPoster.single(side, 0, size, SendOpcode.RDMA_WRITE)) {
+        try (SendPoster write = SendPoster.single(side, 0, size, SendOpcode.RDMA_WRITE);
+             PreparedPoll poll = PreparedPoll.of(side.sendCq)) {
             rule.start(System.nanoTime());
             int scnt = 0;
             int ccnt = 0;
@@ -123,7 +129,7 @@ final class LatencyLoops {
                 }
                 if (ccnt < iters) {
                     if (spin) {
-                        c.spin(side.sendCq, "RDMA write");
+                        c.spin(poll, "RDMA write");
                     } else if (!c.take(side.sendCq, "RDMA write", rule) || !rule.completed()) {
                         break;
                     }
@@ -170,14 +176,15 @@ final class LatencyLoops {
         String what = side.operationName();
         boolean spin = c.spins(rule);   // as in send()
         CompletionQueue cq = side.sendCq;
-        try (SendPoster r = SendPoster.single(side, 0, size, side.opcode())) {
+        try (SendPoster r = SendPoster.single(side, 0, size, side.opcode());
+             PreparedPoll poll = PreparedPoll.of(cq)) {
             rule.start(System.nanoTime());
             for (int i = 0; i < iters; i++) {
                 rule.beforePost();
                 r.post();
                 rule.posted(i);   // after the post, as in send()
                 if (spin) {
-                    c.spin(cq, what);
+                    c.spin(poll, what);
                 } else if (!c.take(cq, what, rule) || !rule.completed()) {
                     break;
                 }
