@@ -2,8 +2,9 @@
 package dev.jrdma;
 
 import dev.jrdma.bindings.generated.ibv_wc;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
@@ -27,7 +28,8 @@ import java.nio.ByteOrder;
  * the poll's downcall, it exhausted C2's inlining budget, which left the segment's checks as
  * five out-of-line calls per read (the read_lat and send_lat profiles of 2026-11-26; before,
  * the generated {@code ibv_wc.status} accessor was one out-of-line call of 64 instructions). A
- * buffer read is a bounds check, a liveness check of the memory's arena and one load.
+ * buffer read is a bounds check, a liveness check of the memory's arena (none for a view with
+ * its own memory) and one load.
  *
  * <p>Not thread-safe: use one per polling thread.
  */
@@ -47,6 +49,15 @@ public final class WorkCompletion {
     private static final int WC_FLAGS = (int) ibv_wc.wc_flags$offset();
     /** {@code IBV_WC_WITH_INV}: invalidated_rkey is valid. */
     private static final int WITH_INV = 1 << 3;
+    /**
+     * The status read of every poll ({@link #statusCode()}, {@link #isSuccess()}): a view var
+     * handle of the buffer, whose code is static, where {@code ByteBuffer.getInt} is a virtual
+     * call that C2 inlines only with a type profile of its call site. A busy-poll finds a
+     * completion once in thousands of polls, so the interpreter had profiled that site too
+     * rarely when the poll was compiled, and send_lat's loop called {@code getInt} out of line
+     * twice an iteration (research/notes/2026-11-27-latency-loops-inlined.md).
+     */
+    private static final VarHandle INT = MethodHandles.byteBufferViewVarHandle(int[].class, ByteOrder.nativeOrder());
 
     private final MemorySegment wc;
     /** The same memory as a native-order buffer, for the field reads (see the class comment). */
@@ -55,12 +66,20 @@ public final class WorkCompletion {
 
     /** A completion view with its own native memory (freed when the view is garbage). */
     public WorkCompletion() {
-        this(Arena.ofAuto().allocate(ibv_wc.layout()));
+        // A plain direct buffer (malloc'ed, 16-byte aligned, zeroed, freed by its cleaner): with
+        // no arena behind it, a field read checks no arena's liveness, one load fewer per poll.
+        this(ByteBuffer.allocateDirect((int) ibv_wc.layout().byteSize()).order(ByteOrder.nativeOrder()));
     }
 
     WorkCompletion(MemorySegment wc) {
         this.wc = wc;
         this.fields = wc.asByteBuffer().order(ByteOrder.nativeOrder());
+        this.address = wc.address();
+    }
+
+    private WorkCompletion(ByteBuffer own) {
+        this.wc = MemorySegment.ofBuffer(own);
+        this.fields = own;
         this.address = wc.address();
     }
 
@@ -85,12 +104,12 @@ public final class WorkCompletion {
 
     /** The status as its code, without decoding it: {@link PreparedPoll#poll()} returns it. */
     int statusCode() {
-        return fields.getInt(STATUS);
+        return (int) INT.get(fields, STATUS);
     }
 
     /** {@return whether the status is {@link WorkCompletionStatus#SUCCESS}} */
     public boolean isSuccess() {
-        return fields.getInt(STATUS) == 0;
+        return statusCode() == 0;
     }
 
     /**
