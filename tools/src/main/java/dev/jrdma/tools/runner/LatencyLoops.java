@@ -4,6 +4,7 @@ package dev.jrdma.tools.runner;
 import dev.jrdma.CompletionQueue;
 import dev.jrdma.PreparedPoll;
 import dev.jrdma.PreparedReceive;
+import dev.jrdma.PreparedSend;
 import dev.jrdma.RdmaTimeoutException;
 import dev.jrdma.SendOpcode;
 import dev.jrdma.WaitStrategy;
@@ -58,6 +59,8 @@ final class LatencyLoops {
              PreparedReceive recv = side.post.prepareReceive(0, size);   // to the QP, or --use-srq's SRQ
              PreparedPoll recvPoll = PreparedPoll.of(recvCq);
              PreparedPoll sendPoll = PreparedPoll.of(sendCq)) {
+            // ibv_post_send's prepared request, posted by this loop in count mode (SendPoster.prepared)
+            PreparedSend direct = spin ? send.prepared() : null;
             rule.start(System.nanoTime());
             int scnt = 0;
             int rcnt = 0;
@@ -84,7 +87,11 @@ final class LatencyLoops {
                         // message is on its way, so a slow clock is off the round trip. Consecutive
                         // deltas - all the report uses - are the same period either way.
                         rule.beforePost();
-                        send.post();
+                        if (direct != null) {
+                            direct.post();
+                        } else {
+                            send.post();
+                        }
                         rule.posted(scnt++);
                         if (spin) {
                             c.spin(sendPoll, "send");
@@ -95,6 +102,9 @@ final class LatencyLoops {
                 }
             } finally {
                 side.post.receivesPosted(reposted, reposted);
+                if (direct != null) {
+                    send.addPosts(scnt);
+                }
             }
         }
     }
@@ -178,7 +188,24 @@ final class LatencyLoops {
         CompletionQueue cq = side.sendCq;
         try (SendPoster r = SendPoster.single(side, 0, size, side.opcode());
              PreparedPoll poll = PreparedPoll.of(cq)) {
+            PreparedSend direct = r.prepared();
             rule.start(System.nanoTime());
+            if (spin && direct != null) {
+                // Count mode without -e, with ibv_post_send: perftest's loop, the prepared request
+                // posted here (SendPoster.prepared) and every wait the plain busy-poll.
+                int i = 0;
+                try {
+                    for (; i < iters; i++) {
+                        rule.beforePost();
+                        direct.post();
+                        rule.posted(i);   // after the post, as in send()
+                        c.spin(poll, what);
+                    }
+                } finally {
+                    r.addPosts(i);
+                }
+                return;
+            }
             for (int i = 0; i < iters; i++) {
                 rule.beforePost();
                 r.post();

@@ -48,6 +48,22 @@ abstract sealed class SendPoster implements AutoCloseable {
         posts++;
     }
 
+    /** Counts {@code n} posts its caller made through {@link #prepared()}. */
+    final void addPosts(long n) {
+        posts += n;
+    }
+
+    /**
+     * The {@link PreparedSend} this poster posts with {@code ibv_post_send}, or null when it
+     * posts through the extended post API. The count-mode latency loops post it themselves (and
+     * count those posts with {@link #addPosts}): on their iteration's path that is one test of a
+     * local instead of {@link #post()}'s dispatch on the poster's class, which C2 compiles as a
+     * null check, a check of the poster's class and a field load.
+     */
+    PreparedSend prepared() {
+        return null;
+    }
+
     /** Adds the posts counted so far to --json's counts; {@link #close()} does. */
     final void flushCounts() {
         counts.sendPosts += posts;
@@ -113,6 +129,11 @@ abstract sealed class SendPoster implements AutoCloseable {
         void post() {
             send.post();
             counted();
+        }
+
+        @Override
+        PreparedSend prepared() {
+            return send;
         }
 
         @Override
