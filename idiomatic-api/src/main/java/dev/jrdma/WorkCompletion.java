@@ -3,10 +3,9 @@ package dev.jrdma;
 
 import dev.jrdma.bindings.generated.ibv_wc;
 import java.lang.foreign.MemorySegment;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.MappedByteBuffer;
 
 /**
  * A reusable view of one work completion ({@code struct ibv_wc}) in native memory: a flyweight
@@ -49,35 +48,35 @@ public final class WorkCompletion {
     private static final int WC_FLAGS = (int) ibv_wc.wc_flags$offset();
     /** {@code IBV_WC_WITH_INV}: invalidated_rkey is valid. */
     private static final int WITH_INV = 1 << 3;
-    /**
-     * The status read of every poll ({@link #statusCode()}, {@link #isSuccess()}): a view var
-     * handle of the buffer, whose code is static, where {@code ByteBuffer.getInt} is a virtual
-     * call that C2 inlines only with a type profile of its call site. A busy-poll finds a
-     * completion once in thousands of polls, so the interpreter had profiled that site too
-     * rarely when the poll was compiled, and send_lat's loop called {@code getInt} out of line
-     * twice an iteration (research/notes/2026-11-27-latency-loops-inlined.md).
-     */
-    private static final VarHandle INT = MethodHandles.byteBufferViewVarHandle(int[].class, ByteOrder.nativeOrder());
 
     private final MemorySegment wc;
-    /** The same memory as a native-order buffer, for the field reads (see the class comment). */
-    private final ByteBuffer fields;
+    /**
+     * The same memory as a native-order buffer, for the field reads (see the class comment).
+     * Typed as {@link MappedByteBuffer}, the public superclass of every direct buffer, whose
+     * {@code getInt} and {@code getLong} one class implements: C2 binds the reads to it from the
+     * class hierarchy. Through {@code ByteBuffer} they are virtual calls that C2 inlines only
+     * with a type profile of the call site, and a busy-poll finds a completion once in
+     * thousands of polls: the interpreter had barely profiled the status read when the poll was
+     * compiled, and send_lat's loop called {@code getInt} out of line twice an iteration
+     * (research/notes/2026-11-27-latency-loops-inlined.md).
+     */
+    private final MappedByteBuffer fields;
     private final long address;
 
     /** A completion view with its own native memory (freed when the view is garbage). */
     public WorkCompletion() {
         // A plain direct buffer (malloc'ed, 16-byte aligned, zeroed, freed by its cleaner): with
         // no arena behind it, a field read checks no arena's liveness, one load fewer per poll.
-        this(ByteBuffer.allocateDirect((int) ibv_wc.layout().byteSize()).order(ByteOrder.nativeOrder()));
+        this((MappedByteBuffer) ByteBuffer.allocateDirect((int) ibv_wc.layout().byteSize()).order(ByteOrder.nativeOrder()));
     }
 
     WorkCompletion(MemorySegment wc) {
         this.wc = wc;
-        this.fields = wc.asByteBuffer().order(ByteOrder.nativeOrder());
+        this.fields = (MappedByteBuffer) wc.asByteBuffer().order(ByteOrder.nativeOrder());
         this.address = wc.address();
     }
 
-    private WorkCompletion(ByteBuffer own) {
+    private WorkCompletion(MappedByteBuffer own) {
         this.wc = MemorySegment.ofBuffer(own);
         this.fields = own;
         this.address = wc.address();
@@ -104,7 +103,7 @@ public final class WorkCompletion {
 
     /** The status as its code, without decoding it: {@link PreparedPoll#poll()} returns it. */
     int statusCode() {
-        return (int) INT.get(fields, STATUS);
+        return fields.getInt(STATUS);
     }
 
     /** {@return whether the status is {@link WorkCompletionStatus#SUCCESS}} */

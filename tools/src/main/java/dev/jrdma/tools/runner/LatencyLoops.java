@@ -59,8 +59,11 @@ final class LatencyLoops {
              PreparedReceive recv = side.post.prepareReceive(0, size);   // to the QP, or --use-srq's SRQ
              PreparedPoll recvPoll = PreparedPoll.of(recvCq);
              PreparedPoll sendPoll = PreparedPoll.of(sendCq)) {
-            // ibv_post_send's prepared request, posted by this loop in count mode (SendPoster.prepared)
-            PreparedSend direct = spin ? send.prepared() : null;
+            PreparedSend direct = send.prepared();
+            if (spin && direct != null) {
+                sendCounted(side, rule, client, send, direct, recv, recvPoll, sendPoll);
+                return;
+            }
             rule.start(System.nanoTime());
             int scnt = 0;
             int rcnt = 0;
@@ -87,11 +90,7 @@ final class LatencyLoops {
                         // message is on its way, so a slow clock is off the round trip. Consecutive
                         // deltas - all the report uses - are the same period either way.
                         rule.beforePost();
-                        if (direct != null) {
-                            direct.post();
-                        } else {
-                            send.post();
-                        }
+                        send.post();
                         rule.posted(scnt++);
                         if (spin) {
                             c.spin(sendPoll, "send");
@@ -102,10 +101,52 @@ final class LatencyLoops {
                 }
             } finally {
                 side.post.receivesPosted(reposted, reposted);
-                if (direct != null) {
-                    send.addPosts(scnt);
+            }
+        }
+    }
+
+    /**
+     * {@link #send}'s loop in count mode without -e, posting with {@code ibv_post_send}: perftest's
+     * loop, with the prepared request posted here (SendPoster.prepared) and every wait the plain
+     * busy-poll. A method of its own, so that C2 compiles only these paths into it: the other
+     * loop's posts and waits, never run here, would still be inlined (the launchers name the
+     * posts for inlining, which inlines unreached calls too) and grew the graph past C2's node
+     * budget, which left the status read out of line (research/notes/2026-11-27-latency-loops-inlined.md).
+     */
+    private static void sendCounted(Side side, StopRule rule, boolean client, SendPoster send, PreparedSend direct,
+                                    PreparedReceive recv, PreparedPoll recvPoll, PreparedPoll sendPoll)
+            throws IOException {
+        Completions c = side.completions;
+        long iters = rule.iterations();
+        int rxDepth = side.s.rxDepth();
+        boolean immediate = side.withImmediate;
+        rule.start(System.nanoTime());
+        int scnt = 0;
+        int rcnt = 0;
+        int reposted = 0;
+        try {
+            while (scnt < iters || rcnt < iters) {
+                if (rcnt < iters && !(scnt < 1 && client)) {
+                    c.spin(recvPoll, "receive");
+                    rcnt++;
+                    if (immediate) {
+                        side.checkImmediate(recvPoll.completion());
+                    }
+                    if (rcnt + (long) rxDepth <= iters) {
+                        recv.post();
+                        reposted++;
+                    }
+                }
+                if (scnt < iters) {
+                    rule.beforePost();   // the clock after the post, as in send()
+                    direct.post();
+                    rule.posted(scnt++);
+                    c.spin(sendPoll, "send");
                 }
             }
+        } finally {
+            side.post.receivesPosted(reposted, reposted);
+            send.addPosts(scnt);
         }
     }
 
@@ -189,23 +230,11 @@ final class LatencyLoops {
         try (SendPoster r = SendPoster.single(side, 0, size, side.opcode());
              PreparedPoll poll = PreparedPoll.of(cq)) {
             PreparedSend direct = r.prepared();
-            rule.start(System.nanoTime());
             if (spin && direct != null) {
-                // Count mode without -e, with ibv_post_send: perftest's loop, the prepared request
-                // posted here (SendPoster.prepared) and every wait the plain busy-poll.
-                int i = 0;
-                try {
-                    for (; i < iters; i++) {
-                        rule.beforePost();
-                        direct.post();
-                        rule.posted(i);   // after the post, as in send()
-                        c.spin(poll, what);
-                    }
-                } finally {
-                    r.addPosts(i);
-                }
+                roundTripCounted(c, rule, what, r, direct, poll);
                 return;
             }
+            rule.start(System.nanoTime());
             for (int i = 0; i < iters; i++) {
                 rule.beforePost();
                 r.post();
@@ -216,6 +245,27 @@ final class LatencyLoops {
                     break;
                 }
             }
+        }
+    }
+
+    /**
+     * {@link #roundTrip}'s loop in count mode without -e, posting with {@code ibv_post_send}:
+     * perftest's four steps, a method of its own as {@link #sendCounted} is.
+     */
+    private static void roundTripCounted(Completions c, StopRule rule, String what, SendPoster r, PreparedSend direct,
+                                         PreparedPoll poll) throws IOException {
+        long iters = rule.iterations();
+        rule.start(System.nanoTime());
+        int i = 0;
+        try {
+            for (; i < iters; i++) {
+                rule.beforePost();
+                direct.post();
+                rule.posted(i);   // after the post, as in send()
+                c.spin(poll, what);
+            }
+        } finally {
+            r.addPosts(i);
         }
     }
 
