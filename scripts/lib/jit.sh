@@ -20,6 +20,28 @@ jrdma_jit_opts() {
     esac
 }
 
+# The CLI's data path, inlined into its measurement loops by name (every machine, with or without
+# tiers): the busy-poll of one completion (Completions.spin), the prepared poll under it and its
+# status read (a direct buffer's getInt), the prepared posts. C2 does not inline a
+# callee it has already compiled on its own into more than InlineSmallCode bytes ("already
+# compiled into a big method": 1000 without tiers, as under TCG above, 2500 with them), and these
+# methods are hot, so compiled on their own long before the loop that calls them is: the poll
+# loop compiled to ~2,800 bytes, the prepared posts to ~1,050-1,300. Called out of line, each
+# costs a call and C2's spills of every live value around it (C2 keeps no register across a
+# call): 389 of send_lat's 622 instructions per iteration under perf-gate's count (2026-11-26)
+# ran in methods called out of line (research/notes/2026-11-27-latency-loops-inlined.md). A CompileCommand changes only that
+# decision: the code and every check in it are the same. "quiet" first: HotSpot would print each
+# command on stdout.
+jrdma_inline_opts() {
+    local m opts="-XX:CompileCommand=quiet"
+    for m in dev.jrdma.tools.runner.Completions::spin dev.jrdma.PreparedPoll::poll \
+             'java.nio.DirectByteBuffer::getInt(I)I' dev.jrdma.tools.runner.SendPoster\$Prepared::post dev.jrdma.PreparedSend::post \
+             dev.jrdma.PreparedReceive::post; do
+        opts+=" -XX:CompileCommand=inline,$m"
+    done
+    echo "$opts"
+}
+
 # The JDK_JAVA_OPTIONS of the Soft-RoCE VM (scripts/vm/guest-stage), which every `java` launcher
 # in the guest reads, whatever program it runs (a user's own too): "-XX:TieredStopAtLevel=1",
 # C1 only, then the caller's own JDK_JAVA_OPTIONS (passed in by scripts/softroce; later wins).

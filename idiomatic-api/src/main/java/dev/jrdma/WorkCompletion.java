@@ -2,10 +2,10 @@
 package dev.jrdma;
 
 import dev.jrdma.bindings.generated.ibv_wc;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.MappedByteBuffer;
 
 /**
  * A reusable view of one work completion ({@code struct ibv_wc}) in native memory: a flyweight
@@ -27,7 +27,8 @@ import java.nio.ByteOrder;
  * the poll's downcall, it exhausted C2's inlining budget, which left the segment's checks as
  * five out-of-line calls per read (the read_lat and send_lat profiles of 2026-11-26; before,
  * the generated {@code ibv_wc.status} accessor was one out-of-line call of 64 instructions). A
- * buffer read is a bounds check, a liveness check of the memory's arena and one load.
+ * buffer read is a bounds check, a liveness check of the memory's arena (none for a view with
+ * its own memory) and one load.
  *
  * <p>Not thread-safe: use one per polling thread.
  */
@@ -49,18 +50,35 @@ public final class WorkCompletion {
     private static final int WITH_INV = 1 << 3;
 
     private final MemorySegment wc;
-    /** The same memory as a native-order buffer, for the field reads (see the class comment). */
-    private final ByteBuffer fields;
+    /**
+     * The same memory as a native-order buffer, for the field reads (see the class comment).
+     * Typed as {@link MappedByteBuffer}, the public superclass of every direct buffer, whose
+     * {@code getInt} and {@code getLong} one class implements: C2 binds the reads to it from the
+     * class hierarchy. Through {@code ByteBuffer} they are virtual calls that C2 inlines only
+     * with a type profile of the call site, and a busy-poll finds a completion once in
+     * thousands of polls: the interpreter had barely profiled the status read when the poll was
+     * compiled, and send_lat's loop called {@code getInt} out of line twice an iteration
+     * (research/notes/2026-11-27-latency-loops-inlined.md).
+     */
+    private final MappedByteBuffer fields;
     private final long address;
 
     /** A completion view with its own native memory (freed when the view is garbage). */
     public WorkCompletion() {
-        this(Arena.ofAuto().allocate(ibv_wc.layout()));
+        // A plain direct buffer (malloc'ed, 16-byte aligned, zeroed, freed by its cleaner): with
+        // no arena behind it, a field read checks no arena's liveness, one load fewer per poll.
+        this((MappedByteBuffer) ByteBuffer.allocateDirect((int) ibv_wc.layout().byteSize()).order(ByteOrder.nativeOrder()));
     }
 
     WorkCompletion(MemorySegment wc) {
         this.wc = wc;
-        this.fields = wc.asByteBuffer().order(ByteOrder.nativeOrder());
+        this.fields = (MappedByteBuffer) wc.asByteBuffer().order(ByteOrder.nativeOrder());
+        this.address = wc.address();
+    }
+
+    private WorkCompletion(MappedByteBuffer own) {
+        this.wc = MemorySegment.ofBuffer(own);
+        this.fields = own;
         this.address = wc.address();
     }
 
@@ -90,7 +108,7 @@ public final class WorkCompletion {
 
     /** {@return whether the status is {@link WorkCompletionStatus#SUCCESS}} */
     public boolean isSuccess() {
-        return fields.getInt(STATUS) == 0;
+        return statusCode() == 0;
     }
 
     /**

@@ -3,6 +3,7 @@ package dev.jrdma.tools.runner;
 
 import dev.jrdma.CompletionChannel;
 import dev.jrdma.CompletionQueue;
+import dev.jrdma.PreparedPoll;
 import dev.jrdma.RdmaTimeoutException;
 import dev.jrdma.WaitStrategy;
 import dev.jrdma.WorkCompletion;
@@ -97,9 +98,6 @@ final class Completions {
         if (side.channel != null) {
             return takeWithEvents(cq, what);
         }
-        // Only the busy-poll stays in this method: with the clock and the channel path in it,
-        // C2 (tiered, as on hardware) ran out of its node budget inlining take() and post()
-        // into the latency loop and called them instead (research/notes/2026-11-25-jit-under-emulation.md).
         long deadline = 0;
         int spins = 0;
         while (cq.poll(wc) == 0) {
@@ -112,6 +110,44 @@ final class Completions {
             throw failed(what, wc);
         }
         return wc;
+    }
+
+    /**
+     * Whether the loops' waits under {@code rule} are the plain busy-poll of {@link #spin}: count
+     * mode (-n) without -e. The latency loops decide it once, before the loop, and then call
+     * {@code spin} directly: one small method per wait, not the three levels of dispatch that C2
+     * would have to inline through to reach it (research/notes/2026-11-27-latency-loops-inlined.md).
+     */
+    boolean spins(StopRule rule) {
+        return !rule.timed() && side.channel == null;
+    }
+
+    /**
+     * The busy-poll of count mode without -e, through the loop's {@link PreparedPoll}: polls
+     * until a completion arrives, as perftest does, and looks at the clock (for the timeout)
+     * every {@link #SPINS_PER_CLOCK_READ} empty polls; fails on an error status. A poll returns
+     * the status alone, so a successful wait reads nothing else of the completion; the caller
+     * finds the rest in {@code poll.completion()}. Only the busy-poll is in this method: with the
+     * clock and the channel path in it, C2 ran out of its node budget inlining it and the posts
+     * into the latency loop and called them instead (research/notes/2026-11-25-jit-under-emulation.md).
+     */
+    void spin(PreparedPoll poll, String what) throws IOException {
+        int status = poll.poll();
+        if (status == PreparedPoll.EMPTY) {
+            // The wait's state only once the first poll found nothing: a read_lat read has
+            // completed by then, and its iteration then keeps nothing more across the downcall.
+            long deadline = 0;
+            int spins = 0;
+            do {
+                IDLE.idle(++spins);   // busy-poll as perftest does
+                if ((spins & spinMask) == 0) {
+                    deadline = checkDeadline(deadline, what);
+                }
+            } while ((status = poll.poll()) == PreparedPoll.EMPTY);
+        }
+        if (status != PreparedPoll.SUCCESS) {
+            throw failed(what, poll.completion());
+        }
     }
 
     /** Starts the wait's deadline on the first call; throws once it has passed. */

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma.tools.runner;
 
+import dev.jrdma.CompletionQueue;
+import dev.jrdma.PreparedPoll;
 import dev.jrdma.PreparedReceive;
+import dev.jrdma.PreparedSend;
 import dev.jrdma.RdmaTimeoutException;
 import dev.jrdma.SendOpcode;
 import dev.jrdma.WaitStrategy;
@@ -17,7 +20,9 @@ import java.lang.invoke.VarHandle;
  * mode a side whose peer ended first stops waiting at its own end, so waits are bounded by the
  * end as well as by the timeout. Each loop posts requests prepared once before the loop
  * ({@link SendPoster}: through the extended post API or a {@link dev.jrdma.PreparedSend};
- * {@link PreparedReceive}), as perftest posts the structs it built before its loop.
+ * {@link PreparedReceive}) and, in count mode without -e, polls through a {@link PreparedPoll}
+ * per completion queue ({@link Completions#spin}), as perftest posts the structs it built
+ * before its loop and polls into the {@code ibv_wc} it allocated there.
  */
 final class LatencyLoops {
     private static final VarHandle BYTE = ValueLayout.JAVA_BYTE.varHandle();
@@ -44,8 +49,21 @@ final class LatencyLoops {
         // The side that posts first: send_lat's client; with --write_with_imm write_lat's server.
         boolean client = side.s.client() != side.writeImmediate;
         int rxDepth = side.s.rxDepth();
+        // Decided once: the plain busy-poll (-n, no -e), called directly (Completions.spins), and
+        // whether receives must carry an immediate (--send_with_imm); no call for either otherwise.
+        boolean spin = c.spins(rule);
+        boolean immediate = side.withImmediate;
+        CompletionQueue recvCq = side.recvCq;
+        CompletionQueue sendCq = side.sendCq;
         try (SendPoster send = SendPoster.single(side, 0, size, side.opcode());
-             PreparedReceive recv = side.post.prepareReceive(0, size)) {   // to the QP, or --use-srq's SRQ
+             PreparedReceive recv = side.post.prepareReceive(0, size);   // to the QP, or --use-srq's SRQ
+             PreparedPoll recvPoll = PreparedPoll.of(recvCq);
+             PreparedPoll sendPoll = PreparedPoll.of(sendCq)) {
+            PreparedSend direct = send.prepared();
+            if (spin && direct != null) {
+                sendCounted(side, rule, client, send, direct, recv, recvPoll, sendPoll);
+                return;
+            }
             rule.start(System.nanoTime());
             int scnt = 0;
             int rcnt = 0;
@@ -53,11 +71,15 @@ final class LatencyLoops {
             try {
                 while (scnt < iters || rcnt < iters) {
                     if (rcnt < iters && !(scnt < 1 && client)) {
-                        if (!c.take(side.recvCq, "receive", rule)) {
+                        if (spin) {
+                            c.spin(recvPoll, "receive");
+                        } else if (!c.take(recvCq, "receive", rule)) {
                             break;
                         }
                         rcnt++;
-                        side.checkImmediate(c.last());
+                        if (immediate) {
+                            side.checkImmediate(spin ? recvPoll.completion() : c.last());
+                        }
                         if (rcnt + (long) rxDepth <= iters) {
                             recv.post();
                             reposted++;
@@ -70,7 +92,9 @@ final class LatencyLoops {
                         rule.beforePost();
                         send.post();
                         rule.posted(scnt++);
-                        if (!c.take(side.sendCq, "send", rule) || !rule.completed()) {
+                        if (spin) {
+                            c.spin(sendPoll, "send");
+                        } else if (!c.take(sendCq, "send", rule) || !rule.completed()) {
                             break;
                         }
                     }
@@ -78,6 +102,51 @@ final class LatencyLoops {
             } finally {
                 side.post.receivesPosted(reposted, reposted);
             }
+        }
+    }
+
+    /**
+     * {@link #send}'s loop in count mode without -e, posting with {@code ibv_post_send}: perftest's
+     * loop, with the prepared request posted here (SendPoster.prepared) and every wait the plain
+     * busy-poll. A method of its own, so that C2 compiles only these paths into it: the other
+     * loop's posts and waits, never run here, would still be inlined (the launchers name the
+     * posts for inlining, which inlines unreached calls too) and grew the graph past C2's node
+     * budget, which left the status read out of line (research/notes/2026-11-27-latency-loops-inlined.md).
+     */
+    private static void sendCounted(Side side, StopRule rule, boolean client, SendPoster send, PreparedSend direct,
+                                    PreparedReceive recv, PreparedPoll recvPoll, PreparedPoll sendPoll)
+            throws IOException {
+        Completions c = side.completions;
+        long iters = rule.iterations();
+        int rxDepth = side.s.rxDepth();
+        boolean immediate = side.withImmediate;
+        rule.start(System.nanoTime());
+        int scnt = 0;
+        int rcnt = 0;
+        int reposted = 0;
+        try {
+            while (scnt < iters || rcnt < iters) {
+                if (rcnt < iters && !(scnt < 1 && client)) {
+                    c.spin(recvPoll, "receive");
+                    rcnt++;
+                    if (immediate) {
+                        side.checkImmediate(recvPoll.completion());
+                    }
+                    if (rcnt + (long) rxDepth <= iters) {
+                        recv.post();
+                        reposted++;
+                    }
+                }
+                if (scnt < iters) {
+                    rule.beforePost();   // the clock after the post, as in send()
+                    direct.post();
+                    rule.posted(scnt++);
+                    c.spin(sendPoll, "send");
+                }
+            }
+        } finally {
+            side.post.receivesPosted(reposted, reposted);
+            send.addPosts(scnt);
         }
     }
 
@@ -89,7 +158,9 @@ final class LatencyLoops {
         MemorySegment buf = side.mr.segment();
         long postOffset = size - 1;
         long pollOffset = (long) side.qps.size() * side.slot + size - 1;
-        try (SendPoster write = SendPoster.single(side, 0, size, SendOpcode.RDMA_WRITE)) {
+        boolean spin = c.spins(rule);   // as in send()
+        try (SendPoster write = SendPoster.single(side, 0, size, SendOpcode.RDMA_WRITE);
+             PreparedPoll poll = PreparedPoll.of(side.sendCq)) {
             rule.start(System.nanoTime());
             int scnt = 0;
             int ccnt = 0;
@@ -108,13 +179,12 @@ final class LatencyLoops {
                     rule.posted(scnt++);   // after the post, as in send()
                 }
                 if (ccnt < iters) {
-                    if (!c.take(side.sendCq, "RDMA write", rule)) {
+                    if (spin) {
+                        c.spin(poll, "RDMA write");
+                    } else if (!c.take(side.sendCq, "RDMA write", rule) || !rule.completed()) {
                         break;
                     }
                     ccnt++;
-                    if (!rule.completed()) {
-                        break;
-                    }
                 }
             }
             if (rule.timed()) {
@@ -155,16 +225,47 @@ final class LatencyLoops {
         Completions c = side.completions;
         long iters = rule.iterations();
         String what = side.operationName();
-        try (SendPoster r = SendPoster.single(side, 0, size, side.opcode())) {
+        boolean spin = c.spins(rule);   // as in send()
+        CompletionQueue cq = side.sendCq;
+        try (SendPoster r = SendPoster.single(side, 0, size, side.opcode());
+             PreparedPoll poll = PreparedPoll.of(cq)) {
+            PreparedSend direct = r.prepared();
+            if (spin && direct != null) {
+                roundTripCounted(c, rule, what, r, direct, poll);
+                return;
+            }
             rule.start(System.nanoTime());
             for (int i = 0; i < iters; i++) {
                 rule.beforePost();
                 r.post();
                 rule.posted(i);   // after the post, as in send()
-                if (!c.take(side.sendCq, what, rule) || !rule.completed()) {
+                if (spin) {
+                    c.spin(poll, what);
+                } else if (!c.take(cq, what, rule) || !rule.completed()) {
                     break;
                 }
             }
+        }
+    }
+
+    /**
+     * {@link #roundTrip}'s loop in count mode without -e, posting with {@code ibv_post_send}:
+     * perftest's four steps, a method of its own as {@link #sendCounted} is.
+     */
+    private static void roundTripCounted(Completions c, StopRule rule, String what, SendPoster r, PreparedSend direct,
+                                         PreparedPoll poll) throws IOException {
+        long iters = rule.iterations();
+        rule.start(System.nanoTime());
+        int i = 0;
+        try {
+            for (; i < iters; i++) {
+                rule.beforePost();
+                direct.post();
+                rule.posted(i);   // after the post, as in send()
+                c.spin(poll, what);
+            }
+        } finally {
+            r.addPosts(i);
         }
     }
 
