@@ -21,8 +21,9 @@ jrdma_jit_opts() {
 }
 
 # The CLI's data path, inlined into its measurement loops by name (every machine, with or without
-# tiers): the busy-poll of one completion (Completions.spin), the prepared poll under it and its
-# status read (a direct buffer's getInt), the prepared posts. C2 does not inline a
+# tiers): the busy-poll of one completion (Completions.spin), the prepared poll under it, the
+# prepared posts. (The poll's status read needs no name: it reads through a constant segment, whose
+# calls C2 binds and inlines without a profile; research/notes/2026-11-27-status-read.md.) C2 does not inline a
 # callee it has already compiled on its own into more than InlineSmallCode bytes ("already
 # compiled into a big method": 1000 without tiers, as under TCG above, 2500 with them), and these
 # methods are hot, so compiled on their own long before the loop that calls them is: the poll
@@ -35,8 +36,7 @@ jrdma_jit_opts() {
 jrdma_inline_opts() {
     local m opts="-XX:CompileCommand=quiet"
     for m in dev.jrdma.tools.runner.Completions::spin dev.jrdma.PreparedPoll::poll \
-             'java.nio.DirectByteBuffer::getInt(I)I' dev.jrdma.tools.runner.SendPoster\$Prepared::post dev.jrdma.PreparedSend::post \
-             dev.jrdma.PreparedReceive::post; do
+             dev.jrdma.tools.runner.SendPoster\$Prepared::post dev.jrdma.PreparedSend::post dev.jrdma.PreparedReceive::post; do
         opts+=" -XX:CompileCommand=inline,$m"
     done
     echo "$opts"

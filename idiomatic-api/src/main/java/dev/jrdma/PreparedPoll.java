@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma;
 
+import dev.jrdma.bindings.generated.ibv_wc;
 import dev.jrdma.bindings.shim.BoundVerbs;
 import dev.jrdma.bindings.shim.InlineVerbs;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
 import java.lang.ref.Reference;
 
 /**
@@ -43,12 +46,28 @@ public final class PreparedPoll extends NativeResource {
     /** The status code of a successful completion ({@code IBV_WC_SUCCESS}). */
     public static final int SUCCESS = 0;
 
+    /**
+     * The status read of {@link #poll()}: one opaque int read through a segment that spans the
+     * address space, a constant. A busy-poll finds a completion once in hundreds to thousands of
+     * polls, so C2 sees the status read as a cold site and leaves any call under it out of line
+     * unless the call is forced, an intrinsic or an accessor (research/notes/
+     * 2026-11-27-status-read.md). Through a constant segment every call under the read has one
+     * target, the var handle's steps are {@code @ForceInline} and the opaque access ends in an
+     * intrinsic (a plain access ends in a call that is not forced); an opaque int read is a plain
+     * load on x86-64 and AArch64. Through the completion's byte buffer the read was ~27
+     * instructions per wait with its checks, with three calls left out of line. Safe: the
+     * address is this object's own completion struct, alive while {@code wc} is reachable.
+     */
+    private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
+    private static final MemorySegment ADDRESS_SPACE = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
+
     private final CompletionQueue cq;
     private final long cqAddress;
     private final MemorySegment pollFn;
     private final boolean bound;
     private final WorkCompletion wc = new WorkCompletion();
     private final long wcAddress = wc.address();
+    private final long statusAddress = wcAddress + ibv_wc.status$offset();
     private final String description;
 
     private PreparedPoll(CompletionQueue cq) {
@@ -96,7 +115,7 @@ public final class PreparedPoll extends NativeResource {
         if (n <= 0) {
             return n == 0 ? EMPTY : failed(n);
         }
-        int status = wc.statusCode();
+        int status = (int) INT.getOpaque(ADDRESS_SPACE, statusAddress);
         if (status != SUCCESS) {
             recordError();
         }

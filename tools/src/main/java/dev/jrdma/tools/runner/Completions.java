@@ -132,18 +132,17 @@ final class Completions {
      * into the latency loop and called them instead (research/notes/2026-11-25-jit-under-emulation.md).
      */
     void spin(PreparedPoll poll, String what) throws IOException {
-        int status = poll.poll();
-        if (status == PreparedPoll.EMPTY) {
-            // The wait's state only once the first poll found nothing: a read_lat read has
-            // completed by then, and its iteration then keeps nothing more across the downcall.
-            long deadline = 0;
-            int spins = 0;
-            do {
-                IDLE.idle(++spins);   // busy-poll as perftest does
-                if ((spins & spinMask) == 0) {
-                    deadline = checkDeadline(deadline, what);
-                }
-            } while ((status = poll.poll()) == PreparedPoll.EMPTY);
+        // One loop with one poll in it, as perftest's do { ibv_poll_cq } while (ne == 0): a first
+        // poll peeled off the loop doubled the poll's code in the caller (two inlined copies per
+        // wait) and ran it once more per iteration, ahead of the poll that finds the completion.
+        long deadline = 0;
+        int spins = 0;
+        int status;
+        while ((status = poll.poll()) == PreparedPoll.EMPTY) {
+            IDLE.idle(++spins);   // busy-poll as perftest does
+            if ((spins & spinMask) == 0) {
+                deadline = checkDeadline(deadline, what);
+            }
         }
         if (status != PreparedPoll.SUCCESS) {
             throw failed(what, poll.completion());
