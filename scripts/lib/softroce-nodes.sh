@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # The two-node testbed of scripts/softroce --nodes 2 (sourced by it; uses its qemu_node,
-# command_output, $run, $timeout_s).
+# command_output, $run; run_two_nodes runs once per boot, each in a fresh $run).
 #
 # Two VMs, 1 vCPU each, and two emulated Ethernet links between them, each a pair of unix
 # datagram sockets in the run directory (qemu's -netdev dgram): nothing reaches the host's
