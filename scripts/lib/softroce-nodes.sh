@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # The two-node testbed of scripts/softroce --nodes 2 (sourced by it; uses its qemu_node,
-# command_output, $run, $timeout_s).
+# command_output, $run; run_two_nodes runs once per boot, each in a fresh $run).
 #
 # Two VMs, 1 vCPU each, and two emulated Ethernet links between them, each a pair of unix
 # datagram sockets in the run directory (qemu's -netdev dgram): nothing reaches the host's
@@ -70,8 +70,25 @@ run_two_nodes() {
         pkill -TERM -f "jrdma_run=$run jrdma_node=2" 2>/dev/null
     fi
     wait "$node2_pid" 2>/dev/null
+    report_node2_boot_deaths
     local up
     up=$(grep -ao 'JRDMA-NODES-UP [0-9.]*' "$log" | cut -d' ' -f2)
     [ -z "$up" ] || say "both nodes up ${up} s after node 1's kernel started"
     return 0
+}
+
+# Node 2's boots that ended before its agent listened (a kernel panic at boot, like
+# research/notes/2026-11-27-boot-panic.md), which the loop above booted again: said on stderr
+# with the first one's console, so that a flake absorbed here still shows in the log. The last
+# boot is left out: node 1 finishing stops it wherever it is.
+report_node2_boot_deaths() {
+    local deaths first=$run/node2-first-death.log
+    deaths=$(tr -d '\r' <"$run/node2.log" | awk -v first="$first" '
+        /^=== node 2 boots again$/ { if (!up && n++ == 0) printf "%s", seg >first; seg = ""; up = 0; next }
+        /node-agent: listening/ { up = 1 }
+        { seg = seg $0 "\n" }
+        END { print n + 0 }')
+    [ "$deaths" != 0 ] || return 0
+    say "node 2 died during boot $deaths time(s) and was booted again; the first of those boots' console follows"
+    sed 's/^/  2| /' "$first" >&2
 }
