@@ -194,8 +194,14 @@ public final class PreparedSend extends PreparedWork {
     }
 
     private int postNow() {
+        // Confined to this thread (Confinement): no other thread posts or closes this object or,
+        // while this thread lives, anything it depends on, so nothing can be destroyed under the
+        // call and no guard word is needed.
+        if (confinedTo == Thread.currentThread() && !isClosed()) {
+            return postInside();
+        }
         if (confinedTo != null) {
-            return postConfined();
+            throw confinedRefusal();
         }
         if (!enterSolo()) {
             return postCounted();
@@ -205,15 +211,6 @@ public final class PreparedSend extends PreparedWork {
         } finally {
             exitSolo();
         }
-    }
-
-    // No guard: only the owner thread posts and closes this object and, while it lives, whatever
-    // this object depends on (Confinement), so nothing can be destroyed under this call.
-    private int postConfined() {
-        if (confinedTo != Thread.currentThread() || isClosed()) {
-            throw confinedRefusal();
-        }
-        return postInside();
     }
 
     // Out of line: another thread is posting this request, or it is closed (enter() throws).
