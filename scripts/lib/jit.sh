@@ -30,13 +30,17 @@ jrdma_jit_opts() {
 # loop compiled to ~2,800 bytes, the prepared posts to ~1,050-1,300. Called out of line, each
 # costs a call and C2's spills of every live value around it (C2 keeps no register across a
 # call): 389 of send_lat's 622 instructions per iteration under perf-gate's count (2026-11-26)
-# ran in methods called out of line (research/notes/2026-11-27-latency-loops-inlined.md). A CompileCommand changes only that
+# ran in methods called out of line (research/notes/2026-11-27-latency-loops-inlined.md). The
+# bandwidth loop's cq-mod flag (SendPoster$Prepared::signaled and PreparedSend::signaled under it)
+# lost the same lottery in 3 of 6 perf-gate runs of 2026-11-27 ("already compiled into a big
+# method"), 15 more instructions per write_bw message when it did. A CompileCommand changes only that
 # decision: the code and every check in it are the same. "quiet" first: HotSpot would print each
 # command on stdout.
 jrdma_inline_opts() {
     local m opts="-XX:CompileCommand=quiet"
     for m in dev.jrdma.tools.runner.Completions::spin dev.jrdma.PreparedPoll::poll \
-             dev.jrdma.tools.runner.SendPoster\$Prepared::post dev.jrdma.PreparedSend::post dev.jrdma.PreparedReceive::post; do
+             dev.jrdma.tools.runner.SendPoster\$Prepared::post dev.jrdma.PreparedSend::post dev.jrdma.PreparedReceive::post \
+             dev.jrdma.tools.runner.SendPoster\$Prepared::signaled dev.jrdma.PreparedSend::signaled; do
         opts+=" -XX:CompileCommand=inline,$m"
     done
     echo "$opts"

@@ -39,6 +39,10 @@ import java.util.function.Function;
  * closed, so that calls from then on throw {@link IllegalStateException}, and destroys the native
  * object only once the calls already inside it have returned. Without that, a CQ destroyed
  * while another thread is in {@code ibv_poll_cq} crashes the JVM (SIGSEGV in the provider).
+ * The one exception is a resource confined to a thread (a prepared request made with
+ * {@code ofConfined}): its calls take no guard, so only its thread may close it or anything it
+ * depends on, and a close from another thread is refused before it changes anything
+ * ({@link Confinement}).
  *
  * <p>Public and sealed because resources of {@code dev.jrdma.cm} extend it too: the members
  * those subclasses call on themselves are {@code protected}, every permitted subclass is final
@@ -100,6 +104,8 @@ public abstract sealed class NativeResource implements RdmaResource
     private boolean released;
     /** The thread running close(), so that a re-entrant close from it does not wait for itself. */
     private Thread closer;
+    /** The only thread that may call and close this resource, or null when any thread may ({@link Confinement}). */
+    final Thread confinedTo;
 
     /**
      * Registers this resource with each owner. Call this last in the subclass constructor path
@@ -109,6 +115,18 @@ public abstract sealed class NativeResource implements RdmaResource
      * @param owners the resources this one is made from (nulls and repeats are ignored)
      */
     protected NativeResource(NativeResource... owners) {
+        this(null, owners);
+    }
+
+    /**
+     * As {@link #NativeResource(NativeResource...)}, for a resource that only {@code confinedTo}
+     * may use and close (null: any thread); see {@link Confinement}.
+     */
+    NativeResource(Thread confinedTo, NativeResource... owners) {
+        this.confinedTo = confinedTo;
+        if (confinedTo != null) {
+            Confinement.created();
+        }
         List<NativeResource> distinct = new ArrayList<>();
         for (NativeResource owner : owners) {
             if (owner != null && !distinct.contains(owner)) {
@@ -124,8 +142,16 @@ public abstract sealed class NativeResource implements RdmaResource
             }
         } catch (RuntimeException e) {
             adopted.forEach(owner -> owner.forget(this));
+            if (confinedTo != null) {
+                Confinement.released();
+            }
             throw e;
         }
+    }
+
+    /** {@return the thread this resource is confined to, or null when any thread may use it} */
+    final Thread confinedTo() {
+        return confinedTo;
     }
 
     /** {@return the address of the native object, for matching events to objects; 0 if not applicable} */
@@ -342,11 +368,19 @@ public abstract sealed class NativeResource implements RdmaResource
      */
     @Override
     public final void close() {
+        Confinement.checkClose(this);
         List<NativeResource> toClose;
         synchronized (this) {
             if (closed) {
                 awaitReleased();
                 return;
+            }
+            // Again under the monitor: a confined dependent may have joined since the walk, and
+            // adopt() refuses new ones from the moment the mark below is set.
+            for (NativeResource dependent : dependents) {
+                if (Confinement.isConfinedElsewhere(dependent, Thread.currentThread())) {
+                    throw Confinement.refusedClose(this, dependent, Thread.currentThread());
+                }
             }
             closed = true;
             CALLS.getAndBitwiseOr(this, CLOSED);
@@ -367,16 +401,28 @@ public abstract sealed class NativeResource implements RdmaResource
                 }
             }
             awaitCallsDrained();
-            try {
-                release();
-            } catch (RuntimeException e) {
-                failure = chain(failure, e);
+            NativeResource open = Confinement.stillOpen(toClose);
+            if (open != null) {
+                // Only a dependent confined to another thread refuses to close (one that joined a
+                // dependent of this after the walk above): its thread may be posting to this
+                // object, so leaking it is the safe choice.
+                failure = chain(failure, new IllegalStateException(this + " is closed but was not destroyed: " + open
+                        + " still depends on it"));
+            } else {
+                try {
+                    release();
+                } catch (RuntimeException e) {
+                    failure = chain(failure, e);
+                }
             }
         } finally {
             synchronized (this) {
                 released = true;
                 closer = null;
                 notifyAll();
+            }
+            if (confinedTo != null) {
+                Confinement.released();
             }
             for (NativeResource owner : owners) {
                 owner.forget(this);

@@ -21,7 +21,9 @@ import java.util.List;
  * request, down from the length prepared ({@link #length(int, int)}), can change. Closing the
  * queue, or a region the request uses, closes this object first; its next {@code post} throws
  * {@link IllegalStateException}. Posting is not thread-safe: one thread at a time, as for the
- * queue. Posting allocates nothing.
+ * queue. Posting allocates nothing. Made with {@code ofConfined}, a request belongs to the thread
+ * that prepared it: its posts take no guard word, and other threads can neither post it nor close
+ * it or what it depends on while that thread runs ({@link WrongThreadException}).
  *
  * <p>{@link #toString()}: {@code prepared receive of <n> work request(s) on <queue>}.
  */
@@ -36,9 +38,9 @@ public final class PreparedReceive extends PreparedWork {
     private final boolean bound;
     private final String description;
 
-    private PreparedReceive(QueuePair qp, SharedReceiveQueue srq, List<ReceiveRequest> chain,
+    private PreparedReceive(QueuePair qp, SharedReceiveQueue srq, List<ReceiveRequest> chain, Thread confinedTo,
                             NativeResource[] owners) {
-        super(chain, WR_SIZE, owners);
+        super(chain, WR_SIZE, confinedTo, owners);
         this.qp = qp;
         this.srq = srq;
         if (qp != null) {
@@ -65,13 +67,34 @@ public final class PreparedReceive extends PreparedWork {
      * @return the prepared request, a dependent of the queue pair and its regions
      */
     public static PreparedReceive of(QueuePair qp, ReceiveRequest request) {
+        return prepare(qp, request, null);
+    }
+
+    /**
+     * As {@link #of(QueuePair, ReceiveRequest)}, for the calling thread alone, as an
+     * {@link java.lang.foreign.Arena#ofConfined() confined arena} is: a post takes no atomic (a
+     * shared request's guard costs a store-load fence per post), and in exchange only this thread
+     * may post or close the request, and while it runs, no other thread may close what the request
+     * depends on (its queue pair, regions, their protection domain and context). Such a close
+     * throws {@link WrongThreadException} and changes nothing; close the request first, on this
+     * thread. Once this thread has terminated, any thread may close it.
+     *
+     * @param qp      a queue pair with its own receive queue
+     * @param request the first request of the chain
+     * @return the prepared request, confined to the calling thread
+     */
+    public static PreparedReceive ofConfined(QueuePair qp, ReceiveRequest request) {
+        return prepare(qp, request, Thread.currentThread());
+    }
+
+    private static PreparedReceive prepare(QueuePair qp, ReceiveRequest request, Thread confinedTo) {
         if (qp.srq != null) {
             throw new IllegalArgumentException(qp + " takes its receives from " + qp.srq + ": prepare them there");
         }
         try (var _ = hold(qp)) {
             request.prepare(qp.protectionDomain());
             List<ReceiveRequest> chain = chain(request);
-            return new PreparedReceive(qp, null, chain, owners(qp, chain));
+            return new PreparedReceive(qp, null, chain, confinedTo, owners(qp, chain));
         }
     }
 
@@ -84,10 +107,26 @@ public final class PreparedReceive extends PreparedWork {
      * @return the prepared request, a dependent of the shared receive queue and its regions
      */
     public static PreparedReceive of(SharedReceiveQueue srq, ReceiveRequest request) {
+        return prepare(srq, request, null);
+    }
+
+    /**
+     * As {@link #of(SharedReceiveQueue, ReceiveRequest)}, confined to the calling thread as
+     * {@link #ofConfined(QueuePair, ReceiveRequest)} is.
+     *
+     * @param srq     the shared receive queue to post to
+     * @param request the first request of the chain
+     * @return the prepared request, confined to the calling thread
+     */
+    public static PreparedReceive ofConfined(SharedReceiveQueue srq, ReceiveRequest request) {
+        return prepare(srq, request, Thread.currentThread());
+    }
+
+    private static PreparedReceive prepare(SharedReceiveQueue srq, ReceiveRequest request, Thread confinedTo) {
         try (var _ = hold(srq)) {
             request.prepare(srq.protectionDomain());
             List<ReceiveRequest> chain = chain(request);
-            return new PreparedReceive(null, srq, chain, owners(srq, chain));
+            return new PreparedReceive(null, srq, chain, confinedTo, owners(srq, chain));
         }
     }
 
@@ -135,6 +174,15 @@ public final class PreparedReceive extends PreparedWork {
     }
 
     private int postNow() {
+        // Confined to this thread (Confinement): no other thread posts or closes this object or,
+        // while this thread lives, anything it depends on, so nothing can be destroyed under the
+        // call and no guard word is needed.
+        if (confinedTo == Thread.currentThread() && !isClosed()) {
+            return postInside();
+        }
+        if (confinedTo != null) {
+            throw confinedRefusal();
+        }
         if (!enterSolo()) {
             return postCounted();
         }

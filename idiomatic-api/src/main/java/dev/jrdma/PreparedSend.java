@@ -32,6 +32,11 @@ import java.util.List;
  * {@link IllegalStateException}. Closing it yourself frees its native memory. Posting is not
  * thread-safe, as for the queue pair: post from one thread at a time. Posting allocates nothing.
  *
+ * <p>A request that one thread prepares, posts and closes can be made with
+ * {@link #ofConfined(QueuePair, SendRequest)}: its posts take no guard word (no atomic), and in
+ * exchange other threads can neither post it nor close it or what it depends on while that
+ * thread runs ({@link WrongThreadException}). {@link #isAccessibleBy(Thread)} tells which.
+ *
  * <pre>{@code
  * try (PreparedSend send = PreparedSend.of(qp, new SendRequest().sge(mr, 0, 64).inline(true))) {
  *     for (int i = 0; i < n; i++) {
@@ -72,8 +77,8 @@ public final class PreparedSend extends PreparedWork {
     private final long[] remoteOffset;
     private final String description;
 
-    private PreparedSend(QueuePair qp, List<SendRequest> chain, NativeResource[] owners) {
-        super(chain, WR_SIZE, owners);
+    private PreparedSend(QueuePair qp, List<SendRequest> chain, Thread confinedTo, NativeResource[] owners) {
+        super(chain, WR_SIZE, confinedTo, owners);
         this.qp = qp;
         this.qpAddress = qp.address;
         this.postSendFn = qp.posts.postSendFn;
@@ -111,6 +116,29 @@ public final class PreparedSend extends PreparedWork {
      *         {@link IndexOutOfBoundsException} for what a post of {@code request} would refuse
      */
     public static PreparedSend of(QueuePair qp, SendRequest request) {
+        return prepare(qp, request, null);
+    }
+
+    /**
+     * As {@link #of(QueuePair, SendRequest)}, for the calling thread alone, as an
+     * {@link java.lang.foreign.Arena#ofConfined() confined arena} is: a post takes no atomic (a
+     * shared request's guard costs a store-load fence per post), and in exchange only this thread
+     * may post or close the request, and while it runs, no other thread may close what the request
+     * depends on (its queue pair, regions, address handle, their protection domain and context).
+     * Such a close throws {@link WrongThreadException} and changes nothing; close the request first,
+     * on this thread. Once this thread has terminated, any thread may close it.
+     *
+     * @param qp      the queue pair to post to
+     * @param request the first request of the chain
+     * @return the prepared request, confined to the calling thread
+     * @throws IllegalArgumentException or {@link IllegalStateException} or
+     *         {@link IndexOutOfBoundsException} for what a post of {@code request} would refuse
+     */
+    public static PreparedSend ofConfined(QueuePair qp, SendRequest request) {
+        return prepare(qp, request, Thread.currentThread());
+    }
+
+    private static PreparedSend prepare(QueuePair qp, SendRequest request, Thread confinedTo) {
         try (var _ = hold(qp)) {
             request.prepare(qp);
             List<SendRequest> chain = chain(request);
@@ -124,7 +152,7 @@ public final class PreparedSend extends PreparedWork {
                     owners.add(r.addressHandle());
                 }
             }
-            return new PreparedSend(qp, chain, owners.toArray(NativeResource[]::new));
+            return new PreparedSend(qp, chain, confinedTo, owners.toArray(NativeResource[]::new));
         }
     }
 
@@ -166,6 +194,15 @@ public final class PreparedSend extends PreparedWork {
     }
 
     private int postNow() {
+        // Confined to this thread (Confinement): no other thread posts or closes this object or,
+        // while this thread lives, anything it depends on, so nothing can be destroyed under the
+        // call and no guard word is needed.
+        if (confinedTo == Thread.currentThread() && !isClosed()) {
+            return postInside();
+        }
+        if (confinedTo != null) {
+            throw confinedRefusal();
+        }
         if (!enterSolo()) {
             return postCounted();
         }

@@ -57,8 +57,8 @@ abstract sealed class PreparedWork extends NativeResource permits PreparedSend, 
      * Copies {@code chain} (its requests in order, each already checked for its queue) into new
      * memory, and registers with {@code owners} (the queue, the regions, a UD address handle).
      */
-    PreparedWork(List<? extends WorkRequest<?>> chain, long wrSize, NativeResource... owners) {
-        super(owners);
+    PreparedWork(List<? extends WorkRequest<?>> chain, long wrSize, Thread confinedTo, NativeResource... owners) {
+        super(confinedTo, owners);
         this.wrSize = wrSize;
         this.count = chain.size();
         this.sgeAt = new long[count];
@@ -133,6 +133,28 @@ abstract sealed class PreparedWork extends NativeResource permits PreparedSend, 
                         + " memory region: close memory regions before the arena that owns their memory");
             }
         }
+    }
+
+    /**
+     * {@return whether {@code thread} may post and close this request: any thread for a request
+     * made with {@code of}, only the preparing thread for one made with {@code ofConfined}}
+     *
+     * @param thread the thread asked about
+     */
+    public final boolean isAccessibleBy(Thread thread) {
+        Thread owner = confinedTo();
+        return owner == null || owner == thread;
+    }
+
+    /**
+     * The post of a request confined to another thread, or of a closed one: out of line, so that
+     * a confined post compiles to two compares before the provider's call.
+     */
+    final RuntimeException confinedRefusal() {
+        if (confinedTo() != Thread.currentThread()) {
+            return Confinement.refusedCall(this, "post");
+        }
+        return new IllegalStateException(this + " is closed");
     }
 
     /** {@return the number of work requests posted together (1 unless a chain was prepared)} */

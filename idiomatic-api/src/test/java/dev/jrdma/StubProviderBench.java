@@ -27,7 +27,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * binding's downcall alone (InlineVerbs, as the API does, without the API's checks and guard) to
  * split the FFM transition from the rest. The {@code *Prepared} methods post a
  * {@link PreparedSend} / {@link PreparedReceive}: the request checked once, each post testing
- * one guard word and the queue pair's state (issue #37). Run by {@code bench/stub-provider}; figures in
+ * one guard word and the queue pair's state (issue #37); the {@code *Confined} methods post the
+ * same requests prepared with {@code ofConfined}, which take no guard word. Run by {@code bench/stub-provider}; figures in
  * bench/README.md. Not a test: surefire finds no {@code @Test} here.
  */
 @State(Scope.Thread)
@@ -46,6 +47,8 @@ public class StubProviderBench {
     private PreparedSend preparedSend;
     private PreparedSend preparedSignalledSend;
     private PreparedReceive preparedReceive;
+    private PreparedSend confinedSend;
+    private PreparedReceive confinedReceive;
     private PreparedPoll preparedPoll;
     private WorkCompletion wc;
     private long qp;
@@ -87,6 +90,9 @@ public class StubProviderBench {
         preparedSignalledSend = PreparedSend.of(f.qp(), signalledSend);
         preparedReceive = PreparedReceive.of(f.qp(), receive);
         preparedPoll = PreparedPoll.of(f.sendCq());
+        // Scope.Thread: this runs on the benchmark's own thread, the one the confined copies belong to.
+        confinedSend = PreparedSend.ofConfined(f.qp(), unsignalledSend);
+        confinedReceive = PreparedReceive.ofConfined(f.qp(), receive);
     }
 
     @Benchmark
@@ -97,6 +103,17 @@ public class StubProviderBench {
     @Benchmark
     public void postReceivePrepared() {
         preparedReceive.post();
+    }
+
+    /** The prepared send confined to this thread: no guard word, an owner and a closed test. */
+    @Benchmark
+    public void postSendConfined() {
+        confinedSend.post();
+    }
+
+    @Benchmark
+    public void postReceiveConfined() {
+        confinedReceive.post();
     }
 
     /** A signalled prepared send and the prepared poll that reads its completion, as a latency loop does. */

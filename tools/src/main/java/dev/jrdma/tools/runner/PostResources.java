@@ -195,7 +195,10 @@ final class PostResources {
         return perQp / p.recvPostList() * p.recvPostList();
     }
 
-    /** QP {@code qp}'s receive list (--recv_post_list requests, one without it), prepared for its queue. */
+    /**
+     * QP {@code qp}'s receive list (--recv_post_list requests, one without it), prepared for its
+     * queue and confined to the calling thread.
+     */
     PreparedReceive prepareReceive(int qp, long size) {
         ReceiveRequest head = side.receiveRequest(qp, size);
         ReceiveRequest last = head;
@@ -204,7 +207,9 @@ final class PostResources {
             last.next(next);
             last = next;
         }
-        return srq != null ? PreparedReceive.of(srq, head) : PreparedReceive.of(side.qps.get(qp), head);
+        // Confined, as SendPoster's: the loop that prepares them posts and closes them.
+        return srq != null ? PreparedReceive.ofConfined(srq, head)
+                : PreparedReceive.ofConfined(side.qps.get(qp), head);
     }
 
     /** A receive list of {@code requests} was posted. */

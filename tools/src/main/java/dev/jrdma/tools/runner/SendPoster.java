@@ -117,7 +117,9 @@ abstract sealed class SendPoster implements AutoCloseable {
                 last.next(next);
                 last = next;
             }
-            send = PreparedSend.of(side.qps.get(qp), head);
+            // Confined: a poster is made, posted and closed by one loop on one thread (warm-up
+            // twins too, each on its own thread), so its posts need no guard word.
+            send = PreparedSend.ofConfined(side.qps.get(qp), head);
         }
 
         @Override
