@@ -38,6 +38,12 @@ import java.lang.ref.Reference;
  * completion view is then shared, as a {@code WorkCompletion} must not be). After a close the
  * next poll throws {@link IllegalStateException}. Polling allocates nothing.
  *
+ * <p>A poll that one thread sets up, polls and closes can be made with
+ * {@link #ofConfined(CompletionQueue)}: it takes no guard word (no atomic per poll), and in
+ * exchange other threads can neither poll through it nor close it or what it depends on (the
+ * queue, its context) while that thread runs ({@link WrongThreadException}), as for
+ * {@link PreparedSend#ofConfined}.
+ *
  * <p>{@link #toString()}: {@code prepared poll of <completion queue>}.
  */
 public final class PreparedPoll extends NativeResource {
@@ -70,8 +76,8 @@ public final class PreparedPoll extends NativeResource {
     private final long statusAddress = wcAddress + ibv_wc.status$offset();
     private final String description;
 
-    private PreparedPoll(CompletionQueue cq) {
-        super(cq);
+    private PreparedPoll(CompletionQueue cq, Thread confinedTo) {
+        super(confinedTo, cq);
         this.cq = cq;
         this.cqAddress = cq.address();
         this.pollFn = cq.pollFunction();
@@ -87,7 +93,31 @@ public final class PreparedPoll extends NativeResource {
      * @throws IllegalStateException if {@code cq} is closed
      */
     public static PreparedPoll of(CompletionQueue cq) {
-        return new PreparedPoll(cq);
+        return new PreparedPoll(cq, null);
+    }
+
+    /**
+     * As {@link #of(CompletionQueue)}, for the calling thread alone: a poll takes no guard word,
+     * and while this thread runs no other thread may poll through it or close it, {@code cq} or
+     * its context ({@link WrongThreadException}, nothing changed). Once this thread has
+     * terminated, any thread may close it.
+     *
+     * @param cq the completion queue to poll
+     * @return the prepared poll, confined to the calling thread
+     * @throws IllegalStateException if {@code cq} is closed
+     */
+    public static PreparedPoll ofConfined(CompletionQueue cq) {
+        return new PreparedPoll(cq, Thread.currentThread());
+    }
+
+    /**
+     * {@return whether {@code thread} may poll through and close this object: any thread for one
+     * made with {@link #of}, only the thread that made it for one made with {@link #ofConfined}}
+     *
+     * @param thread the thread asked about
+     */
+    public boolean isAccessibleBy(Thread thread) {
+        return confinedTo == null || confinedTo == thread;
     }
 
     /**
@@ -103,7 +133,10 @@ public final class PreparedPoll extends NativeResource {
     @Reaches("ibv_poll_cq")
     public int poll() {
         int n;
-        if (enterSolo()) {
+        // Confined to this thread: nothing it depends on can be destroyed under the call (Confinement).
+        if (confinedTo == Thread.currentThread() && !isClosed()) {
+            n = bound ? BoundVerbs.pollCq(cqAddress, 1, wcAddress) : InlineVerbs.pollCq(pollFn, cqAddress, 1, wcAddress);
+        } else if (confinedTo == null && enterSolo()) {
             try {
                 n = bound ? BoundVerbs.pollCq(cqAddress, 1, wcAddress) : InlineVerbs.pollCq(pollFn, cqAddress, 1, wcAddress);
             } finally {
@@ -123,8 +156,13 @@ public final class PreparedPoll extends NativeResource {
         return status;
     }
 
-    // Out of line: another thread is polling through this object, or it is closed (enter() throws).
+    // Out of line: another thread is polling through this object, or it is closed (enter() throws),
+    // or it is confined to another thread, or confined and closed.
     private int pollCounted() {
+        if (confinedTo != null) {
+            throw confinedTo != Thread.currentThread() ? Confinement.refusedCall(this, "poll")
+                    : new IllegalStateException(this + " is closed");
+        }
         enter();
         try {
             return bound ? BoundVerbs.pollCq(cqAddress, 1, wcAddress) : InlineVerbs.pollCq(pollFn, cqAddress, 1, wcAddress);

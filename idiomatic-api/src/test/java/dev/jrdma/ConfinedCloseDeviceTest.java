@@ -17,8 +17,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 /**
- * Confined prepared requests ({@code ofConfined}) under concurrent close: while their owner
- * thread posts them in a loop (with no guard word), another thread tries again and again to close
+ * Confined prepared requests and polls ({@code ofConfined}) under concurrent close: while their
+ * owner thread posts and polls them in a loop (with no guard word), another thread tries again and again to close
  * what they depend on and to post them; every attempt is refused with WrongThreadException and
  * changes nothing, and the owner's posts go on completing. Then, by turns, the owner closes its
  * requests (after which the other thread's close succeeds), closes the dependency itself (its
@@ -116,23 +116,24 @@ class ConfinedCloseDeviceTest {
                             .opcode(SendOpcode.SEND).sge(p.mr, 0, 32).inline(true).signaled(true));
                     PreparedReceive recv = PreparedReceive.ofConfined(p.receiver,
                             new ReceiveRequest().wrId(2).sge(p.mr, 1024, 1024));
+                    PreparedPoll poll = PreparedPoll.ofConfined(p.cq);
                     shared.complete(send);
-                    WorkCompletions batch = new WorkCompletions(16);
                     ready.countDown();
                     while (!stop.get()) {
                         recv.tryPost();
                         send.tryPost();
                         posts.incrementAndGet();
-                        int n = p.cq.poll(batch);
-                        for (int i = 0; i < n; i++) {
-                            successes.addAndGet(batch.get(i).isSuccess() ? 1 : 0);
+                        for (int status; (status = poll.poll()) != PreparedPoll.EMPTY; ) {
+                            successes.addAndGet(status == PreparedPoll.SUCCESS ? 1 : 0);
                         }
                     }
                     outcome.complete(switch (ending) {
                         case CLOSES_ITS_REQUESTS -> {
                             send.close();
                             recv.close();
-                            yield send.isClosed() && recv.isClosed() ? "" : "its requests did not close";
+                            poll.close();
+                            yield send.isClosed() && recv.isClosed() && poll.isClosed() ? ""
+                                    : "its requests did not close";
                         }
                         case CLOSES_THE_TARGET -> {
                             dependency.close();

@@ -119,6 +119,27 @@ class ConfinedPreparedRequestTest {
     }
 
     @Test
+    void aConfinedPollPollsOnItsThreadOnly() throws Exception {
+        StubProvider.Fixture f = StubProvider.open(16, 4096);
+        PreparedPoll poll = PreparedPoll.ofConfined(f.sendCq());
+        try (PreparedSend send = PreparedSend.ofConfined(f.qp(), new SendRequest().wrId(9).sge(f.mr(), 0, 8))) {
+            assertEquals(PreparedPoll.EMPTY, poll.poll());
+            send.post();
+            assertEquals(PreparedPoll.SUCCESS, poll.poll());
+            assertEquals(9, poll.completion().wrId());
+            Throwable other = onOtherThread(poll::poll);
+            assertInstanceOf(WrongThreadException.class, other);
+            assertTrue(other.getMessage().startsWith("poll of " + poll), other.getMessage());
+            assertInstanceOf(WrongThreadException.class, onOtherThread(f.sendCq()::close), "the CQ it polls");
+            assertFalse(f.sendCq().isClosed());
+            assertTrue(poll.isAccessibleBy(Thread.currentThread()));
+        } finally {
+            poll.close();
+        }
+        assertEquals(IllegalStateException.class, assertThrows(IllegalStateException.class, poll::poll).getClass());
+    }
+
+    @Test
     void aClosedConfinedRequestRefusesToPostOnItsThread() {
         StubProvider.Fixture f = StubProvider.open(16, 4096);
         PreparedSend send = PreparedSend.ofConfined(f.qp(), new SendRequest().sge(f.mr(), 0, 8));

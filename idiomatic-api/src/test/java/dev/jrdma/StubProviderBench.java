@@ -28,7 +28,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * split the FFM transition from the rest. The {@code *Prepared} methods post a
  * {@link PreparedSend} / {@link PreparedReceive}: the request checked once, each post testing
  * one guard word and the queue pair's state (issue #37); the {@code *Confined} methods post the
- * same requests prepared with {@code ofConfined}, which take no guard word. Run by {@code bench/stub-provider}; figures in
+ * same requests prepared with {@code ofConfined}, which take no guard word, and
+ * {@code pollEmptyConfined} a {@link PreparedPoll#ofConfined} poll. Run by {@code bench/stub-provider}; figures in
  * bench/README.md. Not a test: surefire finds no {@code @Test} here.
  */
 @State(Scope.Thread)
@@ -49,6 +50,7 @@ public class StubProviderBench {
     private PreparedReceive preparedReceive;
     private PreparedSend confinedSend;
     private PreparedReceive confinedReceive;
+    private PreparedPoll confinedPoll;
     private PreparedPoll preparedPoll;
     private WorkCompletion wc;
     private long qp;
@@ -93,6 +95,7 @@ public class StubProviderBench {
         // Scope.Thread: this runs on the benchmark's own thread, the one the confined copies belong to.
         confinedSend = PreparedSend.ofConfined(f.qp(), unsignalledSend);
         confinedReceive = PreparedReceive.ofConfined(f.qp(), receive);
+        confinedPoll = PreparedPoll.ofConfined(f.sendCq());
     }
 
     @Benchmark
@@ -114,6 +117,11 @@ public class StubProviderBench {
     @Benchmark
     public void postReceiveConfined() {
         confinedReceive.post();
+    }
+
+    @Benchmark
+    public int pollEmptyConfined() {
+        return confinedPoll.poll();
     }
 
     /** A signalled prepared send and the prepared poll that reads its completion, as a latency loop does. */

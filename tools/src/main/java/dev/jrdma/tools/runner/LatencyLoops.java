@@ -55,10 +55,12 @@ final class LatencyLoops {
         boolean immediate = side.withImmediate;
         CompletionQueue recvCq = side.recvCq;
         CompletionQueue sendCq = side.sendCq;
+        // The posters, receives and polls are confined to this thread, which makes, uses and closes
+        // them: no guard word on a post or a poll.
         try (SendPoster send = SendPoster.single(side, 0, size, side.opcode());
              PreparedReceive recv = side.post.prepareReceive(0, size);   // to the QP, or --use-srq's SRQ
-             PreparedPoll recvPoll = PreparedPoll.of(recvCq);
-             PreparedPoll sendPoll = PreparedPoll.of(sendCq)) {
+             PreparedPoll recvPoll = PreparedPoll.ofConfined(recvCq);
+             PreparedPoll sendPoll = PreparedPoll.ofConfined(sendCq)) {
             PreparedSend direct = send.prepared();
             if (spin && direct != null) {
                 sendCounted(side, rule, client, send, direct, recv, recvPoll, sendPoll);
@@ -160,7 +162,7 @@ final class LatencyLoops {
         long pollOffset = (long) side.qps.size() * side.slot + size - 1;
         boolean spin = c.spins(rule);   // as in send()
         try (SendPoster write = SendPoster.single(side, 0, size, SendOpcode.RDMA_WRITE);
-             PreparedPoll poll = PreparedPoll.of(side.sendCq)) {
+             PreparedPoll poll = PreparedPoll.ofConfined(side.sendCq)) {
             rule.start(System.nanoTime());
             int scnt = 0;
             int ccnt = 0;
@@ -228,7 +230,7 @@ final class LatencyLoops {
         boolean spin = c.spins(rule);   // as in send()
         CompletionQueue cq = side.sendCq;
         try (SendPoster r = SendPoster.single(side, 0, size, side.opcode());
-             PreparedPoll poll = PreparedPoll.of(cq)) {
+             PreparedPoll poll = PreparedPoll.ofConfined(cq)) {
             PreparedSend direct = r.prepared();
             if (spin && direct != null) {
                 roundTripCounted(c, rule, what, r, direct, poll);
