@@ -160,11 +160,26 @@ final class PerftestCommands {
         }
     }
 
-    @Command(name = "send-lat", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
-            description = "Send latency (ping-pong of sends), like ib_send_lat.")
-    static final class SendLat extends Base {
+    /** The groups every latency test offers. */
+    abstract static class LatencyTest extends Base {
         @Mixin ReportOptions.Latency latencyReports;
         @Mixin RunOptions.Latency latencyRun;
+    }
+
+    /** The groups every bandwidth test offers (perftest's BW binaries share them). */
+    abstract static class BandwidthTest extends Base {
+        @Mixin ReportOptions.Bandwidth bandwidthReports;
+        @Mixin RunOptions.Bandwidth bandwidthRun;
+        @Mixin BandwidthOptions bandwidthOptions;
+        @Mixin PostOptions.Lists postListOptions;
+        @Mixin AddressOptions.DualPort dualPortOptions;
+        @Mixin PayloadOptions payloadOptions;
+        @Mixin RateOptions rateOptions;
+    }
+
+    @Command(name = "send-lat", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+            description = "Send latency (ping-pong of sends), like ib_send_lat.")
+    static final class SendLat extends LatencyTest {
         @Mixin SendOptions sendOptions;
         @Mixin PostOptions.Srq srqOptions;
         @Mixin EventOptions eventOptions;
@@ -179,22 +194,15 @@ final class PerftestCommands {
 
     @Command(name = "send-bw", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
             description = "Send bandwidth, like ib_send_bw.")
-    static final class SendBw extends Base {
-        @Mixin ReportOptions.Bandwidth bandwidthReports;
-        @Mixin RunOptions.Bandwidth bandwidthRun;
+    static final class SendBw extends BandwidthTest {
         @Mixin SendOptions sendOptions;
         @Mixin PostOptions.Srq srqOptions;
         @Mixin EventOptions eventOptions;
         @Mixin InlineOptions inlineOptions;
-        @Mixin BandwidthOptions bandwidthOptions;
-        @Mixin PostOptions.Lists postListOptions;
         @Mixin RefusedOptions.DataValidation refusalsOfDataValidation;
         @Mixin CompletionVectorOption vectorOption;
         @Mixin AddressOptions.Multicast multicastOptions;
         @Mixin AddressOptions.Connectionless connectionlessOptions;
-        @Mixin AddressOptions.DualPort dualPortOptions;
-        @Mixin PayloadOptions payloadOptions;
-        @Mixin RateOptions rateOptions;
         @Mixin OperationOptions operationOptions;
 
         @Override TestKind kind() { return TestKind.SEND_BW; }
@@ -202,9 +210,7 @@ final class PerftestCommands {
 
     @Command(name = "write-lat", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
             description = "RDMA write latency (each side polls the last byte the peer wrote), like ib_write_lat.")
-    static final class WriteLat extends Base {
-        @Mixin ReportOptions.Latency latencyReports;
-        @Mixin RunOptions.Latency latencyRun;
+    static final class WriteLat extends LatencyTest {
         @Mixin InlineOptions inlineOptions;
         @Mixin NullMrOptions nullMrOptions;
         @Mixin WriteImmediateOptions writeImmediateOptions;
@@ -214,16 +220,9 @@ final class PerftestCommands {
 
     @Command(name = "write-bw", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
             description = "RDMA write bandwidth, like ib_write_bw.")
-    static final class WriteBw extends Base {
-        @Mixin ReportOptions.Bandwidth bandwidthReports;
-        @Mixin RunOptions.Bandwidth bandwidthRun;
+    static final class WriteBw extends BandwidthTest {
         @Mixin InlineOptions inlineOptions;
-        @Mixin BandwidthOptions bandwidthOptions;
-        @Mixin PostOptions.Lists postListOptions;
-        @Mixin AddressOptions.DualPort dualPortOptions;
-        @Mixin PayloadOptions payloadOptions;
         @Mixin NullMrOptions nullMrOptions;
-        @Mixin RateOptions rateOptions;
         @Mixin WriteImmediateOptions writeImmediateOptions;
         @Mixin DataValidationOptions dataValidationOptions;
 
@@ -232,9 +231,7 @@ final class PerftestCommands {
 
     @Command(name = "read-lat", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
             description = "RDMA read latency (client round trips), like ib_read_lat.")
-    static final class ReadLat extends Base {
-        @Mixin ReportOptions.Latency latencyReports;
-        @Mixin RunOptions.Latency latencyRun;
+    static final class ReadLat extends LatencyTest {
         @Mixin EventOptions eventOptions;
         @Mixin OutstandingOptions outstandingOptions;
         @Mixin PayloadOptions payloadOptions;
@@ -246,18 +243,11 @@ final class PerftestCommands {
 
     @Command(name = "read-bw", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
             description = "RDMA read bandwidth, like ib_read_bw.")
-    static final class ReadBw extends Base {
-        @Mixin ReportOptions.Bandwidth bandwidthReports;
-        @Mixin RunOptions.Bandwidth bandwidthRun;
+    static final class ReadBw extends BandwidthTest {
         @Mixin EventOptions eventOptions;
         @Mixin OutstandingOptions outstandingOptions;
-        @Mixin BandwidthOptions bandwidthOptions;
-        @Mixin PostOptions.Lists postListOptions;
         @Mixin CompletionVectorOption vectorOption;
-        @Mixin AddressOptions.DualPort dualPortOptions;
-        @Mixin PayloadOptions payloadOptions;
         @Mixin NullMrOptions nullMrOptions;
-        @Mixin RateOptions rateOptions;
         @Mixin DataValidationOptions dataValidationOptions;
 
         @Override TestKind kind() { return TestKind.READ_BW; }
@@ -265,9 +255,7 @@ final class PerftestCommands {
 
     @Command(name = "atomic-lat", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
             description = "Atomic latency (client round trips), like ib_atomic_lat.")
-    static final class AtomicLat extends Base {
-        @Mixin ReportOptions.Latency latencyReports;
-        @Mixin RunOptions.Latency latencyRun;
+    static final class AtomicLat extends LatencyTest {
         @Mixin OutstandingOptions outstandingOptions;
         @Mixin AtomicOptions atomicOptions;
         @Mixin EventOptions eventOptions;
@@ -279,19 +267,12 @@ final class PerftestCommands {
 
     @Command(name = "atomic-bw", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
             description = "Atomic bandwidth, like ib_atomic_bw.")
-    static final class AtomicBw extends Base {
-        @Mixin ReportOptions.Bandwidth bandwidthReports;
-        @Mixin RunOptions.Bandwidth bandwidthRun;
+    static final class AtomicBw extends BandwidthTest {
         @Mixin OutstandingOptions outstandingOptions;
         @Mixin AtomicOptions atomicOptions;
-        @Mixin BandwidthOptions bandwidthOptions;
-        @Mixin PostOptions.Lists postListOptions;
         @Mixin RefusedOptions.DataValidation refusalsOfDataValidation;
         @Mixin CompletionVectorOption vectorOption;
-        @Mixin AddressOptions.DualPort dualPortOptions;
         @Mixin EventOptions eventOptions;
-        @Mixin PayloadOptions payloadOptions;
-        @Mixin RateOptions rateOptions;
 
         @Override TestKind kind() { return TestKind.ATOMIC_BW; }
     }
