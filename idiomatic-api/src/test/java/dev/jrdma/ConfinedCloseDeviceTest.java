@@ -55,9 +55,8 @@ class ConfinedCloseDeviceTest {
                 sender = pd.queuePair(QueuePairType.RC).completionQueue(cq).maxInlineData(64).maxWorkRequests(64, 1)
                         .build();
                 receiver = pd.queuePair(QueuePairType.RC).completionQueue(cq).maxWorkRequests(1, 64).build();
-                int gidIndex = TestDevices.gid(context).index();
-                Endpoint es = sender.localEndpoint(TestDevices.PORT, gidIndex);
-                Endpoint er = receiver.localEndpoint(TestDevices.PORT, gidIndex);
+                Endpoint es = sender.localEndpoint();
+                Endpoint er = receiver.localEndpoint();
                 sender.connect(er);
                 receiver.connect(es);
             } catch (RuntimeException | Error e) {

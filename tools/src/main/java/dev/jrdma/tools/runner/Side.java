@@ -129,9 +129,10 @@ final class Side {
         ProtectionDomain qpPd = post.queueDomain(ctx, rx);
         for (int i = 0; i < n; i++) {
             QueuePair qp = post.build(() -> qpPd.queuePair(type).sendCompletionQueue(sendCq).receiveCompletionQueue(recvCq)
-                    .maxWorkRequests(tx, rx).maxSges(1, 1).maxInlineData(session.inlineSize()), cmId);
+                    .maxWorkRequests(tx, rx).maxSges(1, 1).maxInlineData(session.inlineSize())
+                    .sourceGid(s.ibPort(), session.gidIndex()), cmId);
             qps.add(qp);
-            Endpoint local = qp.localEndpoint(s.ibPort(), session.gidIndex());
+            Endpoint local = qp.localEndpoint();
             long vaddr = region(i).address() + receiveOffset(i);
             Gid gid = session.gid();
             records.mine.add(new PeerInfo(session.port().lid(), session.outReads(), qp.qpNumber(), local.psn(),
@@ -166,7 +167,7 @@ final class Side {
             QueuePair qp = qps.get(i);
             if (ud) {
                 // UD: no remote in the QP; every send names the peer's QP through an address handle.
-                qp.toInit(s.ibPort(), options);
+                qp.toInit(options);
                 qp.toRtr();
                 qp.toRts(options);
                 records.addressHandles.add(pd.createAddressHandle(remoteEndpoint, s.ibPort(), session.gidIndex(), options));
@@ -187,7 +188,7 @@ final class Side {
                     EnumSet.of(Access.REMOTE_WRITE, Access.REMOTE_READ, Access.REMOTE_ATOMIC), 12, s.qpTimeout(),
                     s.retryCount(), 7, 1, 1, QKEY, 255, s.sl(), 0));
             QueuePair qp = qps.get(i);
-            qp.toInit(s.ibPort(), options);
+            qp.toInit(options);
             qp.toRtr();
             qp.toRts(options);
         }
