@@ -43,7 +43,7 @@ public final class Jrdma implements java.util.concurrent.Callable<Integer> {
         cl.setCaseInsensitiveEnumValuesAllowed(false);
         cl.setParameterExceptionHandler((ex, args) -> {
             CommandLine c = ex.getCommandLine();
-            c.getErr().println(qualifiedName(c) + ": " + oneLine(ex.getMessage()) + " (see '"
+            c.getErr().println(qualifiedName(c) + ": " + oneLine(ex.getMessage()) + suggestion(ex) + " (see '"
                     + qualifiedName(c) + " --help')");
             c.getErr().flush();
             return ExitCode.USAGE;
@@ -87,6 +87,20 @@ public final class Jrdma implements java.util.concurrent.Callable<Integer> {
 
     private static String qualifiedName(CommandLine c) {
         return c.getCommandSpec().qualifiedName();
+    }
+
+    /**
+     * picocli's "Did you mean ...?" for a mistyped command or option, in the one line: picocli
+     * prints it only from its own handler (UnmatchedArgumentException.printSuggestions), which
+     * this one replaces.
+     */
+    static String suggestion(CommandLine.ParameterException ex) {
+        if (!(ex instanceof CommandLine.UnmatchedArgumentException u) || u.getSuggestions().isEmpty()) {
+            return "";
+        }
+        String prefix = u.isUnknownOption() ? "" : qualifiedName(u.getCommandLine()) + " ";
+        return ". Did you mean: " + String.join(" or ", u.getSuggestions().stream().map(s -> prefix + s).toList())
+                + "?";
     }
 
     private static String describe(Exception ex) {

@@ -78,7 +78,7 @@ public final class PerftestRunner implements PerftestSession.Device {
                 return ExitCode.FAILURE;
             }
         } else if (devices.isEmpty()) {
-            console.error("no RDMA devices found");
+            console.error(NoDevice.MESSAGE);
             return ExitCode.FAILURE;
         } else {
             device = devices.getFirst();
