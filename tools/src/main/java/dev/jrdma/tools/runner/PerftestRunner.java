@@ -325,8 +325,9 @@ public final class PerftestRunner implements PerftestSession.Device {
         try (java.io.Closeable group = Addressing.joinMulticast(side)) {
             side.readyWithoutPeer();
             TestKind kind = s.kind();
-            info = new TestInfo(kind.verb(), null, true, false, false, side.context.name(), s.qps(), "IB",
-                    s.connection().name(), s.posting().useSrq(), "ON", side.post.extendedPost ? "ON" : "OFF",
+            info = new TestInfo(kind.verb(), null, true, false, false, side.context.name(), s.qps(),
+                    RunHeader.transport(side.context.device().transportType()), s.connection().name(),
+                    s.posting().useSrq(), RunHeader.relaxOrder(Side.BUFFER_ACCESS), side.post.extendedPost ? "ON" : "OFF",
                     s.txDepth(), s.rxDepth(), s.posting().postList(), s.cqMod(), side.mtuBytes,
                     side.port.isEthernet() ? "Ethernet" : "IB", side.gid == null ? -1 : side.gidIndex, side.inlineSize,
                     side.outReads, false, s.events(), s.durationSeconds(), Math.max(0, s.completionVector()),
@@ -355,8 +356,10 @@ public final class PerftestRunner implements PerftestSession.Device {
         this.oob = oob;
         TestKind kind = s.kind();
         info = new TestInfo(kind.verb(), s.atomicType() == null ? null : s.atomicType().name(), kind.bandwidth(),
-                s.bidirectional(), s.testClient(), side.context.name(), s.qps(), "IB", s.connection().name(),
-                s.posting().useSrq(), "ON", side.post.extendedPost ? "ON" : "OFF", s.txDepth(), s.rxDepth(),
+                s.bidirectional(), s.testClient(), side.context.name(), s.qps(),
+                RunHeader.transport(side.context.device().transportType()), s.connection().name(),
+                s.posting().useSrq(), RunHeader.relaxOrder(Side.BUFFER_ACCESS), side.post.extendedPost ? "ON" : "OFF",
+                s.txDepth(), s.rxDepth(),
                 s.posting().postList(), s.cqMod(), side.mtuBytes, side.port.isEthernet() ? "Ethernet" : "IB",
                 side.gid == null ? -1 : side.gidIndex, side.inlineSize, side.outReads, s.rdmaCm(), s.events(),
                 s.durationSeconds(), Math.max(0, s.completionVector()), s.addressing().commRdmaCm() && !s.rdmaCm());

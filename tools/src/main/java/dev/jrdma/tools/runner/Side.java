@@ -31,8 +31,10 @@ import dev.jrdma.tools.perftest.TestKind;
 import dev.jrdma.tools.perftest.Verb;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * One side of a test on the device: the buffer, CQs and QPs with perftest's sizes and layout,
@@ -77,6 +79,10 @@ final class Side {
     int outReads;
     int inlineSize;
 
+    /** The test buffer's access rights (without RELAXED_ORDERING: the header's "PCIe relax order" follows them). */
+    static final Set<Access> BUFFER_ACCESS = Collections.unmodifiableSet(
+            EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ, Access.REMOTE_ATOMIC));
+
     // The resources of createResources.
     long slot;
     /** The buffer (the first QP's with --mr_per_qp), from {@link PostResources#allocateBuffers} with the memory options. */
@@ -119,8 +125,7 @@ final class Side {
         slot = (slot + PAGE_SIZE - 1) / PAGE_SIZE * PAGE_SIZE;
         int n = s.qps();
         pd = ctx.allocateProtectionDomain();
-        mr = post.allocateBuffers(2L * n * slot,
-                EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ, Access.REMOTE_ATOMIC));
+        mr = post.allocateBuffers(2L * n * slot, BUFFER_ACCESS);
         if (s.operations().dataValidation()) {
             DataValidation.fill(this, maxSize);
         }
