@@ -17,6 +17,13 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "jrdma", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         description = "RDMA verbs from Java: perftest-compatible tests and device tools.",
+        exitCodeListHeading = "%nExit status:%n",
+        exitCodeList = {
+            "0:Success.",
+            "1:Failure: the device, the peer or a timeout, or a result below --limit_bw/--limit_msgrate; one line on "
+                + "stderr says which.",
+            "2:Usage error: an unknown, malformed or refused option or argument; one line on stderr names it.",
+        },
         subcommands = {
             PerftestCommands.SendLat.class, PerftestCommands.SendBw.class,
             PerftestCommands.WriteLat.class, PerftestCommands.WriteBw.class,
