@@ -29,8 +29,10 @@ import dev.jrdma.tools.perftest.TestKind;
 import dev.jrdma.tools.perftest.Verb;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * One side of a test on the device: the buffer, CQs and QPs with perftest's sizes and layout,
@@ -70,6 +72,10 @@ final class Side {
     BufferLayout buffer;
     final PeerRecords records = new PeerRecords();
 
+    /** The test buffer's access rights (without RELAXED_ORDERING: the header's "PCIe relax order" follows them). */
+    static final Set<Access> BUFFER_ACCESS = Collections.unmodifiableSet(
+            EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ, Access.REMOTE_ATOMIC));
+
     // The queues of createResources: the loops read these.
     /** -e: the channel both CQs report to; null when polling. */
     CompletionChannel channel;
@@ -105,8 +111,7 @@ final class Side {
         slot = (slot + PAGE_SIZE - 1) / PAGE_SIZE * PAGE_SIZE;
         int n = s.qps();
         pd = ctx.allocateProtectionDomain();
-        buffer = new BufferLayout(post.allocateBuffers(2L * n * slot,
-                EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ, Access.REMOTE_ATOMIC)), slot);
+        buffer = new BufferLayout(post.allocateBuffers(2L * n * slot, BUFFER_ACCESS), slot);
         if (s.operations().dataValidation()) {
             DataValidation.fill(this, maxSize);
         }
