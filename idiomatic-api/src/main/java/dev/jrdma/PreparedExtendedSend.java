@@ -215,8 +215,10 @@ public final class PreparedExtendedSend extends NativeResource {
      * claim either would be a second {@code wr_start} on the provider's spinlock inside a
      * critical downcall: a JVM stuck at its next safepoint, or this thread spinning forever.
      * Skipping it would need the queue pair's whole send queue confined to one thread, which is
-     * a rule on the queue pair, not on this request (measured, the claim costs ~2 ns per post on
-     * the stub provider: research/notes/2026-11-28-confined-extended-post.md).
+     * a rule on the queue pair, not on this request. The claim is the same kind of instruction as
+     * the shared guard's compare-and-set, which a classic confined post saves (C + 2.2 against
+     * C + 4.6 ns per send post on the stub provider, bench/README.md); see
+     * research/notes/2026-11-28-confined-extended-post.md.
      *
      * @param sq      the extended post API of the queue pair (its provider functions are used)
      * @param request one request (no chain) with at most one SGE
