@@ -268,6 +268,12 @@ public final class QueuePair extends NativeObject {
         return connector.state();
     }
 
+    /** {@return every attribute the transitions so far gave it, as the device reports them back ({@code ibv_query_qp})} */
+    @Reaches("ibv_query_qp")
+    public QueuePairAttributes query() {
+        return QueuePairAttributes.query(this);
+    }
+
     /**
      * {@link #localEndpoint(int, int)} for the port and index of {@code gid}, e.g.
      * {@link Context#defaultGid()}.
