@@ -88,6 +88,19 @@ public final class Context extends NativeResource {
     }
 
     /**
+     * {@return the device capabilities from the classic {@code ibv_query_device} alone}: what
+     * {@link #queryDevice()} reports for a provider without the extended query, the fields only
+     * the extended query fills (e.g. {@link DeviceAttributes#deviceCapabilityFlagsEx()}) zero. For
+     * comparing against the extended answer, or for tools that must show the classic one.
+     */
+    @Reaches("ibv_query_device")
+    public DeviceAttributes queryDeviceLegacy() {
+        try (var _ = hold(this)) {
+            return ContextQueries.deviceLegacy(this, handle);
+        }
+    }
+
+    /**
      * {@return the attributes of port {@code port}}
      *
      * @param port the port number, counting from 1

@@ -77,7 +77,8 @@ final class QpCreation {
                 Verb verb = b.sendOps != null ? Verb.IBV_CREATE_QP_EX : creator == null ? Verb.IBV_CREATE_QP : creator.verb();
                 throw RdmaException.of(verb, b.pd + ", " + b.type + ", send/receive WRs " + b.maxSendWr + "/"
                         + b.maxReceiveWr + ", SGEs " + b.maxSendSge + "/" + b.maxReceiveSge + ", inline " + b.maxInlineData
-                        + (b.sendOps == null ? "" : ", send ops " + b.sendOps), Errno.get(errno));
+                        + (b.sendOps == null ? "" : ", send ops " + b.sendOps), Errno.get(errno),
+                        Errno.get(errno) == Errno.EINVAL ? pastLimits(b) : null);
             }
             qp = qp.reinterpret(ibv_qp.layout().byteSize());
             // The provider writes the capabilities it granted back into init_attr.cap.
@@ -99,5 +100,23 @@ final class QpCreation {
                 throw e;
             }
         }
+    }
+
+    /**
+     * Which of the sizes asked for exceeds the device's limits, for the message of an EINVAL
+     * (the provider does not say which); asked only after the create failed.
+     */
+    private static String pastLimits(QueuePair.Builder b) {
+        DeviceAttributes device = b.pd.context().queryDevice();
+        StringBuilder past = new StringBuilder();
+        int wr = device.maxQpWr();
+        int sge = device.maxSge();
+        if (b.maxSendWr > wr || b.maxReceiveWr > wr) {
+            past.append("the device's max_qp_wr is ").append(wr);
+        }
+        if (b.maxSendSge > sge || b.maxReceiveSge > sge) {
+            past.append(past.isEmpty() ? "" : ", ").append("the device's max_sge is ").append(sge);
+        }
+        return past.isEmpty() ? null : past.toString();
     }
 }

@@ -301,6 +301,12 @@ public final class QueuePair extends NativeObject {
         return connector.state();
     }
 
+    /** {@return every attribute the transitions so far gave it, as the device reports them back ({@code ibv_query_qp})} */
+    @Reaches("ibv_query_qp")
+    public QueuePairAttributes query() {
+        return QueuePairAttributes.query(this);
+    }
+
     /**
      * {@return this queue pair's endpoint, to send to the peer: QPN, initial PSN, and the LID,
      * GID and MTU of the port it sends from} A getter: the same value every call, in any state;
