@@ -29,9 +29,8 @@ class CompletionQueueResizeDeviceTest extends DeviceFixture {
         CompletionQueue receives = context.createCompletionQueue(3);
         QueuePair a = pd.queuePair(QueuePairType.RC).completionQueue(sends).build();
         QueuePair b = pd.queuePair(QueuePairType.RC).sendCompletionQueue(sends).receiveCompletionQueue(receives).build();
-        int gid = TestDevices.gid(context).index();
-        Endpoint ea = a.localEndpoint(TestDevices.PORT, gid);
-        Endpoint eb = b.localEndpoint(TestDevices.PORT, gid);
+        Endpoint ea = a.localEndpoint();
+        Endpoint eb = b.localEndpoint();
         a.connect(eb);
         b.connect(ea);
         MemoryRegion mr = pd.allocate(4096);

@@ -37,8 +37,8 @@ class QueuePairAttributesDeviceTest extends DeviceFixture {
         QueuePair a = pd.queuePair(type).completionQueue(cq).maxSges(2, 3).maxInlineData(64).build();
         QueuePair b = pd.queuePair(type).completionQueue(cq).build();
         int gidIndex = TestDevices.gid(context).index();
-        Endpoint local = a.localEndpoint(TestDevices.PORT, gidIndex);
-        Endpoint remote = b.localEndpoint(TestDevices.PORT, gidIndex);
+        Endpoint local = a.localEndpoint();
+        Endpoint remote = b.localEndpoint();
 
         QueuePairAttributes reset = a.query();
         assertEquals(QueuePairState.RESET, reset.state());
@@ -49,7 +49,7 @@ class QueuePairAttributesDeviceTest extends DeviceFixture {
             assertEquals(Optional.of(Mtu.MTU_256), reset.pathMtu());
         }
 
-        a.toInit(TestDevices.PORT, OPTIONS);
+        a.toInit(OPTIONS);
         QueuePairAttributes init = a.query();
         assertEquals(QueuePairState.INIT, init.state());
         assertEquals(TestDevices.PORT, init.port());
