@@ -57,7 +57,7 @@ final class CmCreators {
     private record QueuePairs(CmId id) implements NativeCreator {
         @Override
         public NativeResource owner() {
-            return id;
+            return id.lifetime;
         }
 
         @Override
@@ -84,7 +84,7 @@ final class CmCreators {
     private record SharedReceiveQueues(CmId id) implements NativeCreator {
         @Override
         public NativeResource owner() {
-            return id;
+            return id.lifetime;
         }
 
         @Override
