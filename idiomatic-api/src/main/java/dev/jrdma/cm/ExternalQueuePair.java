@@ -4,7 +4,7 @@ package dev.jrdma.cm;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
 import dev.jrdma.AsyncEventType;
-import dev.jrdma.EceParameters;
+import dev.jrdma.Ece;
 import dev.jrdma.NativeResource;
 import dev.jrdma.QueuePair;
 import dev.jrdma.QueuePairState;
@@ -175,7 +175,7 @@ public final class ExternalQueuePair {
      * @param ece the vendor id (not 0) and options
      */
     @Reaches("rdma_set_local_ece")
-    public void setLocalEce(EceParameters ece) {
+    public void setLocalEce(Ece ece) {
         try (Arena arena = Arena.ofConfined(); var _ = CORE.hold(id.lifetime)) {
             MemorySegment c = arena.allocate(ibv_ece.layout());
             ibv_ece.vendor_id(c, ece.vendorId());
@@ -190,15 +190,15 @@ public final class ExternalQueuePair {
     /**
      * {@return the ECE options the peer sent ({@code rdma_get_remote_ece})}: on a connect
      * request's id, the client's; after {@link #requestConnection}, the server's answer;
-     * {@link EceParameters#NONE} when it sent none
+     * {@link Ece#NONE} when it sent none
      */
     @Reaches("rdma_get_remote_ece")
-    public EceParameters remoteEce() {
+    public Ece remoteEce() {
         try (Arena arena = Arena.ofConfined(); var _ = CORE.hold(id.lifetime)) {
             MemorySegment c = arena.allocate(ibv_ece.layout());
             MemorySegment errno = Errno.allocate(arena);
             id.check(RdmaCmVerbs.rdma_get_remote_ece(errno, id.handle(), c), Verb.RDMA_GET_REMOTE_ECE, errno);
-            return new EceParameters(ibv_ece.vendor_id(c), ibv_ece.options(c));
+            return new Ece(ibv_ece.vendor_id(c), ibv_ece.options(c));
         }
     }
 
