@@ -169,8 +169,7 @@
  *   <li>{@link RateLimit}: a send rate limit enforced by packet pacing</li>
  *   <li>{@link CompletionQueue}: where the completions of work requests arrive</li>
  *   <li>{@link CompletionChannel}: lets a thread sleep until a completion queue has an event</li>
- *   <li>{@link SharedReceiveQueue}: one pool of receive buffers for many queue pairs</li>
- *   <li>{@link SharedReceiveQueueBuilder}: a shared receive queue with XRC or tag matching</li>
+ *   <li>{@link SharedReceiveQueue}: one pool of receive buffers for many queue pairs (its {@code Builder}: XRC, tag matching)</li>
  *   <li>{@link SharedReceiveQueueAttributes}: what a shared receive queue is now</li>
  *   <li>{@link AddressHandle}: the route to a remote port that UD sends carry</li>
  *   <li>{@link AddressVector}: a route to a remote port, as derived from a received datagram</li>
