@@ -28,13 +28,10 @@ import dev.jrdma.testing.Exercises;
 import java.lang.foreign.MemorySegment;
 import java.net.Inet4Address;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -44,28 +41,9 @@ import org.junit.jupiter.api.Test;
  */
 @DeviceTest
 @EveryKernel
-class CmExternalQueuePairDeviceTest {
-    private static final Duration TIMEOUT = TestDevices.TIMEOUT;
+class CmExternalQueuePairDeviceTest extends CmTwoChannels {
     /** IB CM's reject reason 35, CM_REJ_VENDOR_OPTION_NOT_SUPPORTED, which rdma_reject_ece sends. */
     private static final int VENDOR_OPTION_NOT_SUPPORTED = 35;
-    private CmEventChannel serverChannel;
-    private CmEventChannel clientChannel;
-
-    @BeforeEach
-    void openChannels() {
-        serverChannel = CmEventChannel.create();
-        clientChannel = CmEventChannel.create();
-    }
-
-    @AfterEach
-    void closeChannels() {
-        clientChannel.close();
-        serverChannel.close();
-    }
-
-    private static byte[] bytes(String s) {
-        return s.getBytes(StandardCharsets.US_ASCII);
-    }
 
     /** A queue pair the application creates with ibv_create_qp on {@code id}'s device, in RESET. */
     private static QueuePair ownQueuePair(CmId id) {
