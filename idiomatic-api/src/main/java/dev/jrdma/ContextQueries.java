@@ -21,6 +21,7 @@ import dev.jrdma.bindings.generated.timespec;
 import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.InlineVerbs;
 import dev.jrdma.bindings.shim.SurfaceVerbs;
+import dev.jrdma.bindings.shim.VerbsContextOps;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
@@ -56,7 +57,7 @@ final class ContextQueries {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment ex = arena.allocate(ibv_device_attr_ex.layout());
             RdmaException.check(Verb.IBV_QUERY_DEVICE_EX, context,
-                    InlineVerbs.ibv_query_device_ex(handle, MemorySegment.NULL, ex));
+                    VerbsContextOps.ibv_query_device_ex(handle, MemorySegment.NULL, ex));
             return read(ex);
         }
     }
@@ -100,7 +101,7 @@ final class ContextQueries {
     static PortAttributes port(Context context, MemorySegment handle, int port) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment p = arena.allocate(ibv_port_attr.layout());
-            RdmaException.check(Verb.IBV_QUERY_PORT, context + " port " + port, InlineVerbs.ibv_query_port(handle, port, p));
+            RdmaException.check(Verb.IBV_QUERY_PORT, context + " port " + port, VerbsContextOps.ibv_query_port(handle, port, p));
             return new PortAttributes(port, PortState.of(ibv_port_attr.state(p)), Mtu.of(ibv_port_attr.max_mtu(p)),
                     Mtu.of(ibv_port_attr.active_mtu(p)), Short.toUnsignedInt(ibv_port_attr.lid(p)),
                     Short.toUnsignedInt(ibv_port_attr.sm_lid(p)), ibv_port_attr.gid_tbl_len(p),
@@ -227,7 +228,7 @@ final class ContextQueries {
     static boolean supportsOffload(Context context, MemorySegment handle, QueuePairOffload offload, QueuePairType type) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment ex = arena.allocate(ibv_device_attr_ex.layout());
-            RdmaException.check(Verb.IBV_QUERY_DEVICE_EX, context, InlineVerbs.ibv_query_device_ex(handle,
+            RdmaException.check(Verb.IBV_QUERY_DEVICE_EX, context, VerbsContextOps.ibv_query_device_ex(handle,
                     MemorySegment.NULL, ex));
             int caps = switch (offload) {
                 case TSO -> ibv_tso_caps.supported_qpts(ibv_device_attr_ex.tso_caps(ex));

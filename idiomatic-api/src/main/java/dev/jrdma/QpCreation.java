@@ -8,7 +8,7 @@ import dev.jrdma.bindings.generated.ibv_qp_init_attr_ex;
 import dev.jrdma.bindings.generated.rdma_h;
 import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.ErrnoVerbs;
-import dev.jrdma.bindings.shim.InlineVerbs;
+import dev.jrdma.bindings.shim.VerbsContextOps;
 import dev.jrdma.internal.NativeCreator;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -67,7 +67,7 @@ final class QpCreation {
                 ibv_qp_init_attr_ex.comp_mask(init, rdma_h.IBV_QP_INIT_ATTR_PD() | rdma_h.IBV_QP_INIT_ATTR_SEND_OPS_FLAGS());
                 ibv_qp_init_attr_ex.pd(init, b.pd.handle());
                 ibv_qp_init_attr_ex.send_ops_flags(init, SendOp.flags(b.sendOps));
-                qp = InlineVerbs.ibv_create_qp_ex(errno, b.pd.context().handle(), init);
+                qp = VerbsContextOps.ibv_create_qp_ex(errno, b.pd.context().handle(), init);
             } else if (creator == null) {
                 qp = ErrnoVerbs.ibv_create_qp(errno, b.pd.handle(), init);
             } else {
