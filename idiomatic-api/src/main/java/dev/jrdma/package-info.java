@@ -162,6 +162,7 @@
  *   <li>{@link QueuePairType}: RC, UC, UD, raw packet, XRC</li>
  *   <li>{@link QueuePairState}: RESET to RTS, and the error states</li>
  *   <li>{@link QueuePairCapabilities}: the queue sizes the provider granted</li>
+ *   <li>{@link QueuePairAttributes}: what a queue pair is now, read back ({@code ibv_query_qp})</li>
  *   <li>{@link ConnectionOptions}: tunables of the INIT, RTR and RTS transitions</li>
  *   <li>{@link Endpoint}: what a peer needs to connect a queue pair to this one</li>
  *   <li>{@link Ece}: enhanced connection establishment options ({@code ibv_ece})</li>
@@ -234,6 +235,7 @@
  * <ul>
  *   <li>{@link RdmaException}: a verb failed</li>
  *   <li>{@link Verb}: the native call an exception reports, to branch on</li>
+ *   <li>{@link Errno}: the error number an exception carries, by name, to branch on</li>
  *   <li>{@link OperationNotSupportedException}: the provider does not implement it (EOPNOTSUPP)</li>
  *   <li>{@link RdmaTimeoutException}: a wait's timeout passed</li>
  *   <li>{@link WorkCompletionException}: a work request completed with an error status</li>
