@@ -53,10 +53,12 @@ public final class Jrdma implements java.util.concurrent.Callable<Integer> {
             c.getErr().flush();
             return ExitCode.FAILURE;
         });
-        // Give each test its own defaults (perftest's per-binary DEF_* values), also in --help.
+        // Give each test its own defaults (perftest's per-binary DEF_* values), also in --help,
+        // and perftest's options for hardware jrdma cannot use.
         for (CommandLine sub : cl.getSubcommands().values()) {
             if (sub.getCommand() instanceof PerftestCommands.Base b) {
                 sub.setDefaultValueProvider(new PerftestOptions.Defaults(b.kind()));
+                RefusedOptions.addTo(sub.getCommandSpec());
             }
         }
         return cl;
