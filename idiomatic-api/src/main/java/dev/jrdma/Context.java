@@ -238,8 +238,8 @@ public final class Context extends NativeResource {
     /**
      * {@return the GID entry to send from on {@code port}: on RoCE the RoCE v2 entry with an
      * IPv4 address (routable wherever that address is), then other RoCE v2, then RoCE v1; on
-     * InfiniBand the first entry} Pass its {@link GidEntry#port()} and {@link GidEntry#index()}
-     * to {@link QueuePair#localEndpoint(int, int)}.
+     * InfiniBand the first entry} What a queue pair sends from unless
+     * {@link QueuePair.Builder#sourceGid} chooses otherwise.
      *
      * @param port the port number, counting from 1 (e.g. {@link #defaultPort()})
      * @throws IllegalStateException when the port's GID table is empty (a RoCE interface

@@ -31,8 +31,7 @@
  *      ControlConnection control = ControlConnection.connect(server, timeout)) {  // retries until the server listens
  *     ProtectionDomain pd = context.allocateProtectionDomain();
  *     CompletionQueue cq = context.createCompletionQueue(64);
- *     QueuePair qp = pd.queuePair(QueuePairType.RC).completionQueue(cq).build();
- *     qp.localEndpoint(context.defaultGid());                 // QPN, PSN, LID, GID, MTU
+ *     QueuePair qp = pd.queuePair(QueuePairType.RC).completionQueue(cq).build();  // sends from context.defaultGid()
  *     // Out of band, over TCP: swap endpoints, RESET -> INIT -> RTR -> RTS, and wait until the
  *     // server's queue pair is ready too. The connection then carries RemoteMemory, longs, bytes.
  *     Endpoint remote = control.connect(qp);

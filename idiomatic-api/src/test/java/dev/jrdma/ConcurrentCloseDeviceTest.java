@@ -71,16 +71,15 @@ class ConcurrentCloseDeviceTest {
                 sender = pd.queuePair(QueuePairType.RC).completionQueue(cq).maxInlineData(64).maxWorkRequests(64, 1)
                         .build();
                 receiver = pd.queuePair(QueuePairType.RC).completionQueue(cq).sharedReceiveQueue(srq).build();
-                int gidIndex = TestDevices.gid(context).index();
-                Endpoint es = sender.localEndpoint(TestDevices.PORT, gidIndex);
-                Endpoint er = receiver.localEndpoint(TestDevices.PORT, gidIndex);
+                Endpoint es = sender.localEndpoint();
+                Endpoint er = receiver.localEndpoint();
                 sender.connect(er);
                 receiver.connect(es);
                 extended = pd.queuePair(QueuePairType.RC).completionQueue(cq).maxInlineData(64)
                         .maxWorkRequests(64, 1).extendedPost(SendOp.SEND).build();
                 extendedPeer = pd.queuePair(QueuePairType.RC).completionQueue(cq).sharedReceiveQueue(srq).build();
-                Endpoint ex = extended.localEndpoint(TestDevices.PORT, gidIndex);
-                Endpoint ep = extendedPeer.localEndpoint(TestDevices.PORT, gidIndex);
+                Endpoint ex = extended.localEndpoint();
+                Endpoint ep = extendedPeer.localEndpoint();
                 extended.connect(ep);
                 extendedPeer.connect(ex);
             } catch (RuntimeException | Error e) {
@@ -374,9 +373,8 @@ class ConcurrentCloseDeviceTest {
                 MemoryRegion mr = pd.allocate(4096, BINDABLE);
                 QueuePair a = pd.queuePair(QueuePairType.RC).completionQueue(cq).build();
                 QueuePair b = pd.queuePair(QueuePairType.RC).completionQueue(cq).maxWorkRequests(64, 1).build();
-                int gidIndex = TestDevices.gid(context).index();
-                Endpoint ea = a.localEndpoint(TestDevices.PORT, gidIndex);
-                a.connect(b.localEndpoint(TestDevices.PORT, gidIndex));
+                Endpoint ea = a.localEndpoint();
+                a.connect(b.localEndpoint());
                 b.connect(ea);
                 QueuePair ud = pd.queuePair(QueuePairType.UD).completionQueue(cq).build();
                 MemoryWindow mw = pd.allocateMemoryWindow(MemoryWindowType.TYPE_2);

@@ -68,7 +68,7 @@ public final class PerftestRunner {
                 return ExitCode.FAILURE;
             }
         } else if (devices.isEmpty()) {
-            console.error("no RDMA devices found");
+            console.error(NoDevice.MESSAGE);
             return ExitCode.FAILURE;
         } else {
             device = devices.getFirst();
@@ -251,8 +251,9 @@ public final class PerftestRunner {
         try (java.io.Closeable group = Addressing.joinMulticast(side)) {
             side.readyWithoutPeer();
             TestKind kind = s.kind();
-            info = new TestInfo(kind.verb(), null, true, false, false, session.context().name(), s.qps(), "IB",
-                    s.connection().name(), s.posting().useSrq(), "ON", side.post.extendedPost ? "ON" : "OFF",
+            info = new TestInfo(kind.verb(), null, true, false, false, session.context().name(), s.qps(),
+                    RunHeader.transport(session.context().device().transportType()), s.connection().name(),
+                    s.posting().useSrq(), RunHeader.relaxOrder(Side.BUFFER_ACCESS), side.post.extendedPost ? "ON" : "OFF",
                     s.txDepth(), s.rxDepth(), s.posting().postList(), s.cqMod(), session.mtuBytes(),
                     session.port().isEthernet() ? "Ethernet" : "IB", session.announcedGidIndex(), session.inlineSize(),
                     session.outReads(), false, s.events(), s.durationSeconds(), Math.max(0, s.completionVector()),
@@ -281,8 +282,10 @@ public final class PerftestRunner {
         TestKind kind = s.kind();
         SessionSettings session = side.session;
         info = new TestInfo(kind.verb(), s.atomicType() == null ? null : s.atomicType().name(), kind.bandwidth(),
-                s.bidirectional(), s.testClient(), session.context().name(), s.qps(), "IB", s.connection().name(),
-                s.posting().useSrq(), "ON", side.post.extendedPost ? "ON" : "OFF", s.txDepth(), s.rxDepth(),
+                s.bidirectional(), s.testClient(), session.context().name(), s.qps(),
+                RunHeader.transport(session.context().device().transportType()), s.connection().name(),
+                s.posting().useSrq(), RunHeader.relaxOrder(Side.BUFFER_ACCESS), side.post.extendedPost ? "ON" : "OFF",
+                s.txDepth(), s.rxDepth(),
                 s.posting().postList(), s.cqMod(), session.mtuBytes(), session.port().isEthernet() ? "Ethernet" : "IB",
                 session.announcedGidIndex(), session.inlineSize(), session.outReads(), s.rdmaCm(), s.events(),
                 s.durationSeconds(), Math.max(0, s.completionVector()), s.addressing().commRdmaCm() && !s.rdmaCm());

@@ -205,8 +205,10 @@ abstract sealed class SendPoster implements AutoCloseable {
             this.compareAdd = side.s.atomicType() == TestKind.AtomicType.CMP_AND_SWAP ? 0 : 1;
             this.sq = ExtendedSendQueue.of(side.qps.get(qp));
             sq.inline(inline);
-            this.prepared = list == 1 ? PreparedExtendedSend.of(sq, side.sendRequest(qp, size, opcode).signaled(single))
-                    : null;
+            // Confined, as Prepared's: made, posted and closed by one loop on one thread. Its posts
+            // still claim the send queue (a list's batches on this queue pair claim it too).
+            this.prepared = list == 1
+                    ? PreparedExtendedSend.ofConfined(sq, side.sendRequest(qp, size, opcode).signaled(single)) : null;
         }
 
         @Override

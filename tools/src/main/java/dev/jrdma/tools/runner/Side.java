@@ -29,8 +29,10 @@ import dev.jrdma.tools.perftest.TestKind;
 import dev.jrdma.tools.perftest.Verb;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * One side of a test on the device: the buffer, CQs and QPs with perftest's sizes and layout,
@@ -70,6 +72,10 @@ final class Side {
     BufferLayout buffer;
     final PeerRecords records = new PeerRecords();
 
+    /** The test buffer's access rights (without RELAXED_ORDERING: the header's "PCIe relax order" follows them). */
+    static final Set<Access> BUFFER_ACCESS = Collections.unmodifiableSet(
+            EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ, Access.REMOTE_ATOMIC));
+
     // The queues of createResources: the loops read these.
     /** -e: the channel both CQs report to; null when polling. */
     CompletionChannel channel;
@@ -105,8 +111,7 @@ final class Side {
         slot = (slot + PAGE_SIZE - 1) / PAGE_SIZE * PAGE_SIZE;
         int n = s.qps();
         pd = ctx.allocateProtectionDomain();
-        buffer = new BufferLayout(post.allocateBuffers(2L * n * slot,
-                EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ, Access.REMOTE_ATOMIC)), slot);
+        buffer = new BufferLayout(post.allocateBuffers(2L * n * slot, BUFFER_ACCESS), slot);
         if (s.operations().dataValidation()) {
             DataValidation.fill(this, maxSize);
         }
@@ -129,9 +134,10 @@ final class Side {
         ProtectionDomain qpPd = post.queueDomain(ctx, rx);
         for (int i = 0; i < n; i++) {
             QueuePair qp = post.build(() -> qpPd.queuePair(type).sendCompletionQueue(sendCq).receiveCompletionQueue(recvCq)
-                    .maxWorkRequests(tx, rx).maxSges(1, 1).maxInlineData(session.inlineSize()), cmId);
+                    .maxWorkRequests(tx, rx).maxSges(1, 1).maxInlineData(session.inlineSize())
+                    .sourceGid(s.ibPort(), session.gidIndex()), cmId);
             qps.add(qp);
-            Endpoint local = qp.localEndpoint(s.ibPort(), session.gidIndex());
+            Endpoint local = qp.localEndpoint();
             long vaddr = region(i).address() + receiveOffset(i);
             Gid gid = session.gid();
             records.mine.add(new PeerInfo(session.port().lid(), session.outReads(), qp.qpNumber(), local.psn(),
@@ -166,7 +172,7 @@ final class Side {
             QueuePair qp = qps.get(i);
             if (ud) {
                 // UD: no remote in the QP; every send names the peer's QP through an address handle.
-                qp.toInit(s.ibPort(), options);
+                qp.toInit(options);
                 qp.toRtr();
                 qp.toRts(options);
                 records.addressHandles.add(pd.createAddressHandle(remoteEndpoint, s.ibPort(), session.gidIndex(), options));
@@ -187,7 +193,7 @@ final class Side {
                     EnumSet.of(Access.REMOTE_WRITE, Access.REMOTE_READ, Access.REMOTE_ATOMIC), 12, s.qpTimeout(),
                     s.retryCount(), 7, 1, 1, QKEY, 255, s.sl(), 0));
             QueuePair qp = qps.get(i);
-            qp.toInit(s.ibPort(), options);
+            qp.toInit(options);
             qp.toRtr();
             qp.toRts(options);
         }

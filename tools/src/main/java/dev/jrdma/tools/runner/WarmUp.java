@@ -93,7 +93,11 @@ final class WarmUp {
         }
         CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
         boolean timed = jit != null && jit.isCompilationTimeMonitoringSupported();
-        long end = System.nanoTime() + Math.min(MAX_NANOS, s.timeout().toNanos() / 2);
+        long limit = Math.min(MAX_NANOS, s.timeout().toNanos() / 2);
+        long end = System.nanoTime() + limit;
+        // Up to ~25 s under emulation before the server listens or the client connects: say why.
+        // stderr, so perftest's report and --json on stdout stay as they are.
+        console.error(notice(side.session.context().name(), limit));
         // The same side of the inline limit as the measurement (another branch in the request), small
         // otherwise: the message size changes the device's work, not the Java code.
         long first = side.session.sizes() == null ? s.sizes().getFirst() : side.session.sizes().getFirst();
@@ -143,6 +147,12 @@ final class WarmUp {
         } finally {
             nanos = System.nanoTime() - begin;
         }
+    }
+
+    /** The line that opens a warm-up, after the command's name. */
+    static String notice(String device, long limitNanos) {
+        return "warm-up: warming up on a loopback QP pair of " + device + " until the JIT has compiled the test"
+                + " (at most " + (limitNanos + JIT_WAIT_NANOS) / 1_000_000_000L + " s; --warm-up 0 skips this)";
     }
 
     /**
