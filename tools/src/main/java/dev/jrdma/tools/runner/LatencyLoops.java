@@ -157,9 +157,9 @@ final class LatencyLoops {
         Completions c = side.completions;
         long iters = rule.iterations();
         boolean client = side.s.client();
-        MemorySegment buf = side.mr.segment();
+        MemorySegment buf = side.buffer.mr().segment();
         long postOffset = size - 1;
-        long pollOffset = (long) side.qps.size() * side.slot + size - 1;
+        long pollOffset = (long) side.qps.size() * side.buffer.slot() + size - 1;
         boolean spin = c.spins(rule);   // as in send()
         try (SendPoster write = SendPoster.single(side, 0, size, SendOpcode.RDMA_WRITE);
              PreparedPoll poll = PreparedPoll.ofConfined(side.sendCq)) {
