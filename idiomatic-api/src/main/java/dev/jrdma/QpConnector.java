@@ -70,6 +70,12 @@ final class QpConnector {
         if (gidIndex < 0) {
             throw new IllegalArgumentException("GID index must not be negative: " + gidIndex);
         }
+        // Past the table the provider answers EINVAL (rxe), not "unused": name the bound instead.
+        int length = context.queryPort(port).gidTableLength();
+        if (gidIndex >= length) {
+            throw new IllegalArgumentException("GID index " + gidIndex + " is past the GID table of " + context
+                    + " port " + port + " (" + length + " entries)");
+        }
         return context.gid(port, gidIndex).orElseThrow(() -> new IllegalArgumentException(
                 "GID index " + gidIndex + " of " + context + " port " + port + " is not in use"));
     }

@@ -177,9 +177,9 @@ public final class QueuePair extends NativeObject {
          * @param port     the port number, counting from 1
          * @param gidIndex the GID table index
          * @return this builder
-         * @throws IllegalArgumentException when the entry is not in use, naming it
+         * @throws IllegalArgumentException when the entry is past the port's GID table or not in use, naming it
          */
-        @Reaches("ibv_query_gid_ex")
+        @Reaches({"ibv_query_gid_ex", "ibv_query_port"})
         public Builder sourceGid(int port, int gidIndex) {
             this.source = QpConnector.lookUp(pd.context(), port, gidIndex);
             return this;
