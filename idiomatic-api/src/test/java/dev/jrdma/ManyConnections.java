@@ -102,23 +102,19 @@ final class ManyConnections {
 
     /** Resident memory of this process, KiB (VmRSS of /proc/self/status). */
     static long residentKib() {
-        try {
-            for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/self/status"))) {
-                if (line.startsWith("VmRSS:")) {
-                    return Long.parseLong(line.replaceAll("[^0-9]", ""));
-                }
-            }
-        } catch (java.io.IOException e) {
-            return -1;
-        }
-        return -1;
+        return kib("/proc/self/status", "VmRSS:");
     }
 
     /** The system's available memory, KiB (MemAvailable of /proc/meminfo). */
     static long availableKib() {
+        return kib("/proc/meminfo", "MemAvailable:");
+    }
+
+    /** The number on the line of {@code file} that starts with {@code key} (a /proc file's KiB), or -1. */
+    private static long kib(String file, String key) {
         try {
-            for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/meminfo"))) {
-                if (line.startsWith("MemAvailable:")) {
+            for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of(file))) {
+                if (line.startsWith(key)) {
                     return Long.parseLong(line.replaceAll("[^0-9]", ""));
                 }
             }
