@@ -16,7 +16,6 @@ import dev.jrdma.bindings.shim.ErrnoVerbs;
 import dev.jrdma.bindings.shim.ExtensionVerbs;
 import dev.jrdma.bindings.shim.InlineVerbs;
 import dev.jrdma.internal.NativeCreator;
-import dev.jrdma.internal.Unsupported;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.ref.Reference;
@@ -117,10 +116,7 @@ public final class SharedReceiveQueue extends NativeObject {
             } finally {
                 exit();
             }
-            if (rc != 0) {
-                throw RdmaException.of(Verb.IBV_GET_SRQ_NUM, this, rc,
-                        Unsupported.detail(pd.context(), rc, "SRQ numbers (XRC)"));
-            }
+            RdmaException.check(Verb.IBV_GET_SRQ_NUM, this, rc, pd.context(), "SRQ numbers (XRC)");
             return number.get(java.lang.foreign.ValueLayout.JAVA_INT, 0);
         }
     }
@@ -419,12 +415,9 @@ public final class SharedReceiveQueue extends NativeObject {
                 ibv_srq_init_attr_ex.comp_mask(init, mask);
                 MemorySegment errno = Errno.allocate(arena);
                 MemorySegment srq = ExtensionVerbs.ibv_create_srq_ex(errno, context.handle(), init);
-                if (srq.address() == 0) {
-                    int e = Errno.get(errno);
-                    throw RdmaException.of(Verb.IBV_CREATE_SRQ_EX, pd + ", " + maxWorkRequests + " work requests, "
-                            + maxSges + " SGEs" + (completionQueue == null ? "" : ", " + completionQueue), e,
-                            Unsupported.detail(context, e, kind));
-                }
+                RdmaException.checkCreated(Verb.IBV_CREATE_SRQ_EX, pd + ", " + maxWorkRequests + " work requests, "
+                        + maxSges + " SGEs" + (completionQueue == null ? "" : ", " + completionQueue), errno, srq,
+                        context, kind);
                 return SharedReceiveQueue.wrap(pd, srq, ibv_srq_attr.max_wr(attr), ibv_srq_attr.max_sge(attr),
                         completionQueue, xrcDomain);
             }
