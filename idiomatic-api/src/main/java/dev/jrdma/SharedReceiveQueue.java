@@ -64,26 +64,7 @@ public final class SharedReceiveQueue extends NativeObject {
     }
 
     static SharedReceiveQueue create(ProtectionDomain pd, int maxWorkRequests, int maxSges) {
-        if (maxWorkRequests < 1 || maxSges < 1) {
-            throw new IllegalArgumentException("a shared receive queue needs at least 1 work request and 1 SGE, not "
-                    + maxWorkRequests + " and " + maxSges);
-        }
-        try (Arena arena = Arena.ofConfined(); var _ = hold(pd)) {
-            MemorySegment init = arena.allocate(ibv_srq_init_attr.layout());
-            MemorySegment attr = ibv_srq_init_attr.attr(init);
-            ibv_srq_attr.max_wr(attr, maxWorkRequests);
-            ibv_srq_attr.max_sge(attr, maxSges);
-            MemorySegment errno = Errno.allocate(arena);
-            MemorySegment srq = ErrnoVerbs.ibv_create_srq(errno, pd.handle(), init);
-            if (srq.address() == 0) {
-                throw RdmaException.of(Verb.IBV_CREATE_SRQ, pd + ", " + maxWorkRequests + " work requests, " + maxSges
-                        + " SGEs", Errno.get(errno));
-            }
-            // As for QPs, the provider writes back what it granted.
-            return wrapCreated(srq, ibv_srq.layout(),
-                    h -> new SharedReceiveQueue(pd, null, h, ibv_srq_attr.max_wr(attr), ibv_srq_attr.max_sge(attr)),
-                    rdma_h::ibv_destroy_srq);
-        }
+        return create(pd, null, maxWorkRequests, maxSges);
     }
 
     /** Wraps an SRQ {@code ibv_create_srq_ex} created ({@link SharedReceiveQueue.Builder}), destroying it if that fails. */
@@ -121,26 +102,32 @@ public final class SharedReceiveQueue extends NativeObject {
         }
     }
 
-    /** Creates an SRQ through {@code creator} (an rdma_cm id's {@code rdma_create_srq}, then {@code id->srq}). */
+    /**
+     * Creates an SRQ with {@code ibv_create_srq}, or through {@code creator} when there is one (an
+     * rdma_cm id's {@code rdma_create_srq}, then {@code id->srq}).
+     */
     static SharedReceiveQueue create(ProtectionDomain pd, NativeCreator creator, int maxWorkRequests, int maxSges) {
         if (maxWorkRequests < 1 || maxSges < 1) {
             throw new IllegalArgumentException("a shared receive queue needs at least 1 work request and 1 SGE, not "
                     + maxWorkRequests + " and " + maxSges);
         }
-        try (Arena arena = Arena.ofConfined(); var _ = hold(pd, creator.owner())) {
+        try (Arena arena = Arena.ofConfined(); var _ = hold(pd, creator == null ? null : creator.owner())) {
             MemorySegment init = arena.allocate(ibv_srq_init_attr.layout());
             MemorySegment attr = ibv_srq_init_attr.attr(init);
             ibv_srq_attr.max_wr(attr, maxWorkRequests);
             ibv_srq_attr.max_sge(attr, maxSges);
             MemorySegment errno = Errno.allocate(arena);
-            MemorySegment srq = creator.create(errno, pd.handle(), init);
+            MemorySegment srq = creator == null ? ErrnoVerbs.ibv_create_srq(errno, pd.handle(), init)
+                    : creator.create(errno, pd.handle(), init);
             if (srq.address() == 0) {
-                throw RdmaException.of(creator.verb(), creator.owner() + ", " + pd + ", " + maxWorkRequests
-                        + " work requests, " + maxSges + " SGEs", Errno.get(errno));
+                throw RdmaException.of(creator == null ? Verb.IBV_CREATE_SRQ : creator.verb(),
+                        (creator == null ? "" : creator.owner() + ", ") + pd + ", " + maxWorkRequests
+                                + " work requests, " + maxSges + " SGEs", Errno.get(errno));
             }
+            // As for QPs, the provider writes back what it granted.
             return wrapCreated(srq, ibv_srq.layout(),
                     h -> new SharedReceiveQueue(pd, creator, h, ibv_srq_attr.max_wr(attr), ibv_srq_attr.max_sge(attr)),
-                    h -> creator.destroy());
+                    creator == null ? rdma_h::ibv_destroy_srq : h -> creator.destroy());
         }
     }
 
