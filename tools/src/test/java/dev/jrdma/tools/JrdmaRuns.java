@@ -93,6 +93,17 @@ final class JrdmaRuns {
         return serverAndClient(port, false, common, List.of(), List.of());
     }
 
+    /**
+     * {@link #serverAndClient} of {@code test} on a free port, GID index 1, without the warm-up
+     * and with a 30 s --timeout, each side with its own options.
+     */
+    static Pair quickRun(String test, List<String> serverOptions, List<String> clientOptions) throws Exception {
+        int port = freePort();
+        List<String> common = List.of(test, "-d", DEVICE, "-x", "1", "-p", Integer.toString(port), "--warm-up", "0",
+                "--timeout", "30");
+        return serverAndClient(port, false, common, serverOptions, clientOptions);
+    }
+
     /** The value of {@code name} in a --json report (a number, or a string without its quotes). */
     static String jsonValue(String json, String name) {
         Matcher m = Pattern.compile("\"" + name + "\"\\s*:\\s*\"?([^,\"}\\s]+)").matcher(json);

@@ -2,10 +2,8 @@
 package dev.jrdma.tools;
 
 import static dev.jrdma.tools.JrdmaRuns.ADDRESS;
-import static dev.jrdma.tools.JrdmaRuns.DEVICE;
-import static dev.jrdma.tools.JrdmaRuns.freePort;
 import static dev.jrdma.tools.JrdmaRuns.jrdma;
-import static dev.jrdma.tools.JrdmaRuns.serverAndClient;
+import static dev.jrdma.tools.JrdmaRuns.quickRun;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -24,10 +22,7 @@ import org.junit.jupiter.api.Test;
 @DeviceTest
 class PendingOptionsDeviceTest {
     private static Result[] pair(String test, List<String> server, List<String> client) throws Exception {
-        int port = freePort();
-        List<String> common = List.of(test, "-d", DEVICE, "-x", "1", "-p", Integer.toString(port), "--warm-up", "0",
-                "--timeout", "30");
-        Pair p = serverAndClient(port, false, common, server, client);
+        Pair p = quickRun(test, server, client);
         Result[] both = {p.server(), p.client()};
         assertEquals(0, both[0].code(), "server: " + both[0].all() + "\nclient: " + both[1].all());
         assertEquals(0, both[1].code(), "client: " + both[1].all() + "\nserver: " + both[0].all());

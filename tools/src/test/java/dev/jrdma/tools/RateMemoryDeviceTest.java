@@ -3,10 +3,9 @@ package dev.jrdma.tools;
 
 import static dev.jrdma.tools.JrdmaRuns.ADDRESS;
 import static dev.jrdma.tools.JrdmaRuns.DEVICE;
-import static dev.jrdma.tools.JrdmaRuns.freePort;
 import static dev.jrdma.tools.JrdmaRuns.jrdma;
 import static dev.jrdma.tools.JrdmaRuns.jsonValue;
-import static dev.jrdma.tools.JrdmaRuns.serverAndClient;
+import static dev.jrdma.tools.JrdmaRuns.quickRun;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -33,10 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
 class RateMemoryDeviceTest {
     /** Runs a server and a client of {@code test} with the given options per side; both results. */
     private static Result[] pair(String test, List<String> serverOptions, List<String> clientOptions) throws Exception {
-        int port = freePort();
-        List<String> common = List.of(test, "-d", DEVICE, "-x", "1", "-p", Integer.toString(port), "--warm-up", "0",
-                "--timeout", "30");
-        Pair both = serverAndClient(port, false, common, serverOptions, clientOptions);
+        Pair both = quickRun(test, serverOptions, clientOptions);
         return new Result[] {both.server(), both.client()};
     }
 
