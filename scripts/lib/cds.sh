@@ -5,7 +5,7 @@
 # with one (research/notes/2026-11-25-cds-under-emulation.md).
 #
 # jrdma_cds_opts CLASSPATH prints the options, or nothing: outside TCG, when JRDMA_JAVA_OPTS
-# chooses CDS itself, or when the class path names a directory (the JVM archives classes from
+# chooses CDS or an AOT cache itself, or when the class path names a directory (the JVM archives classes from
 # jars only; with a non-empty directory on the path its dump fails and so does its exit status).
 # AutoCreateSharedArchive: the first JVM of a class path writes the archive as it exits, the next
 # ones map it, and a rebuilt jar makes the next JVM write it again; six JVMs started at once
@@ -15,7 +15,9 @@
 # SPDX-License-Identifier: Apache-2.0
 jrdma_cds_opts() {
     local dir entry
-    case "${JRDMA_JAVA_OPTS:-}" in *SharedArchiveFile*|*Xshare*) return 0 ;; esac
+    # An AOT cache (JDK 24+: -XX:AOTCache, -XX:AOTCacheOutput, -XX:AOTMode) is a class-data
+    # archive too, and the JVM takes one archive: the caller's choice wins.
+    case "${JRDMA_JAVA_OPTS:-}" in *SharedArchiveFile*|*Xshare*|*AOTCache*|*AOTMode*) return 0 ;; esac
     grep -qs "QEMU TCG" /proc/cpuinfo || return 0
     while IFS= read -r -d: entry; do
         [ ! -d "$entry" ] || return 0
