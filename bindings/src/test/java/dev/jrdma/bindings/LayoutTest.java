@@ -420,6 +420,7 @@ class LayoutTest {
                     #include <stdio.h>
                     #include <infiniband/verbs.h>
                     #include <rdma/rdma_cma.h>
+                    #include <rdma/rsocket.h>
 
                     #define P(id, expr) printf("%d %lld\\n", id, (long long) (expr))
 
