@@ -42,7 +42,9 @@ for line in open(results):
     values.setdefault(key, {}).setdefault(impl, []).append(float(value))
     by_round.setdefault(key, {}).setdefault(impl, {})[rnd] = float(value)
 
-LABEL = {'t_typical': 't_typical [us]', 'bw_avg': 'BW average [MB/s]', 'msg_rate': 'MsgRate [Mpps]'}
+LABEL = {'t_typical': 't_typical [us]', 'bw_avg': 'BW average [MB/s]', 'msg_rate': 'MsgRate [Mpps]',
+         'wall': 'command to report [s]'}
+LOWER_IS_BETTER = {'t_typical', 'wall'}
 TARGET = {('t_typical', None): ('<=', 1.05), ('bw_avg', 65536): ('>=', 0.95), ('msg_rate', 2): ('>=', 0.90)}
 
 
@@ -118,7 +120,7 @@ for key in order:
     ratio = jm / cm if cm and jm is not None else None
     rc, rj = by_round[key].get('perftest', {}), by_round[key].get('jrdma', {})
     paired = [rj[r] / rc[r] for r in rc if r in rj and rc[r]]
-    lower_is_better = metric == 't_typical'
+    lower_is_better = metric in LOWER_IS_BETTER
     ahead = sum(1 for r in rc if r in rj and (rj[r] < rc[r] if lower_is_better else rj[r] > rc[r]))
     interval = median_interval(paired)
     if interval:
@@ -157,8 +159,36 @@ if any(impl in values[key] for key in order for impl, _ in MIXED):
             cells.append(fmt(m))
             cells.append('-' if m is None or not cm else f'{m / cm:.2f}')
         print(f"| {test} | {size} | {LABEL[metric]} | {fmt(cm)} | " + ' | '.join(cells) + ' |')
+PEERS = [('jucx', 'JUCX')]
+if any(impl in values[key] for key in order for impl, _ in PEERS):
+    print()
+    print(f"Other Java RDMA libraries on the same device, in the same rounds ({meta.get('jucx', '?')}; "
+          'research/jucx-peer): medians, and the per-round ratio to perftest with its interval as above.')
+    print()
+    print('| test | size [B] | metric | perftest median | jrdma median | jrdma/perftest | '
+          + ' | '.join(f'{label} median | {label}/perftest per round [interval]' for _, label in PEERS) + ' |')
+    print('| --- | ---: | --- | ---: | ---: | ---: |' + ' ---: | --- |' * len(PEERS))
+    for key in order:
+        test, size, metric = key
+        v = values[key]
+        if not any(impl in v for impl, _ in PEERS):
+            continue
+        fmt = value_format(metric)
+        cm = statistics.median(v['perftest']) if v.get('perftest') else None
+        jm = statistics.median(v['jrdma']) if v.get('jrdma') else None
+        cells = [fmt(cm), fmt(jm), '-' if jm is None or not cm else f'{jm / cm:.2f}']
+        rc = by_round[key].get('perftest', {})
+        for impl, _ in PEERS:
+            m = statistics.median(v[impl]) if v.get(impl) else None
+            rp = by_round[key].get(impl, {})
+            paired = [rp[r] / rc[r] for r in rc if r in rp and rc[r]]
+            interval = median_interval(paired)
+            cells.append(fmt(m))
+            cells.append('-' if not paired else f'{statistics.median(paired):.2f}'
+                         + (f' [{interval[0]:.2f}, {interval[1]:.2f}]' if interval else ''))
+        print(f"| {test} | {size} | {LABEL[metric]} | " + ' | '.join(cells) + ' |')
 SHORT = [('perftest', 'C'), ('jrdma', 'J'), ('jrdma-client', 'C server + J client'),
-         ('jrdma-server', 'J server + C client')]
+         ('jrdma-server', 'J server + C client'), ('jucx', 'JUCX')]
 print()
 print('Every run of every round: ' + '; '.join(
     f"{t} {s} {LABEL[m].split(' [')[0]}: " + ' / '.join(

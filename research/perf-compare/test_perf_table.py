@@ -129,5 +129,30 @@ class PerfTableTest(unittest.TestCase):
         self.assertIn("retry round 2 jrdma-server send_lat 64 attempt 1", t)
 
 
+class PeersTableTest(unittest.TestCase):
+    def test_jucx_beside_perftest_and_jrdma(self):
+        rows = "".join(f"{r} perftest send_lat 2 t_typical {c}\n{r} jrdma send_lat 2 t_typical {j}\n"
+                       f"{r} jucx send_lat 2 t_typical {u}\n"
+                       for r, c, j, u in [(1, 10.0, 11.0, 30.0), (2, 12.0, 12.0, 33.0), (3, 10.0, 10.5, 31.0),
+                                          (4, 11.0, 12.0, 29.0), (5, 10.0, 11.0, 30.0)])
+        t = table(HEADER + "# jucx org.openucx:jucx 1.12.1, libucx0 1.13.1\n" + rows, "scripts/perf-compare")
+        self.assertIn("Other Java RDMA libraries on the same device, in the same rounds "
+                      "(org.openucx:jucx 1.12.1, libucx0 1.13.1; research/jucx-peer)", t)
+        # JUCX per round: 3.0, 2.75, 3.1, 2.64, 3.0: median 3.0, five rounds' interval the extremes.
+        self.assertIn("| send_lat | 2 | t_typical [us] | 10.00 | 11.00 | 1.10 | 30.00 | 3.00 [2.64, 3.10] |", t)
+        self.assertIn("/ JUCX 30 33 31 29 30", t)
+        # JUCX is no row of the main table: that one compares jrdma with perftest only.
+        self.assertNotIn("| 30.00 | 11.00 |", t)
+
+    def test_no_peers_table_without_peer_runs(self):
+        t = table(HEADER + "1 perftest send_lat 2 t_typical 10.0\n1 jrdma send_lat 2 t_typical 11.0\n",
+                  "scripts/perf-compare --no-jucx")
+        self.assertNotIn("Other Java RDMA libraries", t)
+
+    def test_time_to_a_result_is_a_row_where_lower_is_better(self):
+        t = table(HEADER + "1 perftest send_lat 2 wall 4.0\n1 jrdma send_lat 2 wall 40.0\n", "scripts/perf-compare")
+        self.assertIn("| send_lat | 2 | command to report [s] | 4.00 | 40.00 | 10.00 | 10.00 | 0 of 1 | 1, 1 |  |  |", t)
+
+
 if __name__ == "__main__":
     unittest.main()

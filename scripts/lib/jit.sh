@@ -33,14 +33,20 @@ jrdma_jit_opts() {
 # ran in methods called out of line (research/notes/2026-11-27-latency-loops-inlined.md). The
 # bandwidth loop's cq-mod flag (SendPoster$Prepared::signaled and PreparedSend::signaled under it)
 # lost the same lottery in 3 of 6 perf-gate runs of 2026-11-27 ("already compiled into a big
-# method"), 15 more instructions per write_bw message when it did. A CompileCommand changes only that
+# method"), 15 more instructions per write_bw message when it did. The prepared requests' shared
+# guard (PostGuard::post, 2026-11-28) is called from three posts, each with its own Inside:
+# compiled on its own, its inside.post call is megamorphic, and perf-gate's profile of send_lat
+# found it out of line at 111 instructions per iteration; it and the posts' insides are named
+# too. A CompileCommand changes only that
 # decision: the code and every check in it are the same. "quiet" first: HotSpot would print each
 # command on stdout.
 jrdma_inline_opts() {
     local m opts="-XX:CompileCommand=quiet"
     for m in dev.jrdma.tools.runner.Completions::spin dev.jrdma.PreparedPoll::poll \
              dev.jrdma.tools.runner.SendPoster\$Prepared::post dev.jrdma.PreparedSend::post dev.jrdma.PreparedReceive::post \
-             dev.jrdma.tools.runner.SendPoster\$Prepared::signaled dev.jrdma.PreparedSend::signaled; do
+             dev.jrdma.tools.runner.SendPoster\$Prepared::signaled dev.jrdma.PreparedSend::signaled \
+             dev.jrdma.PostGuard::post dev.jrdma.PreparedSend::postInside dev.jrdma.PreparedReceive::postInside \
+             dev.jrdma.PreparedExtendedSend::post dev.jrdma.PreparedExtendedSend::postInside; do
         opts+=" -XX:CompileCommand=inline,$m"
     done
     echo "$opts"

@@ -7,7 +7,6 @@ module dev.jrdma.tools {
     requires dev.jrdma.bindings;
     requires info.picocli;
     requires com.fasterxml.jackson.core;
-    requires org.apache.commons.csv;
     // HdrHistogram 2.2.2 has no module descriptor; this is its automatic module name.
     requires HdrHistogram;
     // --plot: PNG through java.desktop's ImageIO, SVG through XChart's vector encoder.

@@ -98,8 +98,10 @@ public final class CompletionQueue extends NativeObject {
             MemorySegment cq = ErrnoVerbs.ibv_create_cq(errno, context.handle(), depth, MemorySegment.NULL,
                     channel == null ? MemorySegment.NULL : channel.handle(), vector);
             if (cq.address() == 0) {
+                int rc = Errno.get(errno);
                 throw RdmaException.of(Verb.IBV_CREATE_CQ, context + ", depth " + depth
-                        + (vector == 0 ? "" : ", completion vector " + vector), Errno.get(errno));
+                        + (vector == 0 ? "" : ", completion vector " + vector), rc,
+                        rc == Errno.EINVAL ? pastMaxCqe(context, depth) : null);
             }
             return wrapCreated(cq, ibv_cq.layout(), h -> new CompletionQueue(context, channel, h),
                     rdma_h::ibv_destroy_cq);
@@ -377,9 +379,27 @@ public final class CompletionQueue extends NativeObject {
             throw new IllegalArgumentException("a completion queue needs a depth of at least 1, not " + depth);
         }
         try (var _ = hold(this)) {
-            RdmaException.check(Verb.IBV_RESIZE_CQ, this, rdma_h.ibv_resize_cq(handle, depth));
+            int rc = rdma_h.ibv_resize_cq(handle, depth);
+            if (rc != 0) {
+                String why = null;
+                if (rc == Errno.EINVAL) {
+                    why = pastMaxCqe(context, depth);
+                    if (why == null) {
+                        // The one other EINVAL of rxe and mlx5: completions the queue still holds
+                        // would not fit; the provider cannot drop them.
+                        why = "it holds more than " + depth + " completions not yet polled: poll them first";
+                    }
+                }
+                throw RdmaException.of(Verb.IBV_RESIZE_CQ, this + ", depth " + depth, rc, why);
+            }
             capacity = ibv_cq.cqe(handle);
         }
+    }
+
+    /** The message detail when {@code depth} exceeds the device's {@code max_cqe}, else null; queried only on failure. */
+    private static String pastMaxCqe(Context context, int depth) {
+        int max = context.queryDevice().maxCqe();
+        return depth > max ? "the device holds at most " + max + " completions per queue (max_cqe)" : null;
     }
 
     /**

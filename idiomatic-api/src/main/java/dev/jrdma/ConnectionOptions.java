@@ -20,7 +20,9 @@ import java.util.Set;
  * @param maxReadAtomic     RDMA READ/atomics this QP may have outstanding as initiator
  * @param maxDestReadAtomic RDMA READ/atomics this QP accepts at once as responder
  * @param qkey              the Q_Key of a UD queue pair
- * @param hopLimit          the GRH hop limit of RoCE/global routes
+ * @param hopLimit          the GRH hop limit of global routes; on RoCE the kernel resolves the
+ *                          route of a connected queue pair and uses the route's hop limit instead
+ *                          (Soft-RoCE reads back 64, the IPv4 default TTL, see {@link QueuePair#query()})
  * @param serviceLevel      the service level (0-15) of the address vector: on InfiniBand it
  *                          selects the virtual lane, on RoCE the provider maps it to the
  *                          Ethernet priority (PCP) of the packets

@@ -88,6 +88,19 @@ public final class Context extends NativeResource {
     }
 
     /**
+     * {@return the device capabilities from the classic {@code ibv_query_device} alone}: what
+     * {@link #queryDevice()} reports for a provider without the extended query, the fields only
+     * the extended query fills (e.g. {@link DeviceAttributes#deviceCapabilityFlagsEx()}) zero. For
+     * comparing against the extended answer, or for tools that must show the classic one.
+     */
+    @Reaches("ibv_query_device")
+    public DeviceAttributes queryDeviceLegacy() {
+        try (var _ = hold(this)) {
+            return ContextQueries.deviceLegacy(this, handle);
+        }
+    }
+
+    /**
      * {@return the attributes of port {@code port}}
      *
      * @param port the port number, counting from 1
@@ -238,8 +251,8 @@ public final class Context extends NativeResource {
     /**
      * {@return the GID entry to send from on {@code port}: on RoCE the RoCE v2 entry with an
      * IPv4 address (routable wherever that address is), then other RoCE v2, then RoCE v1; on
-     * InfiniBand the first entry} Pass its {@link GidEntry#port()} and {@link GidEntry#index()}
-     * to {@link QueuePair#localEndpoint(int, int)}.
+     * InfiniBand the first entry} What a queue pair sends from unless
+     * {@link QueuePair.Builder#sourceGid} chooses otherwise.
      *
      * @param port the port number, counting from 1 (e.g. {@link #defaultPort()})
      * @throws IllegalStateException when the port's GID table is empty (a RoCE interface

@@ -21,6 +21,7 @@ import dev.jrdma.bindings.generated.timespec;
 import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.InlineVerbs;
 import dev.jrdma.bindings.shim.SurfaceVerbs;
+import dev.jrdma.bindings.shim.VerbsContextOps;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
@@ -56,33 +57,51 @@ final class ContextQueries {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment ex = arena.allocate(ibv_device_attr_ex.layout());
             RdmaException.check(Verb.IBV_QUERY_DEVICE_EX, context,
-                    InlineVerbs.ibv_query_device_ex(handle, MemorySegment.NULL, ex));
-            MemorySegment a = ibv_device_attr_ex.orig_attr(ex);
-            return new DeviceAttributes(ibv_device_attr.fw_ver(a).getString(0),
-                    Long.reverseBytes(ibv_device_attr.node_guid(a)), Long.reverseBytes(ibv_device_attr.sys_image_guid(a)),
-                    ibv_device_attr.max_mr_size(a), ibv_device_attr.page_size_cap(a), ibv_device_attr.vendor_id(a),
-                    ibv_device_attr.vendor_part_id(a), ibv_device_attr.hw_ver(a), ibv_device_attr.max_qp(a),
-                    ibv_device_attr.max_qp_wr(a), ibv_device_attr.max_sge(a), ibv_device_attr.max_cq(a),
-                    ibv_device_attr.max_cqe(a), ibv_device_attr.max_mr(a), ibv_device_attr.max_pd(a),
-                    ibv_device_attr.max_qp_rd_atom(a), ibv_device_attr.max_qp_init_rd_atom(a),
-                    ibv_device_attr.max_srq(a), ibv_device_attr.max_ah(a), ibv_device_attr.max_mw(a),
-                    AtomicCapability.of(ibv_device_attr.atomic_cap(a)), Byte.toUnsignedInt(ibv_device_attr.phys_port_cnt(a)),
-                    ibv_device_attr.device_cap_flags(a), ibv_device_attr_ex.device_cap_flags_ex(ex),
-                    ibv_device_attr_ex.completion_timestamp_mask(ex), ibv_device_attr_ex.hca_core_clock(ex),
-                    ibv_odp_caps.general_caps(ibv_device_attr_ex.odp_caps(ex)), ibv_device_attr_ex.max_dm_size(ex),
-                    Short.toUnsignedInt(ibv_cq_moderation_caps.max_cq_count(ibv_device_attr_ex.cq_mod_caps(ex))),
-                    Short.toUnsignedInt(ibv_cq_moderation_caps.max_cq_period(ibv_device_attr_ex.cq_mod_caps(ex))),
-                    ibv_tso_caps.max_tso(ibv_device_attr_ex.tso_caps(ex)),
-                    DeviceAttributes.TagMatching.read(ex), DeviceAttributes.Rss.read(ex),
-                    DeviceAttributes.PacketPacing.read(ex), ibv_device_attr_ex.raw_packet_caps(ex));
+                    VerbsContextOps.ibv_query_device_ex(handle, MemorySegment.NULL, ex));
+            return read(ex);
         }
+    }
+
+    /**
+     * {@link Context#queryDeviceLegacy}: {@code ibv_query_device} alone, into the classic part of
+     * a zeroed extended structure, so the extended fields read zero exactly as they do when
+     * ibv_query_device_ex falls back to it for a provider without query_device_ex.
+     */
+    static DeviceAttributes deviceLegacy(Context context, MemorySegment handle) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment ex = arena.allocate(ibv_device_attr_ex.layout());
+            RdmaException.check(Verb.IBV_QUERY_DEVICE, context,
+                    rdma_h.ibv_query_device(handle, ibv_device_attr_ex.orig_attr(ex)));
+            return read(ex);
+        }
+    }
+
+    private static DeviceAttributes read(MemorySegment ex) {
+        MemorySegment a = ibv_device_attr_ex.orig_attr(ex);
+        return new DeviceAttributes(ibv_device_attr.fw_ver(a).getString(0),
+                Long.reverseBytes(ibv_device_attr.node_guid(a)), Long.reverseBytes(ibv_device_attr.sys_image_guid(a)),
+                ibv_device_attr.max_mr_size(a), ibv_device_attr.page_size_cap(a), ibv_device_attr.vendor_id(a),
+                ibv_device_attr.vendor_part_id(a), ibv_device_attr.hw_ver(a), ibv_device_attr.max_qp(a),
+                ibv_device_attr.max_qp_wr(a), ibv_device_attr.max_sge(a), ibv_device_attr.max_cq(a),
+                ibv_device_attr.max_cqe(a), ibv_device_attr.max_mr(a), ibv_device_attr.max_pd(a),
+                ibv_device_attr.max_qp_rd_atom(a), ibv_device_attr.max_qp_init_rd_atom(a),
+                ibv_device_attr.max_srq(a), ibv_device_attr.max_ah(a), ibv_device_attr.max_mw(a),
+                AtomicCapability.of(ibv_device_attr.atomic_cap(a)), Byte.toUnsignedInt(ibv_device_attr.phys_port_cnt(a)),
+                ibv_device_attr.device_cap_flags(a), ibv_device_attr_ex.device_cap_flags_ex(ex),
+                ibv_device_attr_ex.completion_timestamp_mask(ex), ibv_device_attr_ex.hca_core_clock(ex),
+                ibv_odp_caps.general_caps(ibv_device_attr_ex.odp_caps(ex)), ibv_device_attr_ex.max_dm_size(ex),
+                Short.toUnsignedInt(ibv_cq_moderation_caps.max_cq_count(ibv_device_attr_ex.cq_mod_caps(ex))),
+                Short.toUnsignedInt(ibv_cq_moderation_caps.max_cq_period(ibv_device_attr_ex.cq_mod_caps(ex))),
+                ibv_tso_caps.max_tso(ibv_device_attr_ex.tso_caps(ex)),
+                DeviceAttributes.TagMatching.read(ex), DeviceAttributes.Rss.read(ex),
+                DeviceAttributes.PacketPacing.read(ex), ibv_device_attr_ex.raw_packet_caps(ex));
     }
 
     /** {@link Context#queryPort}: {@code ibv_query_port}. */
     static PortAttributes port(Context context, MemorySegment handle, int port) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment p = arena.allocate(ibv_port_attr.layout());
-            RdmaException.check(Verb.IBV_QUERY_PORT, context + " port " + port, InlineVerbs.ibv_query_port(handle, port, p));
+            RdmaException.check(Verb.IBV_QUERY_PORT, context + " port " + port, VerbsContextOps.ibv_query_port(handle, port, p));
             return new PortAttributes(port, PortState.of(ibv_port_attr.state(p)), Mtu.of(ibv_port_attr.max_mtu(p)),
                     Mtu.of(ibv_port_attr.active_mtu(p)), Short.toUnsignedInt(ibv_port_attr.lid(p)),
                     Short.toUnsignedInt(ibv_port_attr.sm_lid(p)), ibv_port_attr.gid_tbl_len(p),
@@ -209,7 +228,7 @@ final class ContextQueries {
     static boolean supportsOffload(Context context, MemorySegment handle, QueuePairOffload offload, QueuePairType type) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment ex = arena.allocate(ibv_device_attr_ex.layout());
-            RdmaException.check(Verb.IBV_QUERY_DEVICE_EX, context, InlineVerbs.ibv_query_device_ex(handle,
+            RdmaException.check(Verb.IBV_QUERY_DEVICE_EX, context, VerbsContextOps.ibv_query_device_ex(handle,
                     MemorySegment.NULL, ex));
             int caps = switch (offload) {
                 case TSO -> ibv_tso_caps.supported_qpts(ibv_device_attr_ex.tso_caps(ex));

@@ -33,8 +33,17 @@ import java.time.Duration;
  *
  * <p>Socket ownership: the connection owns its socket and {@link #close()} closes it;
  * {@link #accept(ServerSocket, Duration)} leaves the server socket open for the next client.
- * Every read is bounded by the timeout given when the connection was made, and a read that
- * runs out of time throws {@link RdmaTimeoutException}. Each message is tagged with its type,
+ * Every read is bounded by the timeout given when the connection was made.
+ *
+ * <p>Exceptions: this is a socket, and everything that goes wrong with it is an
+ * {@link IOException}, as with any socket in Java: a peer that never listens, closes, sends
+ * the wrong message or runs out of time. A timeout (no server listening within the timeout, no
+ * client, no message) is a {@link SocketTimeoutException}, the JDK's type for socket timeouts,
+ * with a message naming what did not arrive, from where, and the timeout, e.g.
+ * {@code no long message from the peer on control connection to /10.200.0.1:7471 within 30 s};
+ * catch it before {@code IOException} to treat a slow or absent peer apart. Only the RDMA side of
+ * {@link #connect(QueuePair)} (the queue pair's transitions) throws an unchecked
+ * {@link RdmaException}. Each message is tagged with its type,
  * so a program that expects a {@code long} where the peer sent a {@code RemoteMemory} gets an
  * IOException naming both instead of misread bytes (the connection is then out of step: close
  * it). Thread safety: one thread sends and one
@@ -75,8 +84,8 @@ public final class ControlConnection implements AutoCloseable {
      * @param server  the server's TCP address
      * @param timeout how long to keep trying, and afterwards the bound of every read
      * @return the connection
-     * @throws RdmaTimeoutException when no server accepted within {@code timeout}
-     * @throws IOException          on other TCP failures (unknown host, no route, ...)
+     * @throws SocketTimeoutException when no server accepted within {@code timeout}
+     * @throws IOException            on other TCP failures (unknown host, no route, ...)
      */
     public static ControlConnection connect(InetSocketAddress server, Duration timeout) throws IOException {
         long deadline = System.nanoTime() + timeout.toNanos();
@@ -84,7 +93,7 @@ public final class ControlConnection implements AutoCloseable {
         while (true) {
             long left = deadline - System.nanoTime();
             if (left <= 0) {
-                throw new RdmaTimeoutException("no server listening", server, timeout);
+                throw EndpointExchange.timedOut("no server listening", server, timeout, null);
             }
             Socket socket = new Socket();
             try {
@@ -94,15 +103,15 @@ public final class ControlConnection implements AutoCloseable {
                 socket.close();
                 long sleep = Math.min(pause, (deadline - System.nanoTime()) / 1_000_000L);
                 if (sleep <= 0) {
-                    throw new RdmaTimeoutException("no server listening", server, timeout, refused);
+                    throw EndpointExchange.timedOut("no server listening", server, timeout, refused);
                 }
                 sleep(sleep);
                 pause = Math.min(pause * 2, 1000);
-            } catch (RdmaTimeoutException slow) {
+            } catch (SocketTimeoutException slow) {
                 // The attempt had what was left of the timeout: the last ones can have a
                 // millisecond, less than even a refusal takes on a slow machine.
                 socket.close();
-                throw new RdmaTimeoutException("no server listening", server, timeout, slow);
+                throw EndpointExchange.timedOut("no server listening", server, timeout, slow);
             } catch (IOException | RuntimeException e) {
                 socket.close();
                 throw e;
@@ -117,8 +126,8 @@ public final class ControlConnection implements AutoCloseable {
      * @param listener a bound server socket
      * @param timeout  how long to wait for a client, and afterwards the bound of every read
      * @return the connection to the client
-     * @throws RdmaTimeoutException when no client connected in time
-     * @throws IOException          on TCP failures
+     * @throws SocketTimeoutException when no client connected in time
+     * @throws IOException            on TCP failures
      */
     public static ControlConnection accept(ServerSocket listener, Duration timeout) throws IOException {
         Socket socket = EndpointExchange.acceptSocket(listener, timeout);
@@ -133,7 +142,7 @@ public final class ControlConnection implements AutoCloseable {
     /**
      * {@link #connect(QueuePair, ConnectionOptions)} with {@link ConnectionOptions#DEFAULTS}.
      *
-     * @param qp a queue pair in RESET or INIT whose local endpoint has been taken
+     * @param qp a queue pair in RESET or INIT
      * @return the peer's endpoint
      * @throws IOException on TCP failures, or a peer that closed before it was ready
      */
@@ -146,7 +155,7 @@ public final class ControlConnection implements AutoCloseable {
      * returns once the peer's queue pair is in RTS too (both sides call this), so the first
      * message either side posts finds a peer ready to receive it. Post receives in INIT before.
      *
-     * @param qp      a queue pair in RESET or INIT whose local endpoint has been taken
+     * @param qp      a queue pair in RESET or INIT
      * @param options the transition attributes (access rights, timeouts, SL, ...)
      * @return the peer's endpoint
      * @throws IOException on TCP failures, or a peer that closed before it was ready
@@ -186,7 +195,8 @@ public final class ControlConnection implements AutoCloseable {
     /**
      * {@return the next message, which must be a {@link #send(RemoteMemory)}}
      *
-     * @throws IOException on TCP failures, or another kind of message
+     * @throws SocketTimeoutException when no message arrives within the timeout
+     * @throws IOException            on TCP failures, or another kind of message
      */
     public RemoteMemory receiveRemoteMemory() throws IOException {
         expect(REMOTE_MEMORY);
@@ -210,7 +220,8 @@ public final class ControlConnection implements AutoCloseable {
     /**
      * {@return the next message, which must be a {@link #send(long)}}
      *
-     * @throws IOException on TCP failures, or another kind of message
+     * @throws SocketTimeoutException when no message arrives within the timeout
+     * @throws IOException            on TCP failures, or another kind of message
      */
     public long receiveLong() throws IOException {
         expect(LONG);
@@ -239,7 +250,8 @@ public final class ControlConnection implements AutoCloseable {
     /**
      * {@return the next message, which must be a {@link #send(byte[])}}
      *
-     * @throws IOException on TCP failures, or another kind of message
+     * @throws SocketTimeoutException when no message arrives within the timeout
+     * @throws IOException            on TCP failures, or another kind of message
      */
     public byte[] receiveBytes() throws IOException {
         expect(BYTES);
@@ -290,7 +302,7 @@ public final class ControlConnection implements AutoCloseable {
         try {
             read.run();
         } catch (SocketTimeoutException e) {
-            throw new RdmaTimeoutException("no message from the peer", this, timeout, e);
+            throw EndpointExchange.timedOut("no message from the peer", this, timeout, e);
         } catch (EOFException e) {
             throw new IOException("the peer closed " + this + " in the middle of a message", e);
         }
@@ -301,7 +313,7 @@ public final class ControlConnection implements AutoCloseable {
         try {
             got = in.read();
         } catch (SocketTimeoutException e) {
-            throw new RdmaTimeoutException("no " + kind(type) + " from the peer", this, timeout, e);
+            throw EndpointExchange.timedOut("no " + kind(type) + " from the peer", this, timeout, e);
         }
         if (got < 0) {
             throw new IOException("the peer closed " + this + " while a " + kind(type) + " was expected");

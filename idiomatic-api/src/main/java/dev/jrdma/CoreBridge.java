@@ -4,12 +4,13 @@ package dev.jrdma;
 import dev.jrdma.internal.CoreAccess;
 import dev.jrdma.internal.Held;
 import dev.jrdma.internal.NativeCreator;
+import dev.jrdma.internal.ResourceHost;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
 
 /**
  * The core's side of {@link CoreAccess}: each member hands on to the package-private member of
- * the same name, for {@code dev.jrdma.cm} and {@code dev.jrdma.internal}. It registers itself when
+ * the same name, for the module's other packages. It registers itself when
  * it is initialised, which {@link CoreAccess#get()} forces, so no order of class initialisation
  * can leave the bridge unset.
  */
@@ -48,6 +49,26 @@ final class CoreBridge implements CoreAccess {
             case MemoryRegion mr -> mr.handle();
             default -> throw new IllegalArgumentException(resource + " has no verbs handle");
         };
+    }
+
+    @Override
+    public NativeResource lifetime(ResourceHost host, NativeResource... owners) {
+        return new HostedResource(host, owners);
+    }
+
+    @Override
+    public void checkOpen(NativeResource resource) {
+        resource.checkOpen();
+    }
+
+    @Override
+    public void dependOn(NativeResource resource, NativeResource owner) {
+        resource.dependOn(owner);
+    }
+
+    @Override
+    public void moveOwner(NativeResource resource, NativeResource from, NativeResource to) {
+        resource.moveOwner(from, to);
     }
 
     @Override

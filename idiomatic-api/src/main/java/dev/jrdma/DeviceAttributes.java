@@ -82,7 +82,7 @@ public record DeviceAttributes(String firmwareVersion, long nodeGuid, long syste
     }
 
     /**
-     * Tag-matching limits ({@code struct ibv_tm_caps}), for {@link SharedReceiveQueueBuilder#tagMatching}.
+     * Tag-matching limits ({@code struct ibv_tm_caps}), for {@link SharedReceiveQueue.Builder#tagMatching}.
      *
      * @param maxRendezvousHeaderSize largest rendezvous header
      * @param maxTags                 tags per SRQ (0: no tag matching)

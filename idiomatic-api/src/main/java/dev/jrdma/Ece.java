@@ -11,12 +11,17 @@ import java.lang.foreign.MemorySegment;
  * Enhanced connection establishment options ({@code struct ibv_ece}): vendor-specific features
  * two peers agree on while connecting, read from one QP ({@link #query}) and set on the other
  * ({@link #applyTo}) before it moves to RTR. Providers without ECE (rxe) refuse both with
- * {@link OperationNotSupportedException}.
+ * {@link OperationNotSupportedException}. With rdma_cm they travel in the connection request,
+ * only on ids whose queue pair the application drives itself
+ * ({@link dev.jrdma.cm.ExternalQueuePair#setLocalEce}, {@link dev.jrdma.cm.ExternalQueuePair#remoteEce}).
  *
- * @param vendorId the IEEE OUI of the vendor whose options these are
+ * @param vendorId the IEEE OUI of the vendor whose options these are (0 = no ECE)
  * @param options  the vendor's option bits
  */
 public record Ece(int vendorId, int options) {
+    /** No ECE: what a peer that sent none reports. */
+    public static final Ece NONE = new Ece(0, 0);
+
     /**
      * {@return the ECE options {@code qp} offers or accepted}
      *

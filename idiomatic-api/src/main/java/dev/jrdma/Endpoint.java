@@ -5,7 +5,7 @@ import java.nio.ByteBuffer;
 
 /**
  * What a peer needs to connect a queue pair to this one: the value two sides exchange
- * out of band before {@link QueuePair#connect(Endpoint)}. From {@link QueuePair#localEndpoint}.
+ * out of band before {@link QueuePair#connect(Endpoint)}. From {@link QueuePair#localEndpoint()}.
  *
  * @param qpn the queue pair number (24 bits)
  * @param psn the initial packet sequence number the QP sends with (24 bits)

@@ -13,8 +13,14 @@ import java.time.Duration;
 /**
  * A minimal out-of-band exchange of {@link Endpoint}s over TCP, for programs that connect
  * queue pairs without rdma_cm: each side sends its 28-byte {@link Endpoint#toBytes()} and
- * reads the peer's. Every step is bounded by the timeout; a step that runs out of time throws
- * {@link RdmaTimeoutException}. Thread-safe (no state).
+ * reads the peer's. Every step is bounded by the timeout.
+ *
+ * <p>Exceptions, as for {@link ControlConnection}: whatever goes wrong on the TCP side is an
+ * {@link IOException}, a step that runs out of time included: that is a
+ * {@link SocketTimeoutException}, as the JDK's own socket timeouts, whose message names the
+ * step, the peer and the timeout. So one {@code catch (IOException e)} handles a peer that is
+ * absent, slow or gone. What goes wrong on the RDMA side (a queue pair transition) is an
+ * unchecked {@link RdmaException}. Thread-safe (no state).
  *
  * <p>Socket ownership: the methods that take an address or a {@link ServerSocket} open their
  * own connection and close it before they return (the server socket itself stays open, for
@@ -39,11 +45,11 @@ public final class EndpointExchange {
      * {@link ConnectionOptions#DEFAULTS}.
      *
      * @param server  the server's TCP address
-     * @param qp      the queue pair to connect, in RESET or INIT, its local endpoint taken
+     * @param qp      the queue pair to connect, in RESET or INIT
      * @param timeout the bound of each step (TCP connect, every read)
      * @return the server's endpoint
      * @throws IOException on TCP failures, or a peer that closed before it was ready
-     * @throws RdmaTimeoutException when a step runs out of time
+     * @throws SocketTimeoutException when a step runs out of time (an IOException)
      */
     public static Endpoint connect(InetSocketAddress server, QueuePair qp, Duration timeout) throws IOException {
         return connect(server, qp, ConnectionOptions.DEFAULTS, timeout);
@@ -54,11 +60,11 @@ public final class EndpointExchange {
      * {@link ConnectionOptions#DEFAULTS}.
      *
      * @param listener the bound server socket to accept one client on
-     * @param qp       the queue pair to connect, in RESET or INIT, its local endpoint taken
+     * @param qp       the queue pair to connect, in RESET or INIT
      * @param timeout  the bound of each step (accept, every read)
      * @return the client's endpoint
      * @throws IOException on TCP failures, or a peer that closed before it was ready
-     * @throws RdmaTimeoutException when a step runs out of time
+     * @throws SocketTimeoutException when a step runs out of time (an IOException)
      */
     public static Endpoint accept(ServerSocket listener, QueuePair qp, Duration timeout) throws IOException {
         return accept(listener, qp, ConnectionOptions.DEFAULTS, timeout);
@@ -73,12 +79,11 @@ public final class EndpointExchange {
      *
      * @param server  the server's TCP address
      * @param qp      a queue pair in RESET or INIT (post receives in INIT before calling this)
-     *                whose {@link QueuePair#localEndpoint(int, int)} has been taken
      * @param options the transition attributes (access rights, timeouts, SL, ...)
      * @param timeout the bound of each step (TCP connect, every read)
      * @return the server's endpoint
      * @throws IOException on TCP failures, or a peer that closed before it was ready
-     * @throws RdmaTimeoutException when a step runs out of time
+     * @throws SocketTimeoutException when a step runs out of time (an IOException)
      */
     public static Endpoint connect(InetSocketAddress server, QueuePair qp, ConnectionOptions options,
                                    Duration timeout) throws IOException {
@@ -95,12 +100,12 @@ public final class EndpointExchange {
      * connection is closed before this returns; {@code listener} stays open.
      *
      * @param listener the bound server socket to accept one client on
-     * @param qp       a queue pair in RESET or INIT whose local endpoint has been taken
+     * @param qp       a queue pair in RESET or INIT
      * @param options  the transition attributes (access rights, timeouts, SL, ...)
      * @param timeout  the bound of each step (accept, every read)
      * @return the client's endpoint
      * @throws IOException on TCP failures, or a peer that closed before it was ready
-     * @throws RdmaTimeoutException when a step runs out of time
+     * @throws SocketTimeoutException when a step runs out of time (an IOException)
      */
     public static Endpoint accept(ServerSocket listener, QueuePair qp, ConnectionOptions options,
                                   Duration timeout) throws IOException {
@@ -116,19 +121,19 @@ public final class EndpointExchange {
      * queue pair can receive.
      *
      * @param socket  a connected socket; left open
-     * @param qp      a queue pair in RESET or INIT whose local endpoint has been taken
+     * @param qp      a queue pair in RESET or INIT
      * @param options the transition attributes (access rights, timeouts, SL, ...)
      * @param timeout the bound of every read
      * @return the peer's endpoint
      * @throws IOException on TCP failures, or a peer that closed before it was ready
-     * @throws RdmaTimeoutException when the peer does not answer in time
+     * @throws SocketTimeoutException when a step runs out of time (an IOException)
      */
     public static Endpoint connect(Socket socket, QueuePair qp, ConnectionOptions options, Duration timeout)
             throws IOException {
-        Endpoint local = qp.connector.requireLocalEndpoint();
+        Endpoint local = qp.localEndpoint();
         Endpoint remote = exchange(socket, local, timeout);
         if (qp.state() == QueuePairState.RESET) {
-            qp.toInit(qp.connector.port(), options);
+            qp.toInit(options);
         }
         qp.toRtr(remote, options);
         qp.toRts(options);
@@ -139,7 +144,7 @@ public final class EndpointExchange {
         try {
             peer = socket.getInputStream().read();
         } catch (SocketTimeoutException e) {
-            throw new RdmaTimeoutException("no ready byte from the peer (" + remote + ")", socket, timeout, e);
+            throw timedOut("no ready byte from the peer (" + remote + ")", socket, timeout, e);
         }
         if (peer != READY) {
             throw new IOException(peer < 0
@@ -158,7 +163,7 @@ public final class EndpointExchange {
      * @param timeout the bound of each step
      * @return the server's endpoint
      * @throws IOException on TCP failures
-     * @throws RdmaTimeoutException when a step runs out of time
+     * @throws SocketTimeoutException when a step runs out of time (an IOException)
      */
     public static Endpoint connect(InetSocketAddress server, Endpoint local, Duration timeout) throws IOException {
         try (Socket socket = new Socket()) {
@@ -176,7 +181,7 @@ public final class EndpointExchange {
      * @param timeout the bound of each step
      * @return the client's endpoint
      * @throws IOException on TCP failures
-     * @throws RdmaTimeoutException when a step runs out of time
+     * @throws SocketTimeoutException when a step runs out of time (an IOException)
      */
     public static Endpoint accept(ServerSocket server, Endpoint local, Duration timeout) throws IOException {
         try (Socket socket = acceptSocket(server, timeout)) {
@@ -193,7 +198,7 @@ public final class EndpointExchange {
      * @param timeout the bound of the read
      * @return the peer's endpoint
      * @throws IOException on TCP failures
-     * @throws RdmaTimeoutException when the peer's endpoint does not arrive in time
+     * @throws SocketTimeoutException when a step runs out of time (an IOException)
      */
     public static Endpoint exchange(Socket socket, Endpoint local, Duration timeout) throws IOException {
         socket.setSoTimeout(timeoutMillis(timeout));
@@ -205,28 +210,42 @@ public final class EndpointExchange {
         try {
             new DataInputStream(socket.getInputStream()).readFully(remote);
         } catch (SocketTimeoutException e) {
-            throw new RdmaTimeoutException("no endpoint from the peer", socket, timeout, e);
+            throw timedOut("no endpoint from the peer", socket, timeout, e);
         }
         return Endpoint.fromBytes(remote);
     }
 
-    /** One TCP connect bounded by {@code timeout}; a timeout is an RdmaTimeoutException. */
+    /** One TCP connect bounded by {@code timeout}; a timeout is a SocketTimeoutException saying so. */
     static void connectSocket(Socket socket, InetSocketAddress server, Duration timeout) throws IOException {
         try {
             socket.connect(server, timeoutMillis(timeout));
         } catch (SocketTimeoutException e) {
-            throw new RdmaTimeoutException("no TCP connection", server, timeout, e);
+            throw timedOut("no TCP connection", server, timeout, e);
         }
     }
 
-    /** One accept bounded by {@code timeout}; a timeout is an RdmaTimeoutException. */
+    /** One accept bounded by {@code timeout}; a timeout is a SocketTimeoutException saying so. */
     static Socket acceptSocket(ServerSocket listener, Duration timeout) throws IOException {
         listener.setSoTimeout(timeoutMillis(timeout));
         try {
             return listener.accept();
         } catch (SocketTimeoutException e) {
-            throw new RdmaTimeoutException("no client connected", "TCP port " + listener.getLocalPort(), timeout, e);
+            throw timedOut("no client connected", "TCP port " + listener.getLocalPort(), timeout, e);
         }
+    }
+
+    /**
+     * The exception for a TCP step that ran out of time: the JDK's type, so that
+     * {@code catch (IOException e)} sees it, with a message in jrdma's form ("what on what within
+     * 30 s") instead of the JDK's "Read timed out".
+     */
+    static SocketTimeoutException timedOut(String what, Object on, Duration timeout, Throwable cause) {
+        SocketTimeoutException e = new SocketTimeoutException(what + " on " + on + " within "
+                + RdmaTimeoutException.plain(timeout));
+        if (cause != null) {
+            e.initCause(cause);
+        }
+        return e;
     }
 
     static int timeoutMillis(Duration timeout) {

@@ -7,7 +7,7 @@ import dev.jrdma.bindings.generated.ibv_cq_init_attr_ex;
 import dev.jrdma.bindings.generated.rdma_h;
 import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.ExtendedPollVerbs;
-import dev.jrdma.bindings.shim.InlineVerbs;
+import dev.jrdma.bindings.shim.VerbsContextOps;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Collections;
@@ -151,7 +151,7 @@ public final class ExtendedCompletionQueue implements RdmaResource {
             ibv_cq_init_attr_ex.wc_flags(attr, WorkCompletionField.flags(b.fields));
             ibv_cq_init_attr_ex.comp_vector(attr, b.completionVector);
             MemorySegment errno = Errno.allocate(arena);
-            MemorySegment created = InlineVerbs.ibv_create_cq_ex(errno, b.context.handle(), attr);
+            MemorySegment created = VerbsContextOps.ibv_create_cq_ex(errno, b.context.handle(), attr);
             if (created.address() == 0) {
                 throw RdmaException.of(Verb.IBV_CREATE_CQ_EX, b.context, Errno.get(errno), "depth " + b.depth
                         + ", fields " + b.fields);

@@ -239,6 +239,39 @@ public final class MemoryRegion extends NativeResource {
         return rkey;
     }
 
+    /**
+     * Copies {@code text} into the region at {@code offset} as UTF-8, without a terminating NUL
+     * (unlike {@link MemorySegment#setString}), and returns the number of bytes: the length to
+     * send, e.g. {@code qp.post(new SendRequest().sge(region, 0, region.putString(0, "hello")))}.
+     *
+     * @param offset from the start of the region
+     * @param text   the text
+     * @return the number of bytes written
+     * @throws IndexOutOfBoundsException when the bytes do not fit, naming the range and the region
+     */
+    public int putString(long offset, String text) {
+        byte[] bytes = text.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        MemorySegment memory = segment();
+        checkRange(offset, bytes.length);
+        MemorySegment.copy(bytes, 0, memory, java.lang.foreign.ValueLayout.JAVA_BYTE, offset, bytes.length);
+        return bytes.length;
+    }
+
+    /**
+     * {@return the {@code length} bytes at {@code offset} decoded as UTF-8}, e.g. a received
+     * message: {@code region.getString(0, wc.byteLength())}.
+     *
+     * @param offset from the start of the region
+     * @param length the number of bytes, e.g. {@link WorkCompletion#byteLength()}
+     * @throws IndexOutOfBoundsException when the range is not inside the region
+     */
+    public String getString(long offset, int length) {
+        MemorySegment memory = segment();
+        checkRange(offset, length);
+        return new String(memory.asSlice(offset, length).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE),
+                java.nio.charset.StandardCharsets.UTF_8);
+    }
+
     /** {@return the whole region as remote memory, to hand to a peer} */
     public RemoteMemory remote() {
         return remote(0, segment.byteSize());

@@ -1,10 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma;
 
-import dev.jrdma.cm.CmDevices;
-import dev.jrdma.cm.CmEventChannel;
-import dev.jrdma.cm.CmId;
-import dev.jrdma.cm.MulticastJoin;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
@@ -44,15 +40,14 @@ import java.util.function.Function;
  * depends on, and a close from another thread is refused before it changes anything
  * ({@link Confinement}).
  *
- * <p>Public and sealed because resources of {@code dev.jrdma.cm} extend it too: the members
- * those subclasses call on themselves are {@code protected}, every permitted subclass is final
- * (or package-private), so no application can subclass it or reach a protected member. What a
- * subclass in another package needs of another object (its handle, its dependents) goes through
- * the module's internal access bridge instead.
+ * <p>Sealed: every permitted subclass is final or package-private, so no application can
+ * subclass it or reach a protected member. Resources of the module's other packages (rdma_cm's)
+ * take part by composition: each holds a {@link HostedResource} made through the module's
+ * internal access bridge, so this package names none of their types.
  */
 public abstract sealed class NativeResource implements RdmaResource
         permits NativeObject, Context, MemoryRegion, MulticastMembership, PreparedWork, PreparedPoll, PreparedExtendedSend,
-                CmDevices, CmEventChannel, CmId, MulticastJoin {
+                HostedResource {
     /** The sign bit of {@link #calls}: set once close() has begun. */
     private static final int CLOSED = Integer.MIN_VALUE;
     private static final VarHandle CALLS;

@@ -41,6 +41,10 @@ import java.lang.foreign.MemorySegment;
  *
  * <p>Closing the queue pair, the region or the address handle closes this object first (waiting
  * for a post running in another thread); its next post throws {@link IllegalStateException}.
+ * A request that one thread prepares, posts and closes can be made with
+ * {@link #ofConfined(ExtendedSendQueue, SendRequest)}: its posts take no guard word (they still
+ * claim the send queue), and other threads can neither post it nor close it or what it depends
+ * on while that thread runs ({@link WrongThreadException}).
  * Threads: post from one thread at a time, as for the queue pair; a post from a second thread
  * at the same moment is safe (it takes the counted guard, then waits for the send queue). Do
  * not post to the same queue pair with {@code ibv_post_send} ({@link QueuePair#post(SendRequest)},
@@ -108,8 +112,9 @@ public final class PreparedExtendedSend extends NativeResource {
     private int length;
     private long remoteOffset;
 
-    private PreparedExtendedSend(ExtendedSendQueue sq, SendRequest r, SendOp op, NativeResource[] owners) {
-        super(owners);
+    private PreparedExtendedSend(ExtendedSendQueue sq, SendRequest r, SendOp op, Thread confinedTo,
+            NativeResource[] owners) {
+        super(confinedTo, owners);
         SendOperations ops = sq.engine();
         ExtendedPostFunctions fn = ops.functions();
         this.qp = sq.queuePair();
@@ -192,6 +197,41 @@ public final class PreparedExtendedSend extends NativeResource {
      *         prepare; {@link RdmaException} (EOPNOTSUPP) when the provider lacks a builder
      */
     public static PreparedExtendedSend of(ExtendedSendQueue sq, SendRequest request) {
+        return prepare(sq, request, null);
+    }
+
+    /**
+     * As {@link #of(ExtendedSendQueue, SendRequest)}, for the calling thread alone, with the rules
+     * of {@link PreparedSend#ofConfined(QueuePair, SendRequest)}: a post takes no guard word, and
+     * in exchange only this thread may post or close the request, and while it runs no other
+     * thread may close what the request depends on (its queue pair, region, address handle, their
+     * protection domain and context): such a close throws {@link WrongThreadException} and changes
+     * nothing. Once this thread has terminated, any thread may close it.
+     *
+     * <p>The post still claims the queue pair's send queue (one compare-and-set before
+     * {@code wr_start}). The request is confined, the queue pair is not: another thread may
+     * still post on it through an {@link ExtendedSendQueue} batch or a shared
+     * {@code PreparedExtendedSend}, and this thread may have a batch open on it. Without the
+     * claim either would be a second {@code wr_start} on the provider's spinlock inside a
+     * critical downcall: a JVM stuck at its next safepoint, or this thread spinning forever.
+     * Skipping it would need the queue pair's whole send queue confined to one thread, which is
+     * a rule on the queue pair, not on this request. The claim is the same kind of instruction as
+     * the shared guard's compare-and-set, which a classic confined post saves (C + 2.2 against
+     * C + 4.6 ns per send post on the stub provider, bench/README.md); see
+     * research/notes/2026-11-28-confined-extended-post.md.
+     *
+     * @param sq      the extended post API of the queue pair (its provider functions are used)
+     * @param request one request (no chain) with at most one SGE
+     * @return the prepared request, confined to the calling thread
+     * @throws IllegalArgumentException or {@link IllegalStateException} or
+     *         {@link IndexOutOfBoundsException} for what {@link #of(ExtendedSendQueue, SendRequest)}
+     *         refuses; {@link RdmaException} (EOPNOTSUPP) when the provider lacks a builder
+     */
+    public static PreparedExtendedSend ofConfined(ExtendedSendQueue sq, SendRequest request) {
+        return prepare(sq, request, Thread.currentThread());
+    }
+
+    private static PreparedExtendedSend prepare(ExtendedSendQueue sq, SendRequest request, Thread confinedTo) {
         QueuePair qp = sq.queuePair();
         try (var _ = hold(qp)) {
             if (request.next != null) {
@@ -210,7 +250,7 @@ public final class PreparedExtendedSend extends NativeResource {
             request.prepare(qp);
             NativeResource region = request.sgeCount() == 1 ? request.sges.region(0) : null;
             NativeResource address = qp.type() == QueuePairType.UD ? request.addressHandle() : null;
-            return new PreparedExtendedSend(sq, request, op, new NativeResource[] {qp, region, address});
+            return new PreparedExtendedSend(sq, request, op, confinedTo, new NativeResource[] {qp, region, address});
         }
     }
 
@@ -260,6 +300,16 @@ public final class PreparedExtendedSend extends NativeResource {
     }
 
     /**
+     * {@return whether {@code thread} may post and close this request: any thread for a request
+     * made with {@code of}, only the preparing thread for one made with {@code ofConfined}}
+     *
+     * @param thread the thread asked about
+     */
+    public boolean isAccessibleBy(Thread thread) {
+        return PostGuard.isAccessibleBy(this, thread);
+    }
+
+    /**
      * Posts the request: {@code ibv_wr_start}, the operation, its data, {@code ibv_wr_complete}.
      * Throws {@link IllegalStateException} if this object, or its queue pair, region or address
      * handle, is closed, if the queue pair is in RESET, INIT or RTR or in ERR after
@@ -297,25 +347,11 @@ public final class PreparedExtendedSend extends NativeResource {
         throw failed(rc);
     }
 
-    private int postNow() {
-        if (!enterSolo()) {
-            return postCounted();
-        }
-        try {
-            return postInside();
-        } finally {
-            exitSolo();
-        }
-    }
+    // The guard lives in PostGuard, one for the three prepared requests.
+    private static final PostGuard.Inside<PreparedExtendedSend> INSIDE = PreparedExtendedSend::postInside;
 
-    // Out of line: another thread is posting this request, or it is closed (enter() throws).
-    private int postCounted() {
-        enter();
-        try {
-            return postInside();
-        } finally {
-            exit();
-        }
+    private int postNow() {
+        return PostGuard.post(this, INSIDE);
     }
 
     private int postInside() {

@@ -193,34 +193,11 @@ public final class PreparedSend extends PreparedWork {
         throw PostRefusals.failure(qp, Verb.IBV_POST_SEND, rc, describeBad());
     }
 
-    private int postNow() {
-        // Confined to this thread (Confinement): no other thread posts or closes this object or,
-        // while this thread lives, anything it depends on, so nothing can be destroyed under the
-        // call and no guard word is needed.
-        if (confinedTo == Thread.currentThread() && !isClosed()) {
-            return postInside();
-        }
-        if (confinedTo != null) {
-            throw confinedRefusal();
-        }
-        if (!enterSolo()) {
-            return postCounted();
-        }
-        try {
-            return postInside();
-        } finally {
-            exitSolo();
-        }
-    }
+    // The guard lives in PostGuard, one for the three prepared requests.
+    private static final PostGuard.Inside<PreparedSend> INSIDE = PreparedSend::postInside;
 
-    // Out of line: another thread is posting this request, or it is closed (enter() throws).
-    private int postCounted() {
-        enter();
-        try {
-            return postInside();
-        } finally {
-            exit();
-        }
+    private int postNow() {
+        return PostGuard.post(this, INSIDE);
     }
 
     private int postInside() {

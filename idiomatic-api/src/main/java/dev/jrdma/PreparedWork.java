@@ -142,19 +142,7 @@ abstract sealed class PreparedWork extends NativeResource permits PreparedSend, 
      * @param thread the thread asked about
      */
     public final boolean isAccessibleBy(Thread thread) {
-        Thread owner = confinedTo();
-        return owner == null || owner == thread;
-    }
-
-    /**
-     * The post of a request confined to another thread, or of a closed one: out of line, so that
-     * a confined post compiles to two compares before the provider's call.
-     */
-    final RuntimeException confinedRefusal() {
-        if (confinedTo() != Thread.currentThread()) {
-            return Confinement.refusedCall(this, "post");
-        }
-        return new IllegalStateException(this + " is closed");
+        return PostGuard.isAccessibleBy(this, thread);
     }
 
     /** {@return the number of work requests posted together (1 unless a chain was prepared)} */

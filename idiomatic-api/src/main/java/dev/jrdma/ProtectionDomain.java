@@ -290,9 +290,9 @@ public final class ProtectionDomain extends NativeObject {
     }
 
     /** {@return a builder for a shared receive queue with extended attributes (a CQ, XRC, tag matching)} */
-    public SharedReceiveQueueBuilder sharedReceiveQueue() {
+    public SharedReceiveQueue.Builder sharedReceiveQueue() {
         checkOpen();
-        return new SharedReceiveQueueBuilder(this);
+        return new SharedReceiveQueue.Builder(this);
     }
 
     /**

@@ -13,18 +13,27 @@ import java.security.SecureRandom;
  * The state transitions of one queue pair ({@code ibv_modify_qp}) and the local endpoint
  * (port, source GID index, PSN) they need; kept apart from {@link QueuePair}, whose file holds
  * the data path, so that the control path can grow without touching it.
+ *
+ * <p>The endpoint is a value of the queue pair, not a step of its setup: the port and GID entry
+ * come from {@link QueuePair.Builder#sourceGid} (else {@link Context#defaultGid()}, looked up
+ * the first time they are needed) and the initial PSN is drawn when the queue pair is created,
+ * so every read of {@link #localEndpoint()} gives the same endpoint and no transition depends on
+ * a call made before it.
  */
 final class QpConnector {
     private static final SecureRandom PSN_SOURCE = new SecureRandom();
 
     private final QueuePair qp;
-    /** Set by {@link #localEndpoint}: the port, source GID index and PSN the transitions use. */
-    private int port;
-    private int gidIndex = -1;
+    /** The initial send PSN, fixed for the queue pair's life (24 bits, random as the spec advises). */
+    private final int psn = PSN_SOURCE.nextInt(1 << 24);
+    /** The port and GID entry the queue pair sends from; null until chosen or first needed. */
+    private GidEntry source;
+    /** The endpoint of {@link #source}, made the first time it is read. */
     private Endpoint local;
 
-    QpConnector(QueuePair qp) {
+    QpConnector(QueuePair qp, GidEntry source) {
         this.qp = qp;
+        this.source = source;
     }
 
     /** The state the device reports ({@code ibv_query_qp}). */
@@ -37,26 +46,51 @@ final class QpConnector {
         }
     }
 
-    Endpoint localEndpoint(int port, int gidIndex) {
+    /** The port and GID entry this queue pair sends from: the builder's, else the context's default. */
+    synchronized GidEntry source() {
         qp.checkOpen();
-        Context context = qp.protectionDomain().context();
-        PortAttributes attributes = context.queryPort(port);
-        Gid gid = context.gid(port, gidIndex).map(GidEntry::gid).orElseThrow(() -> new IllegalArgumentException(
-                "GID index " + gidIndex + " of " + context + " port " + port + " is not in use"));
-        this.port = port;
-        this.gidIndex = gidIndex;
-        this.local = new Endpoint(qp.qpNumber(), PSN_SOURCE.nextInt(1 << 24), attributes.lid(), gid, attributes.activeMtu());
+        if (source == null) {
+            source = qp.protectionDomain().context().defaultGid();
+        }
+        return source;
+    }
+
+    /** This side's endpoint: the same value every call (the port's LID and MTU as first read). */
+    synchronized Endpoint localEndpoint() {
+        GidEntry from = source();
+        if (local == null) {
+            PortAttributes attributes = qp.protectionDomain().context().queryPort(from.port());
+            local = new Endpoint(qp.qpNumber(), psn, attributes.lid(), from.gid(), attributes.activeMtu());
+        }
         return local;
     }
 
+    /** The GID table entry {@code gidIndex} of {@code port}, which must be in use. */
+    static GidEntry lookUp(Context context, int port, int gidIndex) {
+        if (gidIndex < 0) {
+            throw new IllegalArgumentException("GID index must not be negative: " + gidIndex);
+        }
+        // Past the table the provider answers EINVAL (rxe), not "unused": name the bound instead.
+        int length = context.queryPort(port).gidTableLength();
+        if (gidIndex >= length) {
+            throw new IllegalArgumentException("GID index " + gidIndex + " is past the GID table of " + context
+                    + " port " + port + " (" + length + " entries)");
+        }
+        return context.gid(port, gidIndex).orElseThrow(() -> new IllegalArgumentException(
+                "GID index " + gidIndex + " of " + context + " port " + port + " is not in use"));
+    }
+
     void connect(Endpoint remote, ConnectionOptions options) {
-        requireLocal();
-        toInit(port, options);
+        if (qp.lastState == QueuePairState.RESET) {
+            toInit(options);
+        }
         toRtr(remote, options);
         toRts(options);
     }
 
-    void toInit(int port, ConnectionOptions options) {
+    /** RESET -> INIT on the port the queue pair sends from. */
+    void toInit(ConnectionOptions options) {
+        int port = source().port();
         try (Arena arena = Arena.ofConfined(); var _ = NativeResource.hold(qp)) {
             MemorySegment attr = arena.allocate(ibv_qp_attr.layout());
             int mask = QpAttributes.init(attr, qp.type(), port, options);
@@ -65,12 +99,16 @@ final class QpConnector {
     }
 
     void toRtr(Endpoint remote, ConnectionOptions options) {
+        Endpoint self = null;
+        GidEntry from = null;
+        if (qp.type() != QueuePairType.UD) {
+            self = localEndpoint();
+            from = source();
+        }
         try (Arena arena = Arena.ofConfined(); var _ = NativeResource.hold(qp)) {
             MemorySegment attr = arena.allocate(ibv_qp_attr.layout());
-            if (qp.type() != QueuePairType.UD) {
-                requireLocal();
-            }
-            int mask = QpAttributes.rtr(attr, qp.type(), local, remote, port, gidIndex, options);
+            int mask = QpAttributes.rtr(attr, qp.type(), self, remote, from == null ? 0 : from.port(),
+                    from == null ? -1 : from.index(), options);
             modify(attr, mask, QueuePairState.RTR);
         }
     }
@@ -78,7 +116,7 @@ final class QpConnector {
     void toRts(ConnectionOptions options) {
         try (Arena arena = Arena.ofConfined(); var _ = NativeResource.hold(qp)) {
             MemorySegment attr = arena.allocate(ibv_qp_attr.layout());
-            int mask = QpAttributes.rts(attr, qp.type(), local == null ? 0 : local.psn(), options);
+            int mask = QpAttributes.rts(attr, qp.type(), psn, options);
             modify(attr, mask, QueuePairState.RTS);
         }
     }
@@ -140,26 +178,6 @@ final class QpConnector {
         if (state == QueuePairState.RESET || state == QueuePairState.INIT || state == QueuePairState.RTR) {
             throw new IllegalStateException("cannot " + what + " through " + qp + ": it is in " + state
                     + ", which needs RTS");
-        }
-    }
-
-    /** The endpoint {@link #localEndpoint} made; IllegalStateException before it was called. */
-    Endpoint requireLocalEndpoint() {
-        qp.checkOpen();
-        requireLocal();
-        return local;
-    }
-
-    /** The port {@link #localEndpoint} fixed. */
-    int port() {
-        requireLocal();
-        return port;
-    }
-
-    private void requireLocal() {
-        if (local == null) {
-            throw new IllegalStateException(qp + ": call localEndpoint(port, gidIndex) first: the RTR transition"
-                    + " needs the port, the source GID index and the local PSN");
         }
     }
 }

@@ -8,7 +8,7 @@ import dev.jrdma.bindings.generated.ibv_qp_init_attr_ex;
 import dev.jrdma.bindings.generated.rdma_h;
 import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.ErrnoVerbs;
-import dev.jrdma.bindings.shim.InlineVerbs;
+import dev.jrdma.bindings.shim.VerbsContextOps;
 import dev.jrdma.internal.NativeCreator;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -67,7 +67,7 @@ final class QpCreation {
                 ibv_qp_init_attr_ex.comp_mask(init, rdma_h.IBV_QP_INIT_ATTR_PD() | rdma_h.IBV_QP_INIT_ATTR_SEND_OPS_FLAGS());
                 ibv_qp_init_attr_ex.pd(init, b.pd.handle());
                 ibv_qp_init_attr_ex.send_ops_flags(init, SendOp.flags(b.sendOps));
-                qp = InlineVerbs.ibv_create_qp_ex(errno, b.pd.context().handle(), init);
+                qp = VerbsContextOps.ibv_create_qp_ex(errno, b.pd.context().handle(), init);
             } else if (creator == null) {
                 qp = ErrnoVerbs.ibv_create_qp(errno, b.pd.handle(), init);
             } else {
@@ -77,7 +77,8 @@ final class QpCreation {
                 Verb verb = b.sendOps != null ? Verb.IBV_CREATE_QP_EX : creator == null ? Verb.IBV_CREATE_QP : creator.verb();
                 throw RdmaException.of(verb, b.pd + ", " + b.type + ", send/receive WRs " + b.maxSendWr + "/"
                         + b.maxReceiveWr + ", SGEs " + b.maxSendSge + "/" + b.maxReceiveSge + ", inline " + b.maxInlineData
-                        + (b.sendOps == null ? "" : ", send ops " + b.sendOps), Errno.get(errno));
+                        + (b.sendOps == null ? "" : ", send ops " + b.sendOps), Errno.get(errno),
+                        Errno.get(errno) == Errno.EINVAL ? pastLimits(b) : null);
             }
             qp = qp.reinterpret(ibv_qp.layout().byteSize());
             // The provider writes the capabilities it granted back into init_attr.cap.
@@ -99,5 +100,23 @@ final class QpCreation {
                 throw e;
             }
         }
+    }
+
+    /**
+     * Which of the sizes asked for exceeds the device's limits, for the message of an EINVAL
+     * (the provider does not say which); asked only after the create failed.
+     */
+    private static String pastLimits(QueuePair.Builder b) {
+        DeviceAttributes device = b.pd.context().queryDevice();
+        StringBuilder past = new StringBuilder();
+        int wr = device.maxQpWr();
+        int sge = device.maxSge();
+        if (b.maxSendWr > wr || b.maxReceiveWr > wr) {
+            past.append("the device's max_qp_wr is ").append(wr);
+        }
+        if (b.maxSendSge > sge || b.maxReceiveSge > sge) {
+            past.append(past.isEmpty() ? "" : ", ").append("the device's max_sge is ").append(sge);
+        }
+        return past.isEmpty() ? null : past.toString();
     }
 }

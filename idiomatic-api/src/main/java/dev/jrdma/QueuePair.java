@@ -11,8 +11,10 @@ import java.util.Set;
 /**
  * A queue pair ({@code struct ibv_qp}): a send queue and a receive queue, of type RC, UC or UD,
  * built with {@link ProtectionDomain#queuePair(QueuePairType)}. It starts in RESET;
- * {@link #connect(Endpoint)} (or {@link #toInit}, {@link #toRtr}, {@link #toRts}) brings it to
- * RTS. It belongs to its protection domain and to its completion queues: closing any of them
+ * {@link #connect(Endpoint)} (or {@link #toInit()}, {@link #toRtr}, {@link #toRts}) brings it to
+ * RTS. What the peer needs to know, {@link #localEndpoint()}, is fixed when the queue pair is
+ * built (the port and GID entry of {@link Builder#sourceGid}, else {@link Context#defaultGid()},
+ * and a random initial PSN): read it in any order, as often as needed. It belongs to its protection domain and to its completion queues: closing any of them
  * closes the queue pair first.
  *
  * <p>Thread safety: posting sends from one thread and receives from another is safe, as in C;
@@ -39,7 +41,7 @@ public final class QueuePair extends NativeObject {
     /** The one-off posts, and the provider's post functions that prepared requests take once. */
     final QueuePairPosts posts;
     /** The state transitions and the local endpoint they use. */
-    final QpConnector connector = new QpConnector(this);
+    final QpConnector connector;
     /**
      * The state as of the last transition this object made. The device may move an RTS queue
      * pair to ERR (or SQE) on its own, never out of RESET, INIT or RTR, so a post can be
@@ -71,6 +73,7 @@ public final class QueuePair extends NativeObject {
         this.extendedOps = b.sendOps;
         this.address = handle.address();
         this.posts = new QueuePairPosts(this, handle);
+        this.connector = new QpConnector(this, b.source);
     }
 
     // Stub-provider seam, for tests and benchmarks in this package only: wraps a fake native object
@@ -96,6 +99,7 @@ public final class QueuePair extends NativeObject {
         int maxInlineData;
         boolean signalAll;
         Set<SendOp> sendOps;
+        GidEntry source;
 
         Builder(ProtectionDomain pd, QueuePairType type) {
             this.pd = pd;
@@ -149,6 +153,35 @@ public final class QueuePair extends NativeObject {
          */
         public Builder sharedReceiveQueue(SharedReceiveQueue srq) {
             this.srq = srq;
+            return this;
+        }
+
+        /**
+         * Chooses the port and the GID table entry this queue pair sends from (the source of
+         * its route, and what {@link QueuePair#localEndpoint()} tells the peer), e.g. an entry
+         * of {@link Context#gidTable}; on RoCE a RoCE v2 entry the peer can reach. Default:
+         * {@link Context#defaultGid()}, looked up when first needed. Not for queue pairs of
+         * rdma_cm, which routes them itself.
+         *
+         * @param gid the GID table entry to send from
+         * @return this builder
+         */
+        public Builder sourceGid(GidEntry gid) {
+            this.source = java.util.Objects.requireNonNull(gid, "gid");
+            return this;
+        }
+
+        /**
+         * {@link #sourceGid(GidEntry)} for entry {@code gidIndex} of {@code port}, which must be in use.
+         *
+         * @param port     the port number, counting from 1
+         * @param gidIndex the GID table index
+         * @return this builder
+         * @throws IllegalArgumentException when the entry is past the port's GID table or not in use, naming it
+         */
+        @Reaches({"ibv_query_gid_ex", "ibv_query_port"})
+        public Builder sourceGid(int port, int gidIndex) {
+            this.source = QpConnector.lookUp(pd.context(), port, gidIndex);
             return this;
         }
 
@@ -268,32 +301,33 @@ public final class QueuePair extends NativeObject {
         return connector.state();
     }
 
-    /**
-     * {@link #localEndpoint(int, int)} for the port and index of {@code gid}, e.g.
-     * {@link Context#defaultGid()}.
-     *
-     * @param gid the GID table entry to send from
-     * @return this queue pair's endpoint, to send to the peer
-     */
-    public Endpoint localEndpoint(GidEntry gid) {
-        return localEndpoint(gid.port(), gid.index());
+    /** {@return every attribute the transitions so far gave it, as the device reports them back ({@code ibv_query_qp})} */
+    @Reaches("ibv_query_qp")
+    public QueuePairAttributes query() {
+        return QueuePairAttributes.query(this);
     }
 
     /**
-     * This side's endpoint, to send to the peer, using {@code port} and the source GID table
-     * entry {@code gidIndex} (on RoCE pick a RoCE v2 entry, see {@link Context#gidTable}). Also
-     * fixes the port, GID index and initial PSN the transitions to RTR and RTS use.
-     *
-     * @param port     the port number, counting from 1
-     * @param gidIndex the source GID table entry
-     * @return the endpoint to send to the peer
+     * {@return this queue pair's endpoint, to send to the peer: QPN, initial PSN, and the LID,
+     * GID and MTU of the port it sends from} A getter: the same value every call, in any state;
+     * nothing has to be called before it.
      */
-    public Endpoint localEndpoint(int port, int gidIndex) {
-        return connector.localEndpoint(port, gidIndex);
+    @Reaches("ibv_query_port")
+    public Endpoint localEndpoint() {
+        return connector.localEndpoint();
     }
 
     /**
-     * RESET -> INIT -> RTR -> RTS with {@link ConnectionOptions#DEFAULTS}; needs {@link #localEndpoint} first.
+     * {@return the GID table entry (with its port) this queue pair sends from}: the one given to
+     * {@link Builder#sourceGid}, else {@link Context#defaultGid()}.
+     */
+    public GidEntry sourceGid() {
+        return connector.source();
+    }
+
+    /**
+     * RESET -> INIT -> RTR -> RTS with {@link ConnectionOptions#DEFAULTS} (from INIT: INIT ->
+     * RTR -> RTS, so receives may be posted first).
      *
      * @param remote the peer's endpoint
      */
@@ -303,7 +337,8 @@ public final class QueuePair extends NativeObject {
     }
 
     /**
-     * RESET -> INIT -> RTR -> RTS towards {@code remote}; needs {@link #localEndpoint} first.
+     * RESET (or INIT) -> RTR -> RTS towards {@code remote}, from the port and GID entry of
+     * {@link #sourceGid()}.
      *
      * @param remote  the peer's endpoint
      * @param options access rights, timeouts, retries, SL, ...
@@ -313,25 +348,21 @@ public final class QueuePair extends NativeObject {
         connector.connect(remote, options);
     }
 
-    /**
-     * RESET -> INIT on {@code port} with {@link ConnectionOptions#DEFAULTS}.
-     *
-     * @param port the port number, counting from 1
-     */
+    /** RESET -> INIT with {@link ConnectionOptions#DEFAULTS}, on the port of {@link #sourceGid()}. */
     @Reaches("ibv_modify_qp")
-    public void toInit(int port) {
-        toInit(port, ConnectionOptions.DEFAULTS);
+    public void toInit() {
+        connector.toInit(ConnectionOptions.DEFAULTS);
     }
 
     /**
-     * RESET -> INIT on {@code port}: P_Key index 0, and remote access rights (RC/UC) or Q_Key (UD).
+     * RESET -> INIT on the port of {@link #sourceGid()}: P_Key index 0, and remote access rights
+     * (RC/UC) or Q_Key (UD).
      *
-     * @param port    the port number, counting from 1
      * @param options the remote access rights or the Q_Key
      */
     @Reaches("ibv_modify_qp")
-    public void toInit(int port, ConnectionOptions options) {
-        connector.toInit(port, options);
+    public void toInit(ConnectionOptions options) {
+        connector.toInit(options);
     }
 
     /** INIT -> RTR of a UD queue pair (it has no remote). */
@@ -356,7 +387,7 @@ public final class QueuePair extends NativeObject {
     /**
      * INIT -> RTR towards {@code remote} (RC/UC): route (with the options' service level, and
      * for a global route their hop limit and traffic class), path MTU (the smaller of both
-     * ports'), remote QPN and PSN. Needs {@link #localEndpoint} first, for the port and source GID.
+     * ports'), remote QPN and PSN, from the port and GID entry of {@link #sourceGid()}.
      *
      * @param remote  the peer's endpoint
      * @param options SL, traffic class, hop limit, RNR timer, responder READ depth
@@ -373,7 +404,7 @@ public final class QueuePair extends NativeObject {
     }
 
     /**
-     * RTR -> RTS: the send PSN from {@link #localEndpoint} (0 without one), and for RC the retry settings.
+     * RTR -> RTS: the send PSN of {@link #localEndpoint()}, and for RC the retry settings.
      *
      * @param options ACK timeout, retry counts, outstanding READs
      */

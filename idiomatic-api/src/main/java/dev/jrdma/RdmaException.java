@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma;
 
-import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.internal.Libc;
 import java.lang.foreign.MemorySegment;
 
@@ -9,6 +8,7 @@ import java.lang.foreign.MemorySegment;
  * A verb failed. The message names the verb, the object it was called on, the errno and its
  * {@code strerror} text, e.g. {@code ibv_alloc_pd(context rxe0) failed: errno 12 (Cannot
  * allocate memory)}, followed by a hint where the cause is known to be environmental.
+ * {@link #verb()} says which verb, {@link #error()} and {@link #is(Errno)} the errno by name.
  *
  * <p>Misuse detected in Java before native code is reached (use after close, a heap segment,
  * an out-of-range argument) is reported with {@link IllegalStateException} or
@@ -44,7 +44,7 @@ public class RdmaException extends RuntimeException {
     /** As {@link #of(Verb, Object, int)}, with {@code detail} appended to the message. */
     static RdmaException of(Verb verb, Object object, int errno, String detail) {
         String name = String.valueOf(object);
-        return errno == Errno.EOPNOTSUPP
+        return errno == Errno.EOPNOTSUPP.value()
                 ? new OperationNotSupportedException(verb, name, detail)
                 : new RdmaException(verb, name, errno, detail);
     }
@@ -62,7 +62,7 @@ public class RdmaException extends RuntimeException {
      */
     static MemorySegment checkCreated(Verb verb, Object object, MemorySegment errno, MemorySegment created) {
         if (created.address() == 0) {
-            throw of(verb, object, Errno.get(errno));
+            throw of(verb, object, dev.jrdma.bindings.shim.Errno.get(errno));
         }
         return created;
     }
@@ -80,9 +80,30 @@ public class RdmaException extends RuntimeException {
         return verb;
     }
 
-    /** {@return the errno value the verb reported, or 0 when the failure has none (a failed completion)} */
+    /**
+     * {@return the errno value the verb reported, or 0 when the failure has none (a failed
+     * completion, a timeout)} {@link #error()} gives it a name.
+     */
     public int errno() {
         return errno;
+    }
+
+    /**
+     * {@return the errno the verb reported, by name, e.g. {@link Errno#ENOMEM}; empty when the
+     * failure has none (a failed completion, a timeout) or {@link Errno} does not list it}
+     */
+    public java.util.Optional<Errno> error() {
+        return Errno.of(errno);
+    }
+
+    /**
+     * {@return whether the verb failed with {@code error}}, for handlers that react to one cause:
+     * {@code catch (RdmaException e) { if (e.is(Errno.ETIMEDOUT)) retry(); else throw e; }}
+     *
+     * @param error the errno to test for
+     */
+    public boolean is(Errno error) {
+        return errno != 0 && errno == error.value();
     }
 
     /** {@return a description of the object the verb was called on, e.g. {@code context rxe0}} */

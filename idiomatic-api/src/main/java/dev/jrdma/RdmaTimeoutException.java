@@ -6,8 +6,9 @@ import java.util.Objects;
 
 /**
  * A wait ended because its timeout passed: no completion ({@link CompletionQueue#take}), no
- * completion event ({@link CompletionChannel#await}), no rdma_cm event ({@link dev.jrdma.cm.CmId}), no peer
- * or no answer on the TCP side ({@link EndpointExchange}, {@link ControlConnection}). Catch this
+ * completion event ({@link CompletionChannel#await}), no rdma_cm event ({@link dev.jrdma.cm.CmId}). A
+ * timeout on the TCP side ({@link EndpointExchange}, {@link ControlConnection}) is a socket's
+ * failure and so an {@link java.io.IOException}: a {@link java.net.SocketTimeoutException}. Catch this
  * type to tell a slow or absent peer from misuse, which is an {@link IllegalStateException}.
  * The message names what was awaited, on what, and the timeout in plain units, e.g.
  * {@code no completion on completion queue handle 3 on rxe0 within 30 s}.

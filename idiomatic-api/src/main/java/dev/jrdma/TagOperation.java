@@ -13,7 +13,7 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * A tag-matching operation ({@code struct ibv_ops_wr}) on a tag-matching shared receive queue
- * ({@link SharedReceiveQueueBuilder#tagMatching}): add a tagged receive buffer, remove one, or
+ * ({@link SharedReceiveQueue.Builder#tagMatching}): add a tagged receive buffer, remove one, or
  * synchronise the SRQ's view of unexpected messages. Posted with {@link #postTo}; providers
  * without tag matching (rxe) refuse it with {@link OperationNotSupportedException}.
  *

@@ -11,6 +11,8 @@ public enum Verb {
     IBV_OPEN_DEVICE,
     /** Closing a device. */
     IBV_CLOSE_DEVICE,
+    /** Querying the device's classic attributes alone. */
+    IBV_QUERY_DEVICE,
     /** Querying the device's attributes. */
     IBV_QUERY_DEVICE_EX,
     /** Querying a port's attributes. */

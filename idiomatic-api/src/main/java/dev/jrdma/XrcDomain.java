@@ -15,7 +15,7 @@ import java.lang.foreign.MemorySegment;
 /**
  * An XRC domain ({@code struct ibv_xrcd}): the scope of eXtended Reliable Connection receive
  * resources. An XRC initiator QP ({@link ProtectionDomain#createXrcSendQueuePair}) sends to any
- * XRC SRQ of a domain ({@link SharedReceiveQueueBuilder#xrc}) through one XRC target QP
+ * XRC SRQ of a domain ({@link SharedReceiveQueue.Builder#xrc}) through one XRC target QP
  * ({@link #createTargetQueuePair}), so N processes on a node need one connection per remote
  * node rather than one per remote process. Processes share a domain by opening it on the same
  * file ({@link Options#file}). From {@link Context#openXrcDomain(Options)}; devices whose

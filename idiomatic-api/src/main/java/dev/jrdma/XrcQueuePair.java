@@ -6,7 +6,7 @@ import dev.jrdma.bindings.generated.ibv_qp_cap;
 import dev.jrdma.bindings.generated.ibv_qp_init_attr_ex;
 import dev.jrdma.bindings.generated.rdma_h;
 import dev.jrdma.bindings.shim.Errno;
-import dev.jrdma.bindings.shim.InlineVerbs;
+import dev.jrdma.bindings.shim.VerbsContextOps;
 import dev.jrdma.internal.Unsupported;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -59,7 +59,7 @@ public final class XrcQueuePair extends NativeObject {
                                        NativeResource... owners) {
         try (Arena arena = Arena.ofConfined(); var _ = hold(context)) {
             MemorySegment errno = Errno.allocate(arena);
-            MemorySegment qp = InlineVerbs.ibv_create_qp_ex(errno, context.handle(), attr);
+            MemorySegment qp = VerbsContextOps.ibv_create_qp_ex(errno, context.handle(), attr);
             if (qp.address() == 0) {
                 int e = Errno.get(errno);
                 throw RdmaException.of(Verb.IBV_CREATE_QP, kind + " on " + on, e,

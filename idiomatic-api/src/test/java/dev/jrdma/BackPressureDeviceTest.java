@@ -25,7 +25,7 @@ class BackPressureDeviceTest {
     private static QueuePair receiver(Context context, ProtectionDomain pd) {
         CompletionQueue cq = context.createCompletionQueue(64);
         QueuePair qp = pd.queuePair(QueuePairType.RC).completionQueue(cq).maxWorkRequests(DEPTH, DEPTH).build();
-        qp.toInit(TestDevices.PORT);
+        qp.toInit();
         return qp;
     }
 
@@ -96,9 +96,7 @@ class BackPressureDeviceTest {
             CompletionQueue cq = context.createCompletionQueue(MAX_ROOM);
             QueuePair sender = pd.queuePair(QueuePairType.RC).completionQueue(cq).maxWorkRequests(DEPTH, 1).build();
             QueuePair silent = pd.queuePair(QueuePairType.RC).completionQueue(cq).build();
-            int gidIndex = TestDevices.gid(context).index();
-            sender.localEndpoint(TestDevices.PORT, gidIndex);
-            sender.connect(silent.localEndpoint(TestDevices.PORT, gidIndex));
+            sender.connect(silent.localEndpoint());
             MemoryRegion mr = pd.allocate(4096);
             SendRequest send = new SendRequest().opcode(SendOpcode.SEND).sge(mr, 0, 64).signaled(true);
             int posted = 0;

@@ -28,9 +28,8 @@ class ChannelAndDatagramDeviceTest {
             ProtectionDomain pd = context.allocateProtectionDomain();
             QueuePair a = pd.queuePair(QueuePairType.RC).completionQueue(cq).build();
             QueuePair b = pd.queuePair(QueuePairType.RC).completionQueue(cq).build();
-            int gid = TestDevices.gid(context).index();
-            Endpoint ea = a.localEndpoint(TestDevices.PORT, gid);
-            Endpoint eb = b.localEndpoint(TestDevices.PORT, gid);
+            Endpoint ea = a.localEndpoint();
+            Endpoint eb = b.localEndpoint();
             a.connect(eb);
             b.connect(ea);
             MemoryRegion mr = pd.allocate(4096);
@@ -57,6 +56,50 @@ class ChannelAndDatagramDeviceTest {
             channel.close();
             assertTrue(cq.isClosed() && a.isClosed() && b.isClosed());
             assertThrows(IllegalStateException.class, () -> channel.await(Duration.ZERO));
+        }
+    }
+
+    /**
+     * Completion events on UD (rdma-core's tests/test_cq_events.py runs RC and UD): the
+     * datagram's completions wake the channel, and after a re-arm a solicited datagram does
+     * again.
+     */
+    @Test
+    @Exercises({"ibv_req_notify_cq", "ibv_get_cq_event", "ibv_ack_cq_events"})
+    void aCompletionChannelWakesTheWaiterForUdDatagrams() {
+        try (Context context = TestDevices.device().open()) {
+            CompletionChannel channel = context.createCompletionChannel();
+            CompletionQueue cq = context.createCompletionQueue(16, channel);
+            ProtectionDomain pd = context.allocateProtectionDomain();
+            QueuePair a = pd.queuePair(QueuePairType.UD).completionQueue(cq).build();
+            QueuePair b = pd.queuePair(QueuePairType.UD).completionQueue(cq).build();
+            int gid = TestDevices.gid(context).index();
+            Endpoint ea = a.localEndpoint();
+            Endpoint eb = b.localEndpoint();
+            a.connect(eb);
+            b.connect(ea);
+            MemoryRegion mr = pd.allocate(4096);
+            AddressHandle ah = pd.createAddressHandle(eb, TestDevices.PORT, gid);
+            WorkCompletion wc = new WorkCompletion();
+            for (int round = 0; round < 2; round++) {
+                boolean solicited = round == 1;
+                cq.requestNotification(solicited);
+                assertThrows(RdmaTimeoutException.class, () -> channel.await(Duration.ofMillis(20)), "nothing yet");
+                b.post(new ReceiveRequest().wrId(10 + round).sge(mr, 1024, 40 + 64));
+                a.post(new SendRequest().wrId(20 + round).sge(mr, 0, 16).solicited(solicited)
+                        .datagram(ah, eb.qpn(), ConnectionOptions.DEFAULTS.qkey()));
+                assertSame(cq, channel.await(TestDevices.TIMEOUT));
+                boolean received = false;
+                for (int i = 0; i < 2; i++) {
+                    cq.take(wc, TestDevices.TIMEOUT).checkSuccess();
+                    if (wc.wrId() == 10 + round) {
+                        assertEquals(WorkCompletionOpcode.RECV, wc.opcode());
+                        assertEquals(40 + 16, wc.byteLength());
+                        received = true;
+                    }
+                }
+                assertTrue(received, "round " + round);
+            }
         }
     }
 

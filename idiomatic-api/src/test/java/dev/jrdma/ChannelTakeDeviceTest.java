@@ -53,15 +53,14 @@ class ChannelTakeDeviceTest {
             channels = new CompletionChannel[n];
             cqs = new CompletionQueue[n];
             senders = new QueuePair[n];
-            int gid = TestDevices.gid(context).index();
             for (int i = 0; i < n; i++) {
                 channels[i] = context.createCompletionChannel();
                 cqs[i] = context.createCompletionQueue(receives + 2, channels[i]);
                 senders[i] = pd.queuePair(QueuePairType.RC).completionQueue(sink).build();
                 QueuePair receiver = pd.queuePair(QueuePairType.RC).completionQueue(cqs[i])
                         .maxWorkRequests(2, receives).build();
-                Endpoint s = senders[i].localEndpoint(TestDevices.PORT, gid);
-                Endpoint r = receiver.localEndpoint(TestDevices.PORT, gid);
+                Endpoint s = senders[i].localEndpoint();
+                Endpoint r = receiver.localEndpoint();
                 senders[i].connect(r);
                 receiver.connect(s);
                 for (int k = 0; k < receives; k++) {
@@ -254,9 +253,8 @@ class ChannelTakeDeviceTest {
             CompletionQueue other = context.createCompletionQueue(4, shared);
             QueuePair otherSender = s.pd.queuePair(QueuePairType.RC).completionQueue(s.sink).build();
             QueuePair otherReceiver = s.pd.queuePair(QueuePairType.RC).completionQueue(other).build();
-            int gid = TestDevices.gid(context).index();
-            Endpoint a = otherSender.localEndpoint(TestDevices.PORT, gid);
-            Endpoint b = otherReceiver.localEndpoint(TestDevices.PORT, gid);
+            Endpoint a = otherSender.localEndpoint();
+            Endpoint b = otherReceiver.localEndpoint();
             otherSender.connect(b);
             otherReceiver.connect(a);
             otherReceiver.post(new ReceiveRequest().wrId(5).sge(s.mr, 0, 64));

@@ -30,9 +30,8 @@ class CompletionVectorDeviceTest extends DeviceFixture {
         }
         QueuePair a = pd.queuePair(QueuePairType.RC).completionQueue(cq).build();
         QueuePair b = pd.queuePair(QueuePairType.RC).completionQueue(cq).build();
-        int gid = TestDevices.gid(context).index();
-        Endpoint ea = a.localEndpoint(TestDevices.PORT, gid);
-        Endpoint eb = b.localEndpoint(TestDevices.PORT, gid);
+        Endpoint ea = a.localEndpoint();
+        Endpoint eb = b.localEndpoint();
         a.connect(eb);
         b.connect(ea);
         MemoryRegion mr = pd.allocate(4096);

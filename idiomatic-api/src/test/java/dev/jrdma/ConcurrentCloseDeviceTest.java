@@ -71,16 +71,15 @@ class ConcurrentCloseDeviceTest {
                 sender = pd.queuePair(QueuePairType.RC).completionQueue(cq).maxInlineData(64).maxWorkRequests(64, 1)
                         .build();
                 receiver = pd.queuePair(QueuePairType.RC).completionQueue(cq).sharedReceiveQueue(srq).build();
-                int gidIndex = TestDevices.gid(context).index();
-                Endpoint es = sender.localEndpoint(TestDevices.PORT, gidIndex);
-                Endpoint er = receiver.localEndpoint(TestDevices.PORT, gidIndex);
+                Endpoint es = sender.localEndpoint();
+                Endpoint er = receiver.localEndpoint();
                 sender.connect(er);
                 receiver.connect(es);
                 extended = pd.queuePair(QueuePairType.RC).completionQueue(cq).maxInlineData(64)
                         .maxWorkRequests(64, 1).extendedPost(SendOp.SEND).build();
                 extendedPeer = pd.queuePair(QueuePairType.RC).completionQueue(cq).sharedReceiveQueue(srq).build();
-                Endpoint ex = extended.localEndpoint(TestDevices.PORT, gidIndex);
-                Endpoint ep = extendedPeer.localEndpoint(TestDevices.PORT, gidIndex);
+                Endpoint ex = extended.localEndpoint();
+                Endpoint ep = extendedPeer.localEndpoint();
                 extended.connect(ep);
                 extendedPeer.connect(ex);
             } catch (RuntimeException | Error e) {
@@ -296,50 +295,8 @@ class ConcurrentCloseDeviceTest {
                         // no completion in 2 ms: the loop waits again
                     }
                 });
-        ConcurrentLinkedQueue<Throwable> unexpected = new ConcurrentLinkedQueue<>();
-        AtomicBoolean stop = new AtomicBoolean();
-        CountDownLatch started = new CountDownLatch(steps.size());
-        CountDownLatch stoppedByClose = new CountDownLatch(steps.size());
-        List<Thread> workers = new ArrayList<>();
-        for (Step step : steps) {
-            workers.add(Thread.ofPlatform().daemon().start(() -> {
-                started.countDown();
-                try {
-                    while (!stop.get()) {
-                        step.run();
-                        calls.incrementAndGet();
-                    }
-                } catch (IllegalStateException expected) {
-                    stoppedByClose.countDown();
-                } catch (Throwable t) {
-                    unexpected.add(t);
-                }
-            }));
-        }
-        try {
-            started.await();
-            TimeUnit.MICROSECONDS.sleep(closeAfterMicros);
-            r.target(target).close();
-            TimeUnit.MICROSECONDS.sleep(500);
-        } finally {
-            // Whatever the first close left running, closing the context ends it.
-            r.close();
-        }
-        boolean allStopped = stoppedByClose.await(WORKER_STOP.toMillis(), TimeUnit.MILLISECONDS);
-        stop.set(true);
-        for (Thread w : workers) {
-            w.join(WORKER_STOP.toMillis());
-            if (w.isAlive()) {
-                failures.add(round + ": a worker still runs " + WORKER_STOP + " after the context was closed");
-            }
-        }
-        for (Throwable t : unexpected) {
-            failures.add(round + ": " + t);
-        }
-        if (!allStopped && unexpected.isEmpty()) {
-            failures.add(round + ": " + stoppedByClose.getCount() + " worker(s) did not end with"
-                    + " IllegalStateException after the context was closed");
-        }
+        // The first close is the target's; whatever it left running, closing the context ends it.
+        runWorkers(steps, r.target(target), r, closeAfterMicros, calls, failures, round);
     }
 
     /** What a round of the surface objects closes first: a type 2 window bound by work requests, a multicast membership. */
@@ -374,9 +331,8 @@ class ConcurrentCloseDeviceTest {
                 MemoryRegion mr = pd.allocate(4096, BINDABLE);
                 QueuePair a = pd.queuePair(QueuePairType.RC).completionQueue(cq).build();
                 QueuePair b = pd.queuePair(QueuePairType.RC).completionQueue(cq).maxWorkRequests(64, 1).build();
-                int gidIndex = TestDevices.gid(context).index();
-                Endpoint ea = a.localEndpoint(TestDevices.PORT, gidIndex);
-                a.connect(b.localEndpoint(TestDevices.PORT, gidIndex));
+                Endpoint ea = a.localEndpoint();
+                a.connect(b.localEndpoint());
                 b.connect(ea);
                 QueuePair ud = pd.queuePair(QueuePairType.UD).completionQueue(cq).build();
                 MemoryWindow mw = pd.allocateMemoryWindow(MemoryWindowType.TYPE_2);

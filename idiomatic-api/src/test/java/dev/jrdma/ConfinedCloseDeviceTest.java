@@ -17,7 +17,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 /**
- * Confined prepared requests and polls ({@code ofConfined}) under concurrent close: while their
+ * Confined prepared requests and polls ({@code ofConfined}; a send, a receive, an extended RDMA
+ * write through {@code ibv_wr_*} and a poll) under concurrent close: while their
  * owner thread posts and polls them in a loop (with no guard word), another thread tries again and again to close
  * what they depend on and to post them; every attempt is refused with WrongThreadException and
  * changes nothing, and the owner's posts go on completing. Then, by turns, the owner closes its
@@ -52,12 +53,12 @@ class ConfinedCloseDeviceTest {
                 cq = context.createCompletionQueue(256);
                 pd = context.allocateProtectionDomain();
                 mr = pd.allocate(4096, Loopback.ALL);
+                // Also created for the extended post: the owner posts a confined PreparedExtendedSend too.
                 sender = pd.queuePair(QueuePairType.RC).completionQueue(cq).maxInlineData(64).maxWorkRequests(64, 1)
-                        .build();
+                        .extendedPost(SendOp.RDMA_WRITE).build();
                 receiver = pd.queuePair(QueuePairType.RC).completionQueue(cq).maxWorkRequests(1, 64).build();
-                int gidIndex = TestDevices.gid(context).index();
-                Endpoint es = sender.localEndpoint(TestDevices.PORT, gidIndex);
-                Endpoint er = receiver.localEndpoint(TestDevices.PORT, gidIndex);
+                Endpoint es = sender.localEndpoint();
+                Endpoint er = receiver.localEndpoint();
                 sender.connect(er);
                 receiver.connect(es);
             } catch (RuntimeException | Error e) {
@@ -109,6 +110,7 @@ class ConfinedCloseDeviceTest {
             AtomicBoolean stop = new AtomicBoolean();
             CountDownLatch ready = new CountDownLatch(1);
             CompletableFuture<PreparedSend> shared = new CompletableFuture<>();
+            CompletableFuture<PreparedExtendedSend> sharedExtended = new CompletableFuture<>();
             CompletableFuture<String> outcome = new CompletableFuture<>();
             Thread owner = Thread.ofPlatform().name("owner").daemon().start(() -> {
                 try {
@@ -117,11 +119,18 @@ class ConfinedCloseDeviceTest {
                     PreparedReceive recv = PreparedReceive.ofConfined(p.receiver,
                             new ReceiveRequest().wrId(2).sge(p.mr, 1024, 1024));
                     PreparedPoll poll = PreparedPoll.ofConfined(p.cq);
+                    // An RDMA write through ibv_wr_*: it consumes no receive, so the pair's
+                    // receive queue keeps pace with the sends.
+                    PreparedExtendedSend write = PreparedExtendedSend.ofConfined(ExtendedSendQueue.of(p.sender),
+                            new SendRequest().wrId(3).opcode(SendOpcode.RDMA_WRITE).sge(p.mr, 64, 32)
+                                    .remote(p.mr.remote().slice(2048, 32)).signaled(true));
+                    sharedExtended.complete(write);
                     shared.complete(send);
                     ready.countDown();
                     while (!stop.get()) {
                         recv.tryPost();
                         send.tryPost();
+                        write.tryPost();
                         posts.incrementAndGet();
                         for (int status; (status = poll.poll()) != PreparedPoll.EMPTY; ) {
                             successes.addAndGet(status == PreparedPoll.SUCCESS ? 1 : 0);
@@ -132,7 +141,8 @@ class ConfinedCloseDeviceTest {
                             send.close();
                             recv.close();
                             poll.close();
-                            yield send.isClosed() && recv.isClosed() && poll.isClosed() ? ""
+                            write.close();
+                            yield send.isClosed() && recv.isClosed() && poll.isClosed() && write.isClosed() ? ""
                                     : "its requests did not close";
                         }
                         case CLOSES_THE_TARGET -> {
@@ -144,7 +154,14 @@ class ConfinedCloseDeviceTest {
                             } catch (IllegalStateException expected) {
                                 refused = expected.getClass() == IllegalStateException.class;
                             }
-                            yield refused && dependency.isClosed() ? ""
+                            // The extended write depends on the sender and the region only.
+                            boolean writeRefused = !write.isClosed();
+                            try {
+                                write.post();
+                            } catch (IllegalStateException expected) {
+                                writeRefused = expected.getClass() == IllegalStateException.class;
+                            }
+                            yield refused && writeRefused && dependency.isClosed() ? ""
                                     : "after closing " + dependency + " its posts were not refused";
                         }
                         case ENDS_WITHOUT_CLOSING -> "";
@@ -157,6 +174,7 @@ class ConfinedCloseDeviceTest {
             });
             assertTrue(ready.await(WAIT.toMillis(), TimeUnit.MILLISECONDS), round + ": the owner started");
             PreparedSend send = shared.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            PreparedExtendedSend write = sharedExtended.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
             for (int i = 0; i < ATTEMPTS; i++) {
                 TimeUnit.MICROSECONDS.sleep(random.nextInt(500));
                 String refused = refusedClose(dependency);
@@ -167,6 +185,12 @@ class ConfinedCloseDeviceTest {
                 try {
                     send.tryPost();
                     failures.add(round + ": another thread posted the confined " + send);
+                } catch (WrongThreadException expected) {
+                    // as it must be
+                }
+                try {
+                    write.tryPost();
+                    failures.add(round + ": another thread posted the confined " + write);
                 } catch (WrongThreadException expected) {
                     // as it must be
                 }
@@ -194,7 +218,7 @@ class ConfinedCloseDeviceTest {
             } catch (RuntimeException e) {
                 failures.add(round + ": closing " + dependency + " once the owner let go threw " + e);
             }
-            if (!dependency.isClosed() || !send.isClosed()) {
+            if (!dependency.isClosed() || !send.isClosed() || !write.isClosed()) {
                 failures.add(round + ": " + dependency + " or " + send + " did not close once the owner let go");
             }
             return successes.get();

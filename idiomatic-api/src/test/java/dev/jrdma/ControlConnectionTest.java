@@ -3,6 +3,7 @@ package dev.jrdma;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -10,6 +11,7 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -63,7 +65,7 @@ class ControlConnectionTest {
     @Test
     void nobodyListeningIsATimeoutNamingTheAddress() throws Exception {
         InetSocketAddress nowhere = new InetSocketAddress(LOOPBACK, freePort());
-        RdmaTimeoutException e = assertThrows(RdmaTimeoutException.class,
+        SocketTimeoutException e = assertThrows(SocketTimeoutException.class,
                 () -> ControlConnection.connect(nowhere, Duration.ofMillis(300)));
         assertEquals("no server listening on " + nowhere + " within 300 ms", e.getMessage());
     }
@@ -80,13 +82,39 @@ class ControlConnectionTest {
 
     private static void closePeer(ControlConnection server, ControlConnection client) throws IOException {
         {
-            RdmaTimeoutException silent = assertThrows(RdmaTimeoutException.class, client::receiveLong);
+            SocketTimeoutException silent = assertThrows(SocketTimeoutException.class, client::receiveLong);
             assertEquals("no long message from the peer on " + client + " within 200 ms", silent.getMessage());
+            assertInstanceOf(SocketTimeoutException.class, silent.getCause(), "the socket's own timeout is kept");
             assertThrows(IllegalArgumentException.class, () -> server.send(new byte[ControlConnection.MAX_BYTES + 1]));
             server.close();   // idempotent: the try-with-resources closes it again
             IOException closed = assertThrows(IOException.class, client::receiveBytes);
             assertTrue(closed.getMessage().startsWith("the peer closed control connection to"), closed.getMessage());
         }
+    }
+
+    @Test
+    void oneCatchOfIOExceptionSeesEveryFailureOfTheSocketTimeoutsIncluded() throws Exception {
+        // What an application writes around its control connection: one catch for the TCP side.
+        String seen;
+        try (ServerSocket listener = new ServerSocket(0, 1, LOOPBACK);
+             ControlConnection client = ControlConnection.connect(
+                     new InetSocketAddress(LOOPBACK, listener.getLocalPort()), Duration.ofMillis(100));
+             ControlConnection _ = ControlConnection.accept(listener, TIMEOUT)) {
+            client.receiveRemoteMemory();
+            seen = "nothing";
+        } catch (IOException e) {
+            seen = e.getClass().getSimpleName() + ": " + e.getMessage();
+        }
+        assertTrue(seen.startsWith("SocketTimeoutException: no RemoteMemory message from the peer on control"
+                + " connection to "), seen);
+        String accepted;
+        try (ServerSocket listener = new ServerSocket(0, 1, LOOPBACK)) {
+            ControlConnection.accept(listener, Duration.ofMillis(100)).close();
+            accepted = "a client";
+        } catch (IOException e) {
+            accepted = e.getMessage();
+        }
+        assertTrue(accepted.startsWith("no client connected on TCP port "), accepted);
     }
 
     @Test

@@ -3,6 +3,7 @@ package dev.jrdma;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -47,6 +48,31 @@ class DeviceQueryDeviceTest extends DeviceFixture {
         }
         assertTrue(unused < length, "rxe's table has free entries");
         assertEquals(Gid.ZERO, context.rawGid(TestDevices.PORT, unused), "an unused entry reads as zero");
+    }
+
+    /**
+     * The classic query reports what the extended one embeds, and nothing of what only the
+     * extended one fills: rxe answers the extended query with a non-zero extended capability
+     * word, which the classic query leaves zero (so a classic query made through the extended
+     * one would show).
+     */
+    @Test
+    @Exercises({"ibv_query_device", "ibv_query_device_ex"})
+    void theClassicQueryReportsTheClassicPartOfTheExtendedOne() {
+        DeviceAttributes ex = context.queryDevice();
+        DeviceAttributes classic = context.queryDeviceLegacy();
+        assertNotEquals(0, ex.deviceCapabilityFlagsEx(), "rxe's extended capability word");
+        assertEquals(0, classic.deviceCapabilityFlagsEx());
+        assertEquals(0, classic.completionTimestampMask());
+        assertEquals(0, classic.maxTsoBytes());
+        assertEquals(new DeviceAttributes(ex.firmwareVersion(), ex.nodeGuid(), ex.systemImageGuid(), ex.maxMrSize(),
+                ex.pageSizeCap(), ex.vendorId(), ex.vendorPartId(), ex.hardwareVersion(), ex.maxQp(), ex.maxQpWr(),
+                ex.maxSge(), ex.maxCq(), ex.maxCqe(), ex.maxMr(), ex.maxPd(), ex.maxQpRdAtom(), ex.maxQpInitRdAtom(),
+                ex.maxSrq(), ex.maxAh(), ex.maxMw(), ex.atomicCapability(), ex.physicalPortCount(),
+                ex.deviceCapabilityFlags(), 0, 0, 0, 0, 0, 0, 0, 0, classic.tagMatching(), classic.rss(),
+                classic.packetPacing(), 0), classic);
+        context.close();
+        assertThrows(IllegalStateException.class, context::queryDeviceLegacy);
     }
 
     @Test

@@ -44,9 +44,8 @@ final class ExtendedLoopback implements AutoCloseable {
                     .extendedPost(ops).build();
             memA = pd.allocate(Loopback.SIZE, Loopback.ALL);
             memB = pd.allocate(Loopback.SIZE, Loopback.ALL);
-            int gidIndex = TestDevices.gid(context).index();
-            endpointA = a.localEndpoint(TestDevices.PORT, gidIndex);
-            endpointB = b.localEndpoint(TestDevices.PORT, gidIndex);
+            endpointA = a.localEndpoint();
+            endpointB = b.localEndpoint();
             a.connect(endpointB);
             b.connect(endpointA);
             sa = ExtendedSendQueue.of(a);

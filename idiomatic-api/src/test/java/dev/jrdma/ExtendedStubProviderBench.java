@@ -27,7 +27,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * The extended post path against the stub provider (issue #35's figure next to
  * {@link StubProviderBench#postSend}): one unsignalled send of one 64-byte SGE as a batch of
  * its own through {@link ExtendedSendQueue} (start, wr_id, send, set_sge, complete: four
- * downcalls), the same batch prepared once ({@link PreparedExtendedSend}), and its C twin
+ * downcalls), the same batch prepared once ({@link PreparedExtendedSend}, shared and confined), and its C twin
  * ({@code *C}: the same five steps through verbs.h's inline {@code ibv_wr_*}, a loop of
  * {@value StubProviderBench#LOOP}). Run by
  * {@code bench/stub-provider 'ExtendedStubProviderBench|StubProviderBench.postSend'}.
@@ -50,6 +50,15 @@ public class ExtendedStubProviderBench {
     record Fixture(StubProvider.Fixture base, QueuePair qp, ExtendedSendQueue sq, MemorySegment qpEx) {}
 
     static Fixture open(int depth) {
+        return open(depth, 0, SendOp.SEND);
+    }
+
+    /** As {@link #open(int)}, the queue pair created for {@code ops} (the stub has their builders), 64 B inline. */
+    static Fixture open(int depth, SendOp... ops) {
+        return open(depth, 64, ops);
+    }
+
+    private static Fixture open(int depth, int maxInline, SendOp... ops) {
         StubProvider.Fixture base = StubProvider.open(depth, 4096);
         try {
             MemorySegment qpEx = (MemorySegment) CREATE_QP_EX.invokeExact(base.pd().handle(), base.sendCq().handle(),
@@ -60,8 +69,8 @@ public class ExtendedStubProviderBench {
             // The ibv_qp is the first member of the ibv_qp_ex (qp_base).
             MemorySegment qpHandle = qpEx.reinterpret(ibv_qp.layout().byteSize());
             QueuePair.Builder builder = new QueuePair.Builder(base.pd(), QueuePairType.RC)
-                    .sendCompletionQueue(base.sendCq()).receiveCompletionQueue(base.receiveCq()).extendedPost(SendOp.SEND);
-            QueuePair qp = QueuePair.overStubProvider(builder, qpHandle, new QueuePairCapabilities(depth, depth, 4, 4, 0));
+                    .sendCompletionQueue(base.sendCq()).receiveCompletionQueue(base.receiveCq()).extendedPost(ops);
+            QueuePair qp = QueuePair.overStubProvider(builder, qpHandle, new QueuePairCapabilities(depth, depth, 4, 4, maxInline));
             return new Fixture(base, qp, new ExtendedSendQueue(qp, qpEx.address()), qpEx);
         } catch (Throwable t) {
             throw StubProvider.rethrow(t);
@@ -77,6 +86,23 @@ public class ExtendedStubProviderBench {
         }
     }
 
+    static final MethodHandle LAST_REMOTE_EX = StubProvider.handle("stub_last_remote_ex",
+            FunctionDescriptor.of(ADDRESS, ADDRESS));
+    /** Offsets in the stub's struct stub_remote. */
+    static final long REMOTE_ADDR = 0;
+    static final long REMOTE_COMPARE_ADD = 8;
+    static final long REMOTE_SWAP = 16;
+    static final long REMOTE_RKEY = 24;
+
+    /** What the stub's last remote builder set (struct stub_remote). */
+    static MemorySegment lastRemote(Fixture f) {
+        try {
+            return ((MemorySegment) LAST_REMOTE_EX.invokeExact(f.qpEx())).reinterpret(48);
+        } catch (Throwable t) {
+            throw StubProvider.rethrow(t);
+        }
+    }
+
     private Fixture f;
     private MemoryRegion mr;
     private long qpEx;
@@ -85,6 +111,7 @@ public class ExtendedStubProviderBench {
     private long wrId;
     private ExtendedPostFunctions functions;
     private PreparedExtendedSend prepared;
+    private PreparedExtendedSend confined;
 
     /** For JMH, which instantiates the state. */
     public ExtendedStubProviderBench() {}
@@ -99,6 +126,8 @@ public class ExtendedStubProviderBench {
         f.sq().signaled(false);
         functions = ExtendedPostFunctions.of(qpEx);
         prepared = PreparedExtendedSend.of(f.sq(), new SendRequest().sge(mr, 0, 64).signaled(false));
+        // JMH runs a Scope.Thread state's setup on the thread that runs its benchmark.
+        confined = PreparedExtendedSend.ofConfined(f.sq(), new SendRequest().sge(mr, 0, 64).signaled(false));
     }
 
     @Benchmark
@@ -110,6 +139,12 @@ public class ExtendedStubProviderBench {
     @Benchmark
     public void postExtendedSendPrepared() {
         prepared.wrId(wrId++).post();
+    }
+
+    /** The same, prepared with ofConfined: no guard word; the send queue claim and the downcalls. */
+    @Benchmark
+    public void postExtendedSendConfined() {
+        confined.wrId(wrId++).post();
     }
 
     /** The binding's downcalls alone (ExtendedPostVerbs, as the API makes them), without the API's checks and guard. */

@@ -41,9 +41,9 @@ class ExtendedStubProviderTest {
         assertEquals(77, ExtendedStubProviderBench.lastWqe(f).get(JAVA_LONG, StubProvider.WQE_WR_ID),
                 "the aborted request was dropped");
         assertEquals(0, f.base().sendCq().poll(wc));
-        // The stub has no rdma_write builder, and the queue pair was created for SEND only.
+        // The stub has no local_inv builder (it has those the CLI's loops call).
         try (var batch = f.sq().start()) {
-            assertThrows(IllegalStateException.class, () -> batch.rdmaWrite(mr.remote(), 0));
+            assertThrows(IllegalStateException.class, () -> batch.localInvalidate(mr.rkey()));
         }
     }
 

@@ -37,9 +37,8 @@ class ExtendedWindowDeviceTest {
             Set<Access> bindable = EnumSet.copyOf(Loopback.ALL);
             bindable.add(Access.MW_BIND);
             MemoryRegion memB = pd.allocate(4096, bindable);
-            int gid = TestDevices.gid(context).index();
-            Endpoint ea = a.localEndpoint(TestDevices.PORT, gid);
-            Endpoint eb = b.localEndpoint(TestDevices.PORT, gid);
+            Endpoint ea = a.localEndpoint();
+            Endpoint eb = b.localEndpoint();
             a.connect(eb);
             b.connect(ea);
             ExtendedSendQueue sa = ExtendedSendQueue.of(a);

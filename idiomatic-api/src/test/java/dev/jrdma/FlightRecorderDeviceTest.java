@@ -97,9 +97,6 @@ class FlightRecorderDeviceTest {
             QueuePair client = pd.queuePair(QueuePairType.RC).completionQueue(cq).build();
             QueuePair server = pd.queuePair(QueuePairType.RC).completionQueue(cq).build();
             MemoryRegion local = pd.allocate(8192);
-            GidEntry gid = context.defaultGid(TestDevices.PORT);
-            client.localEndpoint(gid.port(), gid.index());
-            server.localEndpoint(gid.port(), gid.index());
             CompletableFuture<RemoteMemory> served = CompletableFuture.supplyAsync(() -> {
                 try (ControlConnection peer = ControlConnection.accept(listener, timeout)) {
                     peer.connect(server);

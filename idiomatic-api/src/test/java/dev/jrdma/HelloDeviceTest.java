@@ -41,8 +41,7 @@ class HelloDeviceTest {
             CompletionQueue cq = context.createCompletionQueue(8);
             QueuePair qp = pd.queuePair(type).completionQueue(cq).build();
             MemoryRegion buffer = pd.allocate(4096, EnumSet.of(Access.LOCAL_WRITE));
-            qp.localEndpoint(TestDevices.PORT, TestDevices.gid(context).index());
-            qp.toInit(TestDevices.PORT);
+            qp.toInit();
             qp.post(new ReceiveRequest().wrId(1).sge(buffer, 2048, 2048));
             Endpoint remote = server
                     ? EndpointExchange.accept(listener, qp, TestDevices.TIMEOUT)
@@ -99,7 +98,7 @@ class HelloDeviceTest {
             ProtectionDomain pd = context.allocateProtectionDomain();
             CompletionQueue cq = context.createCompletionQueue(4);
             QueuePair qp = pd.queuePair(QueuePairType.RC).completionQueue(cq).build();
-            Endpoint local = qp.localEndpoint(TestDevices.PORT, TestDevices.gid(context).index());
+            Endpoint local = qp.localEndpoint();
             // A stand-in peer: answers with a plausible endpoint of its own, then hangs up.
             CompletableFuture<Endpoint> fake = CompletableFuture.supplyAsync(() -> {
                 try (Socket socket = listener.accept()) {

@@ -32,8 +32,8 @@ class LifetimeDeviceTest extends DeviceFixture {
         qp.close();
         qp.close();
         assertClosed(qp, qp::state);
-        assertClosed(qp, () -> qp.toInit(TestDevices.PORT));
-        assertClosed(qp, () -> qp.localEndpoint(TestDevices.PORT, 0));
+        assertClosed(qp, () -> qp.toInit());
+        assertClosed(qp, () -> qp.localEndpoint());
         assertClosed(qp, () -> qp.post(new ReceiveRequest()));
         assertClosed(qp, () -> qp.post(new SendRequest()));
         assertClosed(qp, qp::toError);
@@ -105,7 +105,7 @@ class LifetimeDeviceTest extends DeviceFixture {
         QueuePair qp = pd.queuePair(QueuePairType.UD).completionQueue(cq).build();
         CompletionChannel channel = context.createCompletionChannel();
         CompletionQueue notified = context.createCompletionQueue(8, channel);
-        AddressHandle ah = pd.createAddressHandle(qp.localEndpoint(TestDevices.PORT, TestDevices.gid(context).index()),
+        AddressHandle ah = pd.createAddressHandle(qp.localEndpoint(),
                 TestDevices.PORT, TestDevices.gid(context).index());
         context.close();
         for (NativeResource r : List.<NativeResource>of(pd, cq, mr, qp, channel, notified, ah)) {

@@ -34,9 +34,8 @@ final class Loopback implements AutoCloseable {
             b = pd.queuePair(type).completionQueue(cq).maxInlineData(64).maxSges(2, 2).build();
             memA = pd.allocate(SIZE, ALL);
             memB = pd.allocate(SIZE, accessB);
-            int gidIndex = TestDevices.gid(context).index();
-            endpointA = a.localEndpoint(TestDevices.PORT, gidIndex);
-            endpointB = b.localEndpoint(TestDevices.PORT, gidIndex);
+            endpointA = a.localEndpoint();
+            endpointB = b.localEndpoint();
             a.connect(endpointB, options);
             b.connect(endpointA, options);
         } catch (RuntimeException | Error e) {

@@ -93,4 +93,30 @@ class MemoryWindowDeviceTest {
             assertThrows(IllegalStateException.class, mw::rkey);
         }
     }
+
+    /**
+     * Type 3 (rdma-core's tests/test_mr.py test_reg_mw_wrong_type): jrdma cannot be asked for
+     * it, {@link MemoryWindowType#of} names the two types there are; asked directly, the
+     * provider refuses it too.
+     */
+    @Test
+    @Exercises("ibv_alloc_mw")
+    void typeThreeIsRefusedByJrdmaAndByTheProvider() {
+        assertEquals(MemoryWindowType.TYPE_1, MemoryWindowType.of(1));
+        assertEquals(MemoryWindowType.TYPE_2, MemoryWindowType.of(2));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> MemoryWindowType.of(3));
+        assertEquals("memory window type 3 does not exist: enum ibv_mw_type has IBV_MW_TYPE_1 (1) and IBV_MW_TYPE_2 (2)",
+                e.getMessage());
+        try (Context context = TestDevices.device().open(); java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
+            ProtectionDomain pd = context.allocateProtectionDomain();
+            java.lang.foreign.MemorySegment errno = dev.jrdma.bindings.shim.Errno.allocate(arena);
+            java.lang.foreign.MemorySegment mw = dev.jrdma.bindings.shim.MemoryWindowVerbs.ibv_alloc_mw(errno,
+                    pd.handle(), 3);
+            if (mw.address() != 0) {
+                dev.jrdma.bindings.shim.MemoryWindowVerbs.ibv_dealloc_mw(mw);
+            }
+            assertEquals(0, mw.address(), "the provider made a type 3 window");
+            assertEquals(dev.jrdma.bindings.shim.Errno.EINVAL, dev.jrdma.bindings.shim.Errno.get(errno));
+        }
+    }
 }

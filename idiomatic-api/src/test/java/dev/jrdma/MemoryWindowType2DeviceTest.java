@@ -117,6 +117,29 @@ class MemoryWindowType2DeviceTest {
     }
 
     /**
+     * Deallocating a bound window revokes its key: the peer's access through it ends in a remote
+     * access error (rdma-core's tests/test_mr.py test_mw_type2_invalidate_dealloc).
+     */
+    @Test
+    @Exercises({"ibv_dealloc_mw", "ibv_post_send"})
+    void aPeersAccessThroughADeallocatedWindowIsARemoteAccessError() {
+        try (Loopback lo = new Loopback(QueuePairType.RC, BINDABLE, ConnectionOptions.DEFAULTS)) {
+            MemoryWindow mw = lo.pd.allocateMemoryWindow(MemoryWindowType.TYPE_2);
+            bind(lo, mw, 512, 64, 40);
+            RemoteMemory window = mw.remote();
+            lo.a.post(new SendRequest().wrId(41).opcode(SendOpcode.RDMA_WRITE).sge(lo.memA, 0, 8).remote(window));
+            lo.take().checkSuccess();
+            mw.close();
+            assertTrue(mw.isClosed());
+            lo.a.post(new SendRequest().wrId(42).opcode(SendOpcode.RDMA_WRITE).sge(lo.memA, 0, 8).remote(window));
+            WorkCompletion revoked = lo.take();
+            assertEquals(42, revoked.wrId());
+            assertEquals(WorkCompletionStatus.REM_ACCESS_ERR, revoked.status());
+            assertEquals(QueuePairState.ERR, lo.a.state());
+        }
+    }
+
+    /**
      * rxe keeps a reference on the queue pair of a bound type 2 window until the window is
      * invalidated or deallocated, and destroying the queue pair first waits for that reference to
      * time out (~50 s under emulation, on 6.1 and 6.12). So a queue pair closes the windows bound

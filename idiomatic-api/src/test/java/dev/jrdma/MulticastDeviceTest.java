@@ -80,7 +80,7 @@ class MulticastDeviceTest extends DeviceFixture {
             send(sender, mr, toGroup, MulticastGroup.QPN, "after r2 left", 2);
             assertEquals(Map.of(101L, "after r2 left"), receive(cq, mr, 1));
             // r2's next receive must be this unicast datagram, not the group's second one.
-            Endpoint r2Endpoint = r2.localEndpoint(gid);
+            Endpoint r2Endpoint = r2.localEndpoint();
             AddressHandle toR2 = pd.createAddressHandle(r2Endpoint, gid.port(), gid.index());
             send(sender, mr, toR2, r2.qpNumber(), "unicast to r2", 3);
             assertEquals(Map.of(201L, "unicast to r2"), receive(cq, mr, 1));
@@ -105,7 +105,7 @@ class MulticastDeviceTest extends DeviceFixture {
 
     private QueuePair udQueuePair(CompletionQueue cq) {
         QueuePair qp = pd.queuePair(QueuePairType.UD).completionQueue(cq).build();
-        qp.toInit(TestDevices.PORT);
+        qp.toInit();
         qp.toRtr();
         qp.toRts();
         return qp;

@@ -194,7 +194,7 @@ class PreparedRequestDeviceTest {
         IllegalStateException e = assertThrows(IllegalStateException.class, send::post);
         assertTrue(e.getMessage().contains("RESET"), e.getMessage());
         assertThrows(IllegalStateException.class, recv::post);
-        fresh.toInit(TestDevices.PORT);
+        fresh.toInit();
         recv.post();   // INIT takes receives
         assertThrows(IllegalStateException.class, send::post);
     }

@@ -229,8 +229,8 @@ class RcLoopbackDeviceTest {
         lo.a.reset();
         assertEquals(QueuePairState.RESET, lo.a.state());
         lo.b.reset();
-        Endpoint ea = lo.a.localEndpoint(TestDevices.PORT, TestDevices.gid(lo.context).index());
-        Endpoint eb = lo.b.localEndpoint(TestDevices.PORT, TestDevices.gid(lo.context).index());
+        Endpoint ea = lo.a.localEndpoint();
+        Endpoint eb = lo.b.localEndpoint();
         lo.a.connect(eb);
         lo.b.connect(ea);
         lo.b.post(new ReceiveRequest().wrId(1).sge(lo.memB));

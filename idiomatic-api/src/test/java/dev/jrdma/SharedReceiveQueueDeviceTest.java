@@ -21,15 +21,14 @@ class SharedReceiveQueueDeviceTest extends DeviceFixture {
         CompletionQueue cq = context.createCompletionQueue(32);
         SharedReceiveQueue srq = pd.createSharedReceiveQueue(16, 1);
         assertTrue(srq.maxWorkRequests() >= 16 && srq.maxSges() >= 1);
-        int gid = TestDevices.gid(context).index();
         QueuePair[] senders = new QueuePair[2];
         QueuePair[] receivers = new QueuePair[2];
         for (int i = 0; i < 2; i++) {
             senders[i] = pd.queuePair(QueuePairType.RC).completionQueue(cq).build();
             receivers[i] = pd.queuePair(QueuePairType.RC).completionQueue(cq).sharedReceiveQueue(srq).build();
             assertEquals(srq, receivers[i].sharedReceiveQueue().orElseThrow());
-            Endpoint s = senders[i].localEndpoint(TestDevices.PORT, gid);
-            Endpoint r = receivers[i].localEndpoint(TestDevices.PORT, gid);
+            Endpoint s = senders[i].localEndpoint();
+            Endpoint r = receivers[i].localEndpoint();
             senders[i].connect(r);
             receivers[i].connect(s);
         }

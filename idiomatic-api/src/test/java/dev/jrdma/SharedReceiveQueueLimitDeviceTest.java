@@ -38,11 +38,10 @@ class SharedReceiveQueueLimitDeviceTest extends DeviceFixture {
         assertTrue(fresh.maxWorkRequests() >= srq.maxWorkRequests(), fresh.toString());
         assertEquals(0, fresh.limit(), "no limit is armed at creation");
 
-        int gid = TestDevices.gid(context).index();
         QueuePair sender = pd.queuePair(QueuePairType.RC).completionQueue(cq).build();
         QueuePair receiver = pd.queuePair(QueuePairType.RC).completionQueue(cq).sharedReceiveQueue(srq).build();
-        Endpoint s = sender.localEndpoint(TestDevices.PORT, gid);
-        sender.connect(receiver.localEndpoint(TestDevices.PORT, gid));
+        Endpoint s = sender.localEndpoint();
+        sender.connect(receiver.localEndpoint());
         receiver.connect(s);
         MemoryRegion mr = pd.allocate(4096);
         ReceiveRequest recv = new ReceiveRequest();

@@ -57,6 +57,7 @@ final class StubProvider {
     static final long WQE_OPCODE = 8;
     static final long WQE_FLAGS = 12;
     static final long WQE_NUM_SGE = 16;
+    static final long WQE_IMM_DATA = 20;
     static final long WQE_SGE0_ADDR = 24;
     static final long WQE_SGE0_LENGTH = 32;
     static final long WQE_SGE0_LKEY = 36;

@@ -71,9 +71,7 @@ class VirtualThreadServerDeviceTest {
              MemoryRegion buffer = pd.allocate(64)) {
             CompletionQueue cq = context.createCompletionQueue(4, channel);
             QueuePair qp = pd.queuePair(QueuePairType.RC).completionQueue(cq).build();
-            GidEntry gid = context.defaultGid();
-            qp.localEndpoint(gid);
-            qp.toInit(gid.port());
+            qp.toInit();
             qp.post(new ReceiveRequest().wrId(1).sge(buffer));
             cq.requestNotification(false);
             peer.connect(qp);
@@ -96,7 +94,6 @@ class VirtualThreadServerDeviceTest {
             CompletionQueue cq = context.createCompletionQueue(4);
             try (cq) {
                 QueuePair qp = pd.queuePair(QueuePairType.RC).completionQueue(cq).build();
-                qp.localEndpoint(context.defaultGid());
                 server.connect(qp);
                 buffer.segment().set(JAVA_LONG, 0, n);
                 qp.post(new SendRequest().wrId(2).sge(buffer, 0, 8));

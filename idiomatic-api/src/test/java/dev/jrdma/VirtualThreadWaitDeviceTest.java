@@ -80,7 +80,6 @@ class VirtualThreadWaitDeviceTest {
             ProtectionDomain pd = context.allocateProtectionDomain();
             CompletionQueue sink = context.createCompletionQueue(2 * WAITERS);
             MemoryRegion mr = pd.allocate(4096);
-            int gid = TestDevices.gid(context).index();
             CompletionChannel[] channels = new CompletionChannel[WAITERS];
             CompletionQueue[] cqs = new CompletionQueue[WAITERS];
             QueuePair[] senders = new QueuePair[WAITERS];
@@ -89,8 +88,8 @@ class VirtualThreadWaitDeviceTest {
                 cqs[i] = context.createCompletionQueue(4, channels[i]);
                 senders[i] = pd.queuePair(QueuePairType.RC).completionQueue(cqs[i]).build();
                 QueuePair receiver = pd.queuePair(QueuePairType.RC).completionQueue(sink).build();
-                Endpoint s = senders[i].localEndpoint(TestDevices.PORT, gid);
-                Endpoint r = receiver.localEndpoint(TestDevices.PORT, gid);
+                Endpoint s = senders[i].localEndpoint();
+                Endpoint r = receiver.localEndpoint();
                 senders[i].connect(r);
                 receiver.connect(s);
                 receiver.post(new ReceiveRequest().wrId(i).sge(mr, 0, 64));
@@ -102,8 +101,8 @@ class VirtualThreadWaitDeviceTest {
             // initialisation pin their carrier (a JDK limit), once per class and JVM.
             QueuePair warmSender = pd.queuePair(QueuePairType.RC).completionQueue(cqs[0]).build();
             QueuePair warmReceiver = pd.queuePair(QueuePairType.RC).completionQueue(sink).build();
-            Endpoint ws = warmSender.localEndpoint(TestDevices.PORT, gid);
-            Endpoint wr = warmReceiver.localEndpoint(TestDevices.PORT, gid);
+            Endpoint ws = warmSender.localEndpoint();
+            Endpoint wr = warmReceiver.localEndpoint();
             warmSender.connect(wr);
             warmReceiver.connect(ws);
             warmReceiver.post(new ReceiveRequest().wrId(-1).sge(mr, 0, 64));

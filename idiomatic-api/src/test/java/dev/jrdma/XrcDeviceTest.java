@@ -34,9 +34,8 @@ class XrcDeviceTest {
             assertTrue(cq.dependents().contains(srq), "the SRQ depends on its CQ");
             QueuePair a = pd.queuePair(QueuePairType.RC).completionQueue(cq).build();
             QueuePair b = pd.queuePair(QueuePairType.RC).completionQueue(cq).sharedReceiveQueue(srq).build();
-            int gid = TestDevices.gid(context).index();
-            Endpoint ea = a.localEndpoint(TestDevices.PORT, gid);
-            Endpoint eb = b.localEndpoint(TestDevices.PORT, gid);
+            Endpoint ea = a.localEndpoint();
+            Endpoint eb = b.localEndpoint();
             a.connect(eb, ConnectionOptions.DEFAULTS);
             b.connect(ea, ConnectionOptions.DEFAULTS);
             MemoryRegion send = pd.allocate(64);

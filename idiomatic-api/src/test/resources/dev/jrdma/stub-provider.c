@@ -275,9 +275,22 @@ long stub_harness_send_and_poll(struct ibv_qp *qp, struct ibv_send_wr *wr, struc
 
 /* ---- The extended post API: a queue pair with struct ibv_qp_ex (ExtendedStubProviderBench) ----
  * The builders write the same stub_wqe as stub_post_send; wr_complete pushes the completions of
- * the batch's signalled requests, wr_abort drops the batch. Only what the benchmark builds is
- * implemented (send, set_sge); the other function pointers stay NULL, as a provider leaves the
- * builders a queue pair was not created for. */
+ * the batch's signalled requests, wr_abort drops the batch. Every builder the CLI's loops call
+ * is here (send, send with immediate, RDMA write with and without immediate, RDMA read, both
+ * atomics, set_sge, set_inline_data, set_ud_addr); the remote address, rkey and UD destination
+ * are kept beside the WQE (stub_last_remote_ex) for the functional tests. */
+
+/* What the last builder set beyond a stub_wqe: remote memory, atomic operands, UD destination. */
+struct stub_remote {
+    uint64_t remote_addr;
+    uint64_t compare_add;
+    uint64_t swap;
+    uint32_t rkey;
+    uint32_t remote_qpn;
+    uint32_t remote_qkey;
+    uint32_t pad;
+    uint64_t ah;
+};
 
 struct stub_qp_ex {
     struct ibv_qp_ex qpx;
@@ -285,6 +298,7 @@ struct stub_qp_ex {
     struct stub_wqe *cur;
     uint64_t start_head;
     int sq_sig_all;
+    struct stub_remote remote;
 };
 
 static void stubx_wr_start(struct ibv_qp_ex *qpx) {
@@ -293,15 +307,75 @@ static void stubx_wr_start(struct ibv_qp_ex *qpx) {
     q->cur = NULL;
 }
 
-static void stubx_wr_send(struct ibv_qp_ex *qpx) {
+static struct stub_wqe *stubx_begin(struct ibv_qp_ex *qpx, enum ibv_wr_opcode opcode, uint32_t imm_data) {
     struct stub_qp_ex *q = (struct stub_qp_ex *) qpx;
     struct stub_wqe *wqe = &q->sq.ring[q->sq.head++ & q->sq.mask];
     wqe->wr_id = qpx->wr_id;
-    wqe->opcode = IBV_WR_SEND;
+    wqe->opcode = opcode;
     wqe->flags = qpx->wr_flags;
     wqe->num_sge = 0;
-    wqe->imm_data = 0;
+    wqe->imm_data = imm_data;
     q->cur = wqe;
+    return wqe;
+}
+
+static void stubx_remote(struct ibv_qp_ex *qpx, uint32_t rkey, uint64_t remote_addr, uint64_t compare_add,
+                         uint64_t swap) {
+    struct stub_remote *r = &((struct stub_qp_ex *) qpx)->remote;
+    r->rkey = rkey;
+    r->remote_addr = remote_addr;
+    r->compare_add = compare_add;
+    r->swap = swap;
+}
+
+static void stubx_wr_send(struct ibv_qp_ex *qpx) {
+    stubx_begin(qpx, IBV_WR_SEND, 0);
+}
+
+static void stubx_wr_send_imm(struct ibv_qp_ex *qpx, __be32 imm_data) {
+    stubx_begin(qpx, IBV_WR_SEND_WITH_IMM, imm_data);
+}
+
+static void stubx_wr_rdma_write(struct ibv_qp_ex *qpx, uint32_t rkey, uint64_t remote_addr) {
+    stubx_begin(qpx, IBV_WR_RDMA_WRITE, 0);
+    stubx_remote(qpx, rkey, remote_addr, 0, 0);
+}
+
+static void stubx_wr_rdma_write_imm(struct ibv_qp_ex *qpx, uint32_t rkey, uint64_t remote_addr, __be32 imm_data) {
+    stubx_begin(qpx, IBV_WR_RDMA_WRITE_WITH_IMM, imm_data);
+    stubx_remote(qpx, rkey, remote_addr, 0, 0);
+}
+
+static void stubx_wr_rdma_read(struct ibv_qp_ex *qpx, uint32_t rkey, uint64_t remote_addr) {
+    stubx_begin(qpx, IBV_WR_RDMA_READ, 0);
+    stubx_remote(qpx, rkey, remote_addr, 0, 0);
+}
+
+static void stubx_wr_atomic_cmp_swp(struct ibv_qp_ex *qpx, uint32_t rkey, uint64_t remote_addr, uint64_t compare,
+                                    uint64_t swap) {
+    stubx_begin(qpx, IBV_WR_ATOMIC_CMP_AND_SWP, 0);
+    stubx_remote(qpx, rkey, remote_addr, compare, swap);
+}
+
+static void stubx_wr_atomic_fetch_add(struct ibv_qp_ex *qpx, uint32_t rkey, uint64_t remote_addr, uint64_t add) {
+    stubx_begin(qpx, IBV_WR_ATOMIC_FETCH_AND_ADD, 0);
+    stubx_remote(qpx, rkey, remote_addr, add, 0);
+}
+
+/* Inline data: the WQE records where it came from and its length (lkey 0), as set_sge would. */
+static void stubx_wr_set_inline_data(struct ibv_qp_ex *qpx, void *addr, size_t length) {
+    struct stub_wqe *wqe = ((struct stub_qp_ex *) qpx)->cur;
+    wqe->num_sge = 1;
+    wqe->sge[0].addr = (uint64_t) (uintptr_t) addr;
+    wqe->sge[0].length = (uint32_t) length;
+    wqe->sge[0].lkey = 0;
+}
+
+static void stubx_wr_set_ud_addr(struct ibv_qp_ex *qpx, struct ibv_ah *ah, uint32_t remote_qpn, uint32_t remote_qkey) {
+    struct stub_remote *r = &((struct stub_qp_ex *) qpx)->remote;
+    r->ah = (uint64_t) (uintptr_t) ah;
+    r->remote_qpn = remote_qpn;
+    r->remote_qkey = remote_qkey;
 }
 
 static void stubx_wr_set_sge(struct ibv_qp_ex *qpx, uint32_t lkey, uint64_t addr, uint32_t length) {
@@ -353,7 +427,15 @@ struct ibv_qp_ex *stub_create_qp_ex(struct ibv_pd *pd, struct ibv_cq *send_cq, s
     q->qpx.wr_complete = stubx_wr_complete;
     q->qpx.wr_abort = stubx_wr_abort;
     q->qpx.wr_send = stubx_wr_send;
+    q->qpx.wr_send_imm = stubx_wr_send_imm;
+    q->qpx.wr_rdma_write = stubx_wr_rdma_write;
+    q->qpx.wr_rdma_write_imm = stubx_wr_rdma_write_imm;
+    q->qpx.wr_rdma_read = stubx_wr_rdma_read;
+    q->qpx.wr_atomic_cmp_swp = stubx_wr_atomic_cmp_swp;
+    q->qpx.wr_atomic_fetch_add = stubx_wr_atomic_fetch_add;
     q->qpx.wr_set_sge = stubx_wr_set_sge;
+    q->qpx.wr_set_inline_data = stubx_wr_set_inline_data;
+    q->qpx.wr_set_ud_addr = stubx_wr_set_ud_addr;
     return &q->qpx;
 }
 
@@ -361,6 +443,11 @@ struct ibv_qp_ex *stub_create_qp_ex(struct ibv_pd *pd, struct ibv_cq *send_cq, s
 const struct stub_wqe *stub_last_wqe_ex(struct ibv_qp_ex *qpx) {
     struct stub_qp_ex *q = (struct stub_qp_ex *) qpx;
     return q->sq.head == 0 ? NULL : &q->sq.ring[(q->sq.head - 1) & q->sq.mask];
+}
+
+/* What the last remote builder and set_ud_addr set, for the functional tests. */
+const struct stub_remote *stub_last_remote_ex(struct ibv_qp_ex *qpx) {
+    return &((struct stub_qp_ex *) qpx)->remote;
 }
 
 /* The C twin of ExtendedSendQueue's one-request batch: start, wr_id and flags, send, set_sge,

@@ -5,7 +5,6 @@ import dev.jrdma.Access;
 import dev.jrdma.CompletionQueue;
 import dev.jrdma.ConnectionOptions;
 import dev.jrdma.Context;
-import dev.jrdma.Endpoint;
 import dev.jrdma.GidEntry;
 import dev.jrdma.GidType;
 import dev.jrdma.MemoryRegion;
@@ -52,17 +51,15 @@ public class DeviceDataPathBench extends DeviceBenchSettings {
         pd = context.allocateProtectionDomain();
         cq = context.createCompletionQueue(64);
         emptyCq = context.createCompletionQueue(1);
-        a = pd.queuePair(QueuePairType.RC).completionQueue(cq).maxInlineData(64).build();
-        b = pd.queuePair(QueuePairType.RC).completionQueue(cq).maxInlineData(64).build();
+        List<GidEntry> gids = context.gidTable(1);
+        GidEntry gid = gids.stream().filter(g -> g.type() == GidType.ROCE_V2 && g.ipv4().isPresent()).findFirst()
+                .or(() -> gids.stream().findFirst()).orElseThrow();
+        a = pd.queuePair(QueuePairType.RC).completionQueue(cq).maxInlineData(64).sourceGid(gid).build();
+        b = pd.queuePair(QueuePairType.RC).completionQueue(cq).maxInlineData(64).sourceGid(gid).build();
         MemoryRegion memA = pd.allocate(4096, ACCESS);
         MemoryRegion memB = pd.allocate(4096, ACCESS);
-        List<GidEntry> gids = context.gidTable(1);
-        int gidIndex = gids.stream().filter(g -> g.type() == GidType.ROCE_V2 && g.ipv4().isPresent()).findFirst()
-                .or(() -> gids.stream().findFirst()).orElseThrow().index();
-        Endpoint ea = a.localEndpoint(1, gidIndex);
-        Endpoint eb = b.localEndpoint(1, gidIndex);
-        a.connect(eb, ConnectionOptions.DEFAULTS);
-        b.connect(ea, ConnectionOptions.DEFAULTS);
+        a.connect(b.localEndpoint(), ConnectionOptions.DEFAULTS);
+        b.connect(a.localEndpoint(), ConnectionOptions.DEFAULTS);
         send = new SendRequest().sge(memA, 0, 2).inline(true);
         recv = new ReceiveRequest().sge(memB, 0, 64);
     }

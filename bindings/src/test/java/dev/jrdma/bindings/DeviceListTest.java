@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.jrdma.bindings.shim.InlineVerbs;
+import dev.jrdma.bindings.shim.VerbsContextOps;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
@@ -34,7 +35,7 @@ class DeviceListTest {
                 () -> InlineVerbs.ibv_post_send(MemorySegment.NULL, MemorySegment.NULL, MemorySegment.NULL));
         assertThrows(NullPointerException.class, () -> InlineVerbs.ibv_poll_cq(MemorySegment.NULL, 1, MemorySegment.NULL));
         assertThrows(NullPointerException.class,
-                () -> InlineVerbs.ibv_query_device_ex(MemorySegment.NULL, MemorySegment.NULL,
+                () -> VerbsContextOps.ibv_query_device_ex(MemorySegment.NULL, MemorySegment.NULL,
                         MemorySegment.ofArray(new byte[1024])));
     }
 }

@@ -24,6 +24,7 @@ import dev.jrdma.bindings.generated.rdma_h;
 import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.ErrnoVerbs;
 import dev.jrdma.bindings.shim.InlineVerbs;
+import dev.jrdma.bindings.shim.VerbsContextOps;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
@@ -99,7 +100,7 @@ final class RawRcLoopback implements AutoCloseable {
         context = ErrnoVerbs.ibv_open_device(errno, device);
         require(context.address() != 0, "ibv_open_device(" + deviceName + ")");
         log.accept("opened " + deviceName);
-        check(InlineVerbs.ibv_query_port(context, PORT, portAttr), "ibv_query_port");
+        check(VerbsContextOps.ibv_query_port(context, PORT, portAttr), "ibv_query_port");
         int gidIndex = RawDevices.roceV2Ipv4Gid(context, PORT, ibv_port_attr.gid_tbl_len(portAttr), gidEntry);
         if (gidIndex < 0) {
             throw new AssertionError("no RoCE v2 IPv4-mapped GID on " + deviceName + " port " + PORT);

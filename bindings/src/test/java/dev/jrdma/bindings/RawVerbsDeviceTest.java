@@ -20,6 +20,7 @@ import dev.jrdma.bindings.generated.ibv_mw_bind_info;
 import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.InlineVerbs;
 import dev.jrdma.bindings.shim.MemoryWindowVerbs;
+import dev.jrdma.bindings.shim.VerbsContextOps;
 import dev.jrdma.testing.DeviceTest;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -70,7 +71,7 @@ class RawVerbsDeviceTest {
             assertNotEquals(0L, ibv_device_attr.node_guid(attr));
 
             MemorySegment ex = arena.allocate(ibv_device_attr_ex.layout());
-            RawRcLoopback.check(InlineVerbs.ibv_query_device_ex(rc.context, MemorySegment.NULL, ex),
+            RawRcLoopback.check(VerbsContextOps.ibv_query_device_ex(rc.context, MemorySegment.NULL, ex),
                     "ibv_query_device_ex");
             MemorySegment orig = ibv_device_attr_ex.orig_attr(ex);
             assertEquals(ibv_device_attr.max_qp(attr), ibv_device_attr.max_qp(orig));

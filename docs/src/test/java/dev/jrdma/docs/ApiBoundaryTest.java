@@ -26,6 +26,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import javax.tools.Diagnostic;
@@ -39,8 +40,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The package line of the API module holds: what {@code dev.jrdma.cm} needs of the core goes
- * through the non-exported {@code dev.jrdma.internal} and the sealed base's protected members,
- * and none of it is reachable from another module. Compiles a small outside module against the
+ * through the non-exported {@code dev.jrdma.internal}, the core names nothing of cm, and none of
+ * it is reachable from another module. Compiles a small outside module against the
  * compiled API with javac, and reads the exported types by reflection.
  */
 class ApiBoundaryTest {
@@ -162,6 +163,32 @@ class ApiBoundaryTest {
         }
         assertEquals(List.of(), open);
     }
+
+    /**
+     * The connection manager builds on the verbs, never the other way round: no source file of
+     * the core package names {@code dev.jrdma.cm} in its code (an import, a qualified name, a
+     * permits clause). Javadoc may still point a reader to cm; comments are not code.
+     */
+    @Test
+    void theCorePackageNamesNothingOfTheConnectionManager() throws IOException {
+        Path core = Guide.ROOT.resolve("idiomatic-api/src/main/java/dev/jrdma");
+        List<String> named = new ArrayList<>();
+        int read = 0;
+        try (Stream<Path> files = Files.list(core)) {
+            for (Path file : files.filter(f -> f.toString().endsWith(".java")).sorted().toList()) {
+                read++;
+                String code = COMMENTS.matcher(Files.readString(file)).replaceAll(" ");
+                if (CM.matcher(code).find()) {
+                    named.add(file.getFileName().toString());
+                }
+            }
+        }
+        assertTrue(read > 80, "expected the core's sources, read " + read);
+        assertEquals(List.of(), named, "these files of dev.jrdma name dev.jrdma.cm");
+    }
+
+    private static final Pattern COMMENTS = Pattern.compile("//[^\\n]*|/\\*.*?\\*/", Pattern.DOTALL);
+    private static final Pattern CM = Pattern.compile("\\bdev\\s*\\.\\s*jrdma\\s*\\.\\s*cm\\b");
 
     private static Path write(Path src, String name, String body) throws IOException {
         Path file = src.resolve("app/" + name + ".java");

@@ -204,6 +204,12 @@ final class Coverage {
                 .append("`").append(OTHER_KERNEL).append(" (by hand, date)` marks a test CI runs on ").append(DEFAULT_KERNEL)
                 .append(" only that passed on ").append(OTHER_KERNEL).append(" in a run by hand on that date ")
                 .append("(`Coverage.PASSED_BY_HAND_ON_OTHER_KERNEL` lists the classes and says how to run them).\n");
+        md.append("\nSome misuse jrdma refuses in Java before the provider is asked, with an exception naming what "
+                + "was wrong where the provider's errno would not: a post in RESET (`IllegalStateException`; rxe "
+                + "answers EINVAL, after queueing the request), an atomic on an unaligned target "
+                + "(`IllegalArgumentException`; librxe answers EINVAL), a completion vector the device lacks "
+                + "(`IllegalArgumentException`; rxe answers EINVAL). `MisuseRefusalsDeviceTest` checks both answers "
+                + "for each.\n");
         counted.forEach((header, functions) -> section(md, header, functions));
         return md.toString();
     }

@@ -39,13 +39,7 @@ class CoverageTest {
                     c.refused(), c.notReached(), c.target(), c.verdict());
         }
         String committed = Files.exists(PAGE) ? Files.readString(PAGE) : "";
-        if (Guide.writing() && !generated.equals(committed)) {
-            Files.writeString(PAGE, generated);
-            System.out.println("docs-sync: rewrote " + Guide.ROOT.relativize(PAGE));
-            return;
-        }
-        assertEquals(generated, committed, "docs/guide/" + Coverage.PAGE
-                + " differs from the headers, @Reaches and @Exercises; regenerate it with " + Guide.SYNC_COMMAND);
+        Guide.checkGenerated(PAGE, committed, generated, " differs from the headers, @Reaches and @Exercises");
     }
 
     @Test

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma.docs;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,5 +30,19 @@ final class Guide {
         try (Stream<Path> s = Files.list(DIR)) {
             return s.filter(p -> p.toString().endsWith(".md")).sorted().toList();
         }
+    }
+
+    /**
+     * Fails unless {@code committed}, the text of {@code page}, is {@code generated}; under
+     * scripts/docs-sync writes {@code generated} to the page instead. The failure reads the page's
+     * path followed by {@code difference} and names the command that regenerates it.
+     */
+    static void checkGenerated(Path page, String committed, String generated, String difference) throws IOException {
+        if (writing() && !generated.equals(committed)) {
+            Files.writeString(page, generated);
+            System.out.println("docs-sync: rewrote " + ROOT.relativize(page));
+            return;
+        }
+        assertEquals(generated, committed, ROOT.relativize(page) + difference + "; regenerate it with " + SYNC_COMMAND);
     }
 }

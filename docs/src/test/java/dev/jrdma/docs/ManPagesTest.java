@@ -53,6 +53,19 @@ class ManPagesTest {
         }
     }
 
+    /** jrdma(1) has what a man page user looks for besides the options (issue 48). */
+    @Test
+    void theRootPageHasExitStatusEnvironmentExamplesAndSeeAlso() throws IOException {
+        String page = Files.readString(ManPages.DIR.resolve("jrdma.adoc"));
+        for (String section : List.of("== Exit status", "== Environment", "== Examples", "== See also")) {
+            assertTrue(page.contains("\n" + section + "\n"), "jrdma(1) has no section " + section);
+        }
+        for (String text : List.of("*0*::", "*1*::", "*2*::", "*JRDMA_JAVA_OPTS*::", "*JAVA_HOME*::",
+                "jrdma send-lat -d rxe0 -x 1 192.0.2.1", "*ib_send_lat*(1)", "*ibv_devinfo*(1)")) {
+            assertTrue(page.contains(text), "jrdma(1) lacks " + text);
+        }
+    }
+
     @Test
     void everyCommandHasAPage() {
         Map<String, String> pages = ManPages.generate();

@@ -36,14 +36,8 @@ class PerftestMappingTest {
     void committedPageIsTheGeneratedOne() throws IOException {
         String committed = Files.readString(PAGE);
         String generated = PerftestMapping.replaceIn(committed, PerftestMapping.current().generate());
-        if (Guide.writing() && !generated.equals(committed)) {
-            Files.writeString(PAGE, generated);
-            System.out.println("docs-sync: rewrote " + Guide.ROOT.relativize(PAGE));
-            return;
-        }
-        assertEquals(generated, committed, "docs/guide/" + PerftestMapping.PAGE
-                + "'s options table differs from perftest's inventory and jrdma's command line; regenerate it with "
-                + Guide.SYNC_COMMAND);
+        Guide.checkGenerated(PAGE, committed, generated,
+                "'s options table differs from perftest's inventory and jrdma's command line");
     }
 
     @Test

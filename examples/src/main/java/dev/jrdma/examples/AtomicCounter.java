@@ -9,7 +9,6 @@ import dev.jrdma.CompletionQueue;
 import dev.jrdma.Context;
 import dev.jrdma.ControlConnection;
 import dev.jrdma.Endpoint;
-import dev.jrdma.GidEntry;
 import dev.jrdma.MemoryRegion;
 import dev.jrdma.ProtectionDomain;
 import dev.jrdma.QueuePair;
@@ -54,7 +53,6 @@ public final class AtomicCounter {
         int clients = options.number("--clients");
         try (Context context = options.openDevice();
              ServerSocket listener = new ServerSocket(options.port())) {
-            GidEntry gid = context.defaultGid();   // the port and the GID to send from
             if (context.queryDevice().atomicCapability() == AtomicCapability.NONE) {
                 throw new IllegalStateException(context.name() + " does not support atomic operations");
             }
@@ -77,7 +75,7 @@ public final class AtomicCounter {
                     ControlConnection control = ControlConnection.accept(listener, options.timeout());
                     controls.add(control);
                     QueuePair qp = pd.queuePair(QueuePairType.RC).completionQueue(cq).build();
-                    Endpoint local = qp.localEndpoint(gid.port(), gid.index());
+                    Endpoint local = qp.localEndpoint();
                     qp.connect(control.exchange(local));
                     control.send(counter.remote());
                     System.out.println("server: client " + (i + 1) + " connected");
@@ -107,13 +105,12 @@ public final class AtomicCounter {
         int increments = options.number("--increments");
         try (Context context = options.openDevice();
              ControlConnection control = options.connectToServer()) {
-            GidEntry gid = context.defaultGid();   // the port and the GID to send from
             ProtectionDomain pd = context.allocateProtectionDomain();
             CompletionQueue cq = context.createCompletionQueue(8);
             QueuePair qp = pd.queuePair(QueuePairType.RC).completionQueue(cq).build();
             // The device stores the counter's value from before the add here: LOCAL_WRITE.
             MemoryRegion old = pd.allocate(8, EnumSet.of(Access.LOCAL_WRITE));
-            Endpoint local = qp.localEndpoint(gid.port(), gid.index());
+            Endpoint local = qp.localEndpoint();
             qp.connect(control.exchange(local));   // ConnectionOptions.DEFAULTS allow remote atomics
             RemoteMemory counter = control.receiveRemoteMemory();
             System.out.println("client: the counter is at " + counter);

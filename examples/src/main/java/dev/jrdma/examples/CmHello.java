@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma.examples;
 
-import static java.lang.foreign.ValueLayout.JAVA_BYTE;
-
 import dev.jrdma.Access;
 import dev.jrdma.CompletionQueue;
 import dev.jrdma.Context;
@@ -16,7 +14,6 @@ import dev.jrdma.WorkCompletion;
 import dev.jrdma.cm.CmEventChannel;
 import dev.jrdma.cm.CmId;
 import dev.jrdma.cm.ConnectionRequest;
-import java.lang.foreign.MemorySegment;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -84,8 +81,7 @@ public final class CmHello {
 
             // @start region="server-receive"
             WorkCompletion wc = cq.take(new WorkCompletion(), options.timeout()).checkSuccess();
-            String text = new String(buffer.segment().asSlice(0, wc.byteLength()).toArray(JAVA_BYTE),
-                    StandardCharsets.UTF_8);
+            String text = buffer.getString(0, wc.byteLength());
             System.out.println("server: received \"" + text + "\"");
             id.awaitDisconnect(options.timeout());   // the client hangs up
             // @end
@@ -120,11 +116,7 @@ public final class CmHello {
 
             // @start region="send"
             MemoryRegion buffer = pd.allocate(4096, EnumSet.of(Access.LOCAL_WRITE));
-            byte[] bytes = (MESSAGE).getBytes(StandardCharsets.UTF_8);
-
-            MemorySegment.copy(bytes, 0, buffer.segment(), JAVA_BYTE, 0, bytes.length);
-
-            int length = bytes.length;
+            int length = buffer.putString(0, MESSAGE);
             qp.post(new SendRequest().wrId(1).sge(buffer, 0, length));
             cq.take(new WorkCompletion(), options.timeout()).checkSuccess();
             id.disconnect(options.timeout());   // both sides see DISCONNECTED; the QPs move to ERR

@@ -1,14 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma.examples;
 
-import static java.lang.foreign.ValueLayout.JAVA_BYTE;
-
 import dev.jrdma.Access;
 import dev.jrdma.CompletionQueue;
 import dev.jrdma.Context;
 import dev.jrdma.ControlConnection;
 import dev.jrdma.Endpoint;
-import dev.jrdma.GidEntry;
 import dev.jrdma.MemoryRegion;
 import dev.jrdma.ProtectionDomain;
 import dev.jrdma.QueuePair;
@@ -17,9 +14,7 @@ import dev.jrdma.ReceiveRequest;
 import dev.jrdma.SendRequest;
 import dev.jrdma.WorkCompletion;
 import dev.jrdma.WorkCompletionOpcode;
-import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.util.EnumSet;
 import java.util.Map;
 
@@ -46,18 +41,16 @@ public final class HelloClient {
 
     private static void hello(Cli.Options options) throws Exception {
         try (Context context = options.openDevice()) {
-            GidEntry gid = context.defaultGid();   // the port and the GID to send from
             ProtectionDomain pd = context.allocateProtectionDomain();
             CompletionQueue cq = context.createCompletionQueue(8);
             QueuePair qp = pd.queuePair(QueuePairType.RC).completionQueue(cq).build();
             // Two halves of one region: [0, 2048) for what we send, [2048, 4096) for the answer.
             MemoryRegion buffer = pd.allocate(4096, EnumSet.of(Access.LOCAL_WRITE));
-            qp.localEndpoint(gid.port(), gid.index());   // our QPN, PSN, LID, GID, MTU
 
             // @start region="connect"
             // The server answers as soon as it has our message: post the receive for its answer
             // before anything can reach the server.
-            qp.toInit(gid.port());
+            qp.toInit();
             qp.post(new ReceiveRequest().wrId(1).sge(buffer, 2048, 2048));
             InetSocketAddress server = new InetSocketAddress(options.host().orElseThrow(), options.port());
             Endpoint remote;
@@ -71,11 +64,7 @@ public final class HelloClient {
             // @start region="send"
             // connect() returned after the server's QP reached RTS, and the server posted its
             // receive before that: this SEND finds a receive waiting (no RNR, no retransmission).
-            byte[] bytes = (HELLO).getBytes(StandardCharsets.UTF_8);
-
-            MemorySegment.copy(bytes, 0, buffer.segment(), JAVA_BYTE, 0, bytes.length);
-
-            int length = bytes.length;
+            int length = buffer.putString(0, HELLO);
             qp.post(new SendRequest().wrId(2).sge(buffer, 0, length));   // opcode SEND by default
             // @end
             System.out.println("client: sent \"" + HELLO + "\"");
@@ -87,8 +76,7 @@ public final class HelloClient {
             for (int i = 0; i < 2; i++) {
                 cq.take(wc, options.timeout()).checkSuccess();
                 if (wc.opcode() == WorkCompletionOpcode.RECV) {
-                    answer = new String(buffer.segment().asSlice(2048, wc.byteLength()).toArray(JAVA_BYTE),
-                            StandardCharsets.UTF_8);
+                    answer = buffer.getString(2048, wc.byteLength());
                 }
             }
             // @end

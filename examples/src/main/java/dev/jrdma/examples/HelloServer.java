@@ -1,14 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma.examples;
 
-import static java.lang.foreign.ValueLayout.JAVA_BYTE;
-
 import dev.jrdma.Access;
 import dev.jrdma.CompletionQueue;
 import dev.jrdma.Context;
 import dev.jrdma.Endpoint;
 import dev.jrdma.EndpointExchange;
-import dev.jrdma.GidEntry;
 import dev.jrdma.MemoryRegion;
 import dev.jrdma.ProtectionDomain;
 import dev.jrdma.QueuePair;
@@ -17,9 +14,7 @@ import dev.jrdma.Rdma;
 import dev.jrdma.ReceiveRequest;
 import dev.jrdma.SendRequest;
 import dev.jrdma.WorkCompletion;
-import java.lang.foreign.MemorySegment;
 import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
 import java.util.EnumSet;
 import java.util.Map;
 
@@ -48,19 +43,18 @@ public final class HelloServer {
         // Closing the context closes everything made from it: PD, CQ, QP, memory region.
         try (Context context = options.device().map(Rdma::open).orElseGet(Rdma::openDefault);
              ServerSocket listener = new ServerSocket(options.port())) {
-            GidEntry gid = context.defaultGid();   // the port and the GID to send from
             ProtectionDomain pd = context.allocateProtectionDomain();
             CompletionQueue cq = context.createCompletionQueue(8);   // one CQ for sends and receives
+            // It sends from context.defaultGid(), a port and a GID (builder: sourceGid to choose).
             QueuePair qp = pd.queuePair(QueuePairType.RC).completionQueue(cq).build();
             // Received bytes are written by the device: the region needs LOCAL_WRITE.
             MemoryRegion buffer = pd.allocate(4096, EnumSet.of(Access.LOCAL_WRITE));
-            qp.localEndpoint(gid.port(), gid.index());   // our QPN, PSN, LID, GID, MTU
             // @end
 
             // @start region="post-receive"
             // A SEND consumes a receive the peer posted beforehand. Post ours before the client can
             // learn our endpoint, so its message always finds one. INIT is enough to post receives.
-            qp.toInit(gid.port());
+            qp.toInit();
             qp.post(new ReceiveRequest().wrId(1).sge(buffer));
             // @end
             System.out.println("server: listening on port " + options.port() + " (device " + context.name()
@@ -77,18 +71,13 @@ public final class HelloServer {
             // @start region="receive"
             WorkCompletion wc = new WorkCompletion();   // reusable: the CQ is polled into it
             cq.take(wc, options.timeout()).checkSuccess();   // throws unless the status is SUCCESS
-            String hello = new String(buffer.segment().asSlice(0, wc.byteLength()).toArray(JAVA_BYTE),
-                    StandardCharsets.UTF_8);
+            String hello = buffer.getString(0, wc.byteLength());
             // @end
             System.out.println("server: received \"" + hello + "\"");
 
             // @start region="answer"
             // The receive has completed, so the buffer is ours again: reuse it for the answer.
-            byte[] bytes = ("ack: " + hello).getBytes(StandardCharsets.UTF_8);
-
-            MemorySegment.copy(bytes, 0, buffer.segment(), JAVA_BYTE, 0, bytes.length);
-
-            int length = bytes.length;
+            int length = buffer.putString(0, "ack: " + hello);
             qp.post(new SendRequest().wrId(2).sge(buffer, 0, length));
             cq.take(wc, options.timeout()).checkSuccess();   // the client's QP acknowledged it
             // @end

@@ -1,14 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma.examples;
 
-import static java.lang.foreign.ValueLayout.JAVA_BYTE;
-
 import dev.jrdma.Access;
 import dev.jrdma.CompletionQueue;
 import dev.jrdma.Context;
 import dev.jrdma.ControlConnection;
 import dev.jrdma.Endpoint;
-import dev.jrdma.GidEntry;
 import dev.jrdma.MemoryRegion;
 import dev.jrdma.ProtectionDomain;
 import dev.jrdma.QueuePair;
@@ -17,9 +14,7 @@ import dev.jrdma.RemoteMemory;
 import dev.jrdma.SendOpcode;
 import dev.jrdma.SendRequest;
 import dev.jrdma.WorkCompletion;
-import java.lang.foreign.MemorySegment;
 import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
 import java.util.EnumSet;
 import java.util.Map;
 
@@ -52,21 +47,16 @@ public final class RdmaRead {
     private static void server(Cli.Options options) throws Exception {
         try (Context context = options.openDevice();
              ServerSocket listener = new ServerSocket(options.port())) {
-            GidEntry gid = context.defaultGid();   // the port and the GID to send from
             ProtectionDomain pd = context.allocateProtectionDomain();
             CompletionQueue cq = context.createCompletionQueue(8);
             QueuePair qp = pd.queuePair(QueuePairType.RC).completionQueue(cq).build();
             // @start region="expose"
             // REMOTE_READ lets peers holding the rkey read this region.
             MemoryRegion exposed = pd.allocate(4096, EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_READ));
-            byte[] bytes = (MESSAGE).getBytes(StandardCharsets.UTF_8);
-
-            MemorySegment.copy(bytes, 0, exposed.segment(), JAVA_BYTE, 0, bytes.length);
-
-            int length = bytes.length;
+            int length = exposed.putString(0, MESSAGE);
             RemoteMemory readable = exposed.remote(0, length);   // offer just the message
             // @end
-            Endpoint local = qp.localEndpoint(gid.port(), gid.index());
+            Endpoint local = qp.localEndpoint();
             System.out.println("server: listening on port " + options.port() + " (device " + context.name() + ")");
 
             try (ControlConnection control = ControlConnection.accept(listener, options.timeout())) {
@@ -86,13 +76,12 @@ public final class RdmaRead {
     private static void client(Cli.Options options) throws Exception {
         try (Context context = options.openDevice();
              ControlConnection control = options.connectToServer()) {
-            GidEntry gid = context.defaultGid();   // the port and the GID to send from
             ProtectionDomain pd = context.allocateProtectionDomain();
             CompletionQueue cq = context.createCompletionQueue(8);
             QueuePair qp = pd.queuePair(QueuePairType.RC).completionQueue(cq).build();
             // The device writes what it reads into this region: LOCAL_WRITE.
             MemoryRegion sink = pd.allocate(4096, EnumSet.of(Access.LOCAL_WRITE));
-            Endpoint local = qp.localEndpoint(gid.port(), gid.index());
+            Endpoint local = qp.localEndpoint();
             qp.connect(control.exchange(local));
             RemoteMemory source = control.receiveRemoteMemory();
             System.out.println("client: the server exposes " + source);
@@ -104,8 +93,7 @@ public final class RdmaRead {
                     .remote(source));       // ...from the server's address, with its rkey
             // The READ's completion means the bytes have landed in our region: safe to look at now.
             WorkCompletion wc = cq.take(new WorkCompletion(), options.timeout()).checkSuccess();
-            String text = new String(sink.segment().asSlice(0, wc.byteLength()).toArray(JAVA_BYTE),
-                    StandardCharsets.UTF_8);
+            String text = sink.getString(0, wc.byteLength());
             // @end
             System.out.println("client: read " + wc.byteLength() + " bytes: \"" + text + "\"");
             control.send(1);   // done: the server may close

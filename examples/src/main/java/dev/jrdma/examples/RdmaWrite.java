@@ -1,14 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma.examples;
 
-import static java.lang.foreign.ValueLayout.JAVA_BYTE;
-
 import dev.jrdma.Access;
 import dev.jrdma.CompletionQueue;
 import dev.jrdma.Context;
 import dev.jrdma.ControlConnection;
 import dev.jrdma.Endpoint;
-import dev.jrdma.GidEntry;
 import dev.jrdma.MemoryRegion;
 import dev.jrdma.PreparedPoll;
 import dev.jrdma.PreparedSend;
@@ -20,9 +17,7 @@ import dev.jrdma.RemoteMemory;
 import dev.jrdma.SendOpcode;
 import dev.jrdma.SendRequest;
 import dev.jrdma.WorkCompletion;
-import java.lang.foreign.MemorySegment;
 import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
 import java.util.EnumSet;
 import java.util.Map;
 
@@ -55,7 +50,6 @@ public final class RdmaWrite {
     private static void server(Cli.Options options) throws Exception {
         try (Context context = options.openDevice();
              ServerSocket listener = new ServerSocket(options.port())) {
-            GidEntry gid = context.defaultGid();   // the port and the GID to send from
             ProtectionDomain pd = context.allocateProtectionDomain();
             CompletionQueue cq = context.createCompletionQueue(8);
             QueuePair qp = pd.queuePair(QueuePairType.RC).completionQueue(cq).build();
@@ -66,8 +60,8 @@ public final class RdmaWrite {
             MemoryRegion target = pd.allocate(4096, EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE));
             // @end
             MemoryRegion inbox = pd.allocate(64, EnumSet.of(Access.LOCAL_WRITE));   // for the "done" SEND
-            Endpoint local = qp.localEndpoint(gid.port(), gid.index());
-            qp.toInit(gid.port());
+            Endpoint local = qp.localEndpoint();
+            qp.toInit();
             qp.post(new ReceiveRequest().wrId(1).sge(inbox));   // before the client can send
             System.out.println("server: listening on port " + options.port() + " (device " + context.name() + ")");
 
@@ -97,25 +91,20 @@ public final class RdmaWrite {
     private static void client(Cli.Options options) throws Exception {
         try (Context context = options.openDevice();
              ControlConnection control = options.connectToServer()) {
-            GidEntry gid = context.defaultGid();   // the port and the GID to send from
             ProtectionDomain pd = context.allocateProtectionDomain();
             CompletionQueue cq = context.createCompletionQueue(8);
             QueuePair qp = pd.queuePair(QueuePairType.RC).completionQueue(cq).build();
             // The source of a WRITE is only read by our device: no access rights beyond the default.
             MemoryRegion source = pd.allocate(4096, EnumSet.of(Access.LOCAL_WRITE));
             // @start region="client-connect"
-            Endpoint local = qp.localEndpoint(gid.port(), gid.index());
+            Endpoint local = qp.localEndpoint();
             qp.connect(control.exchange(local));   // RESET -> INIT -> RTR -> RTS in one call
             RemoteMemory target = control.receiveRemoteMemory();
             // @end
             System.out.println("client: the server exposes " + target);
 
             // @start region="write"
-            byte[] bytes = (MESSAGE).getBytes(StandardCharsets.UTF_8);
-
-            MemorySegment.copy(bytes, 0, source.segment(), JAVA_BYTE, 0, bytes.length);
-
-            int length = bytes.length;
+            int length = source.putString(0, MESSAGE);
             SendRequest write = new SendRequest().wrId(1).opcode(SendOpcode.RDMA_WRITE)
                     .sge(source, 0, length)             // local bytes to write...
                     .remote(target.slice(0, length));   // ...to this address, with this rkey

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma.examples;
 
-import static java.lang.foreign.ValueLayout.JAVA_BYTE;
-
 import dev.jrdma.Access;
 import dev.jrdma.AddressHandle;
 import dev.jrdma.CompletionQueue;
@@ -19,9 +17,7 @@ import dev.jrdma.ReceiveRequest;
 import dev.jrdma.SendRequest;
 import dev.jrdma.WorkCompletion;
 import dev.jrdma.WorkCompletionOpcode;
-import java.lang.foreign.MemorySegment;
 import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
 import java.util.EnumSet;
 import java.util.Map;
 
@@ -63,7 +59,7 @@ public final class UdDatagram {
     /** A UD QP needs no peer for its transitions: RESET -> INIT (with the Q_Key) -> RTR -> RTS. */
     private static QueuePair udQueuePair(ProtectionDomain pd, CompletionQueue cq) {
         QueuePair qp = pd.queuePair(QueuePairType.UD).completionQueue(cq).build();
-        qp.toInit(Context.FIRST_PORT);   // sets ConnectionOptions.DEFAULTS.qkey()
+        qp.toInit();   // sets ConnectionOptions.DEFAULTS.qkey()
         qp.toRtr();
         qp.toRts();
         return qp;
@@ -79,7 +75,7 @@ public final class UdDatagram {
             QueuePair qp = udQueuePair(pd, cq);
             MemoryRegion buffer = pd.allocate(4096, EnumSet.of(Access.LOCAL_WRITE));
             int gidIndex = gid.index();
-            Endpoint local = qp.localEndpoint(gid.port(), gidIndex);
+            Endpoint local = qp.localEndpoint();
             // @start region="receive"
             // A datagram that finds no receive posted is silently dropped, so post first. The
             // buffer must hold the GRH in front of the payload: 40 + up to one MTU.
@@ -94,8 +90,7 @@ public final class UdDatagram {
                 // @start region="server-receive"
                 WorkCompletion wc = cq.take(new WorkCompletion(), options.timeout()).checkSuccess();
                 int payload = wc.byteLength() - GRH;   // byteLength counts the GRH too
-                String text = new String(buffer.segment().asSlice(GRH, payload).toArray(JAVA_BYTE),
-                        StandardCharsets.UTF_8);
+                String text = buffer.getString(GRH, payload);
                 // @end
                 System.out.println("server: received \"" + text + "\" (" + payload + " bytes after the " + GRH
                         + "-byte GRH) from QP 0x" + Integer.toHexString(wc.sourceQpNumber()));
@@ -103,11 +98,7 @@ public final class UdDatagram {
                 // @start region="reply"
                 // The completion names the sender's QPN; the route back comes from its endpoint.
                 AddressHandle toClient = pd.createAddressHandle(client, gid.port(), gidIndex);
-                byte[] bytes = ("ack: " + text).getBytes(StandardCharsets.UTF_8);
-
-                MemorySegment.copy(bytes, 0, buffer.segment(), JAVA_BYTE, 0, bytes.length);
-
-                int length = bytes.length;
+                int length = buffer.putString(0, "ack: " + text);
                 qp.post(new SendRequest().wrId(2).sge(buffer, 0, length)
                         .datagram(toClient, wc.sourceQpNumber(), QKEY));
                 cq.take(wc, options.timeout()).checkSuccess();   // sent: UD never says "received"
@@ -127,7 +118,7 @@ public final class UdDatagram {
             // [0, 2048) for the datagram we send, [2048, 4096) for the answer (GRH + payload).
             MemoryRegion buffer = pd.allocate(4096, EnumSet.of(Access.LOCAL_WRITE));
             int gidIndex = gid.index();
-            Endpoint local = qp.localEndpoint(gid.port(), gidIndex);
+            Endpoint local = qp.localEndpoint();
             qp.post(new ReceiveRequest().wrId(1).sge(buffer, 2048, 2048));   // for the answer
             Endpoint server = control.exchange(local);
 
@@ -136,11 +127,7 @@ public final class UdDatagram {
             // ours); the QPN and Q_Key pick the queue pair there. Any number of destinations may
             // share one UD QP, each with its own address handle.
             AddressHandle toServer = pd.createAddressHandle(server, gid.port(), gidIndex);
-            byte[] bytes = (MESSAGE).getBytes(StandardCharsets.UTF_8);
-
-            MemorySegment.copy(bytes, 0, buffer.segment(), JAVA_BYTE, 0, bytes.length);
-
-            int length = bytes.length;   // at most one MTU
+            int length = buffer.putString(0, MESSAGE);   // at most one MTU
             qp.post(new SendRequest().wrId(2).sge(buffer, 0, length).datagram(toServer, server.qpn(), QKEY));
             // @end
             System.out.println("client: sent \"" + MESSAGE + "\" to QP 0x" + Integer.toHexString(server.qpn()));
@@ -150,8 +137,7 @@ public final class UdDatagram {
             for (int i = 0; i < 2; i++) {   // our send's completion and the answer's, in either order
                 cq.take(wc, options.timeout()).checkSuccess();
                 if (wc.opcode() == WorkCompletionOpcode.RECV) {
-                    answer = new String(buffer.segment().asSlice(2048 + GRH, wc.byteLength() - GRH).toArray(JAVA_BYTE),
-                            StandardCharsets.UTF_8);
+                    answer = buffer.getString(2048 + GRH, wc.byteLength() - GRH);
                 }
             }
             System.out.println("client: received \"" + answer + "\"");

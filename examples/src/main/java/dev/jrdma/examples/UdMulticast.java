@@ -74,7 +74,7 @@ public final class UdMulticast {
             InetAddress address = InetAddress.getByName(GROUP);
             cq = context.createCompletionQueue(datagrams);
             qp = pd.queuePair(QueuePairType.UD).completionQueue(cq).maxWorkRequests(1, datagrams).build();
-            qp.toInit(gid.port());
+            qp.toInit();
             qp.toRtr();
             qp.toRts();
             buffer = pd.allocate((long) datagrams * SLOT, EnumSet.of(Access.LOCAL_WRITE));
@@ -154,7 +154,7 @@ public final class UdMulticast {
     private static void send(Context context, ProtectionDomain pd, GidEntry gid, int datagrams, Cli.Options options) {
         CompletionQueue cq = context.createCompletionQueue(datagrams);
         QueuePair qp = pd.queuePair(QueuePairType.UD).completionQueue(cq).maxWorkRequests(datagrams, 1).build();
-        qp.toInit(gid.port());
+        qp.toInit();
         qp.toRtr();
         qp.toRts();
         MemoryRegion payload = pd.allocate((long) datagrams * Integer.BYTES, EnumSet.of(Access.LOCAL_WRITE));

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma.examples;
 
-import static java.lang.foreign.ValueLayout.JAVA_BYTE;
-
 import dev.jrdma.Access;
 import dev.jrdma.AddressHandle;
 import dev.jrdma.AddressVector;
@@ -23,7 +21,6 @@ import dev.jrdma.WorkCompletionOpcode;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
@@ -61,7 +58,7 @@ public final class UdReply {
 
     private static QueuePair udQueuePair(ProtectionDomain pd, CompletionQueue cq, int depth) {
         QueuePair qp = pd.queuePair(QueuePairType.UD).completionQueue(cq).maxWorkRequests(depth, depth).build();
-        qp.toInit(Context.FIRST_PORT);
+        qp.toInit();
         qp.toRtr();
         qp.toRts();
         return qp;
@@ -80,7 +77,7 @@ public final class UdReply {
             for (int i = 0; i < clients; i++) {
                 qp.post(new ReceiveRequest().wrId(i).sge(buffer, (long) i * SLOT, SLOT));
             }
-            byte[] local = qp.localEndpoint(gid).toBytes();
+            byte[] local = qp.localEndpoint().toBytes();
             System.out.println("server: listening on port " + options.port() + " (device " + context.name()
                     + ", UD QP 0x" + Integer.toHexString(qp.qpNumber()) + ")");
             List<ControlConnection> connections = new ArrayList<>();
@@ -103,15 +100,13 @@ public final class UdReply {
                     // @start region="reply-from-completion"
                     int slot = (int) wc.wrId();
                     MemorySegment grh = buffer.segment().asSlice((long) slot * SLOT, GRH);
-                    String text = new String(buffer.segment().asSlice((long) slot * SLOT + GRH, wc.byteLength() - GRH)
-                            .toArray(JAVA_BYTE), StandardCharsets.UTF_8);
+                    String text = buffer.getString((long) slot * SLOT + GRH, wc.byteLength() - GRH);
                     // Who sent it: the GRH holds the sender's GID, the completion its QPN.
                     AddressVector sender = context.replyAddress(gid.port(), wc, grh);
                     routes[slot] = pd.createAddressHandle(gid.port(), wc, grh);
-                    byte[] reply = ("ack: " + text).getBytes(StandardCharsets.UTF_8);
                     long at = (long) (clients + slot) * SLOT;
-                    MemorySegment.copy(reply, 0, buffer.segment(), JAVA_BYTE, at, reply.length);
-                    qp.post(answer.wrId(clients + slot).sge(buffer, at, reply.length)
+                    int length = buffer.putString(at, "ack: " + text);
+                    qp.post(answer.wrId(clients + slot).sge(buffer, at, length)
                             .datagram(routes[slot], wc.sourceQpNumber(), QKEY));
                     // @end
                     String from = sender.gid().ipv4().map(InetAddress::getHostAddress).orElse(sender.gid().toString());
@@ -134,22 +129,19 @@ public final class UdReply {
             CompletionQueue cq = context.createCompletionQueue(4);
             QueuePair qp = udQueuePair(pd, cq, 1);
             MemoryRegion buffer = pd.allocate(2 * SLOT, EnumSet.of(Access.LOCAL_WRITE));
-            qp.localEndpoint(gid);
             qp.post(new ReceiveRequest().wrId(1).sge(buffer, SLOT, SLOT));
             Endpoint server = Endpoint.fromBytes(control.receiveBytes());
             String message = "hello from QP 0x" + Integer.toHexString(qp.qpNumber());
-            byte[] bytes = message.getBytes(StandardCharsets.UTF_8);
-            MemorySegment.copy(bytes, 0, buffer.segment(), JAVA_BYTE, 0, bytes.length);
+            int length = buffer.putString(0, message);
             AddressHandle toServer = pd.createAddressHandle(server, gid.port(), gid.index());
-            qp.post(new SendRequest().wrId(2).sge(buffer, 0, bytes.length).datagram(toServer, server.qpn(), QKEY));
+            qp.post(new SendRequest().wrId(2).sge(buffer, 0, length).datagram(toServer, server.qpn(), QKEY));
             System.out.println("client: sent \"" + message + "\"");
             WorkCompletion wc = new WorkCompletion();
             String answer = null;
             for (int i = 0; i < 2; i++) {
                 cq.take(wc, options.timeout()).checkSuccess();
                 if (wc.opcode() == WorkCompletionOpcode.RECV) {
-                    answer = new String(buffer.segment().asSlice(SLOT + GRH, wc.byteLength() - GRH).toArray(JAVA_BYTE),
-                            StandardCharsets.UTF_8);
+                    answer = buffer.getString(SLOT + GRH, wc.byteLength() - GRH);
                 }
             }
             System.out.println("client: received \"" + answer + "\"");

@@ -14,6 +14,8 @@ import dev.jrdma.internal.CoreAccess;
 import dev.jrdma.internal.NativeCreator;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
+import java.util.function.Consumer;
+import java.util.function.Function;
 
 /**
  * How an rdma_cm id creates its queue pair ({@code rdma_create_qp}) and shared receive queue
@@ -35,13 +37,13 @@ final class CmCreators {
         if (srq != null && CORE.sharedReceiveQueue(builder) == null && pd == srq.protectionDomain()) {
             builder.sharedReceiveQueue(srq);   // rdma_create_qp gives it id->srq anyway: say so to QueuePair
         }
-        return CORE.createQueuePair(builder, new QueuePairs(id));
+        return CORE.createQueuePair(builder, queuePairs(id));
     }
 
     /** {@link CmId#createSharedReceiveQueue}, once {@code pd} is checked. */
     static SharedReceiveQueue createSharedReceiveQueue(CmId id, ProtectionDomain pd, int maxWorkRequests,
             int maxSges) {
-        return CORE.createSharedReceiveQueue(pd, new SharedReceiveQueues(id), maxWorkRequests, maxSges);
+        return CORE.createSharedReceiveQueue(pd, sharedReceiveQueues(id), maxWorkRequests, maxSges);
     }
 
     /** {@return the first of an id's {@code dependents} of {@code type} (its queue pair, its SRQ), or null} */
@@ -54,55 +56,43 @@ final class CmCreators {
         return null;
     }
 
-    private record QueuePairs(CmId id) implements NativeCreator {
+    /** {@code rdma_create_qp} or {@code rdma_create_srq} on an id: 0 on success, the object then in the id. */
+    private interface CreateOnId {
+        int create(MemorySegment errno, MemorySegment id, MemorySegment pd, MemorySegment initAttr);
+    }
+
+    /**
+     * An object rdma_cm creates on an id and destroys with it: {@code make} fills the id's
+     * pointer, which {@code made} reads; {@code unmake} (given the id's handle without the
+     * open check, as the id may be closing: its dependents close first) also clears it, which
+     * rdma_disconnect would otherwise still use.
+     */
+    private record OnId(CmId id, Verb verb, CreateOnId make, Function<MemorySegment, MemorySegment> made,
+            Consumer<MemorySegment> unmake) implements NativeCreator {
         @Override
         public NativeResource owner() {
-            return id;
-        }
-
-        @Override
-        public Verb verb() {
-            return Verb.RDMA_CREATE_QP;
+            return id.lifetime;
         }
 
         @Override
         public MemorySegment create(MemorySegment errno, MemorySegment pd, MemorySegment initAttr) {
             MemorySegment handle = id.handle();
-            return RdmaCmVerbs.rdma_create_qp(errno, handle, pd, initAttr) == 0
-                    ? rdma_cm_id.qp(handle.reinterpret(rdma_cm_id.layout().byteSize()))
-                    : MemorySegment.NULL;
+            return make.create(errno, handle, pd, initAttr) == 0 ? made.apply(handle) : MemorySegment.NULL;
         }
 
         @Override
         public void destroy() {
-            // Also clears id->qp, which rdma_disconnect would otherwise still use; the id may be
-            // closing (its dependents close first), hence the handle without the open check.
-            rdma_h.rdma_destroy_qp(id.rawHandle());
+            unmake.accept(id.rawHandle());
         }
     }
 
-    private record SharedReceiveQueues(CmId id) implements NativeCreator {
-        @Override
-        public NativeResource owner() {
-            return id;
-        }
+    private static OnId queuePairs(CmId id) {
+        return new OnId(id, Verb.RDMA_CREATE_QP, RdmaCmVerbs::rdma_create_qp,
+                handle -> rdma_cm_id.qp(handle.reinterpret(rdma_cm_id.layout().byteSize())), rdma_h::rdma_destroy_qp);
+    }
 
-        @Override
-        public Verb verb() {
-            return Verb.RDMA_CREATE_SRQ;
-        }
-
-        @Override
-        public MemorySegment create(MemorySegment errno, MemorySegment pd, MemorySegment initAttr) {
-            MemorySegment handle = id.handle();
-            return RdmaCmVerbs.rdma_create_srq(errno, handle, pd, initAttr) == 0
-                    ? rdma_cm_id.srq(handle)
-                    : MemorySegment.NULL;
-        }
-
-        @Override
-        public void destroy() {
-            RdmaCmVerbs.rdma_destroy_srq(id.rawHandle());   // also clears id->srq
-        }
+    private static OnId sharedReceiveQueues(CmId id) {
+        return new OnId(id, Verb.RDMA_CREATE_SRQ, RdmaCmVerbs::rdma_create_srq, rdma_cm_id::srq,
+                RdmaCmVerbs::rdma_destroy_srq);
     }
 }

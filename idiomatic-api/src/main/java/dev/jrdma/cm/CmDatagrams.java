@@ -24,7 +24,7 @@ final class CmDatagrams {
 
     /** Whether {@code id} is a datagram id (port space UDP, UD queue pair). */
     static boolean isDatagram(CmId id) {
-        try (var _ = CORE.hold(id)) {
+        try (var _ = CORE.hold(id.lifetime)) {
             return rdma_cm_id.qp_type(id.rawHandle()) == rdma_h.IBV_QPT_UD();
         }
     }
@@ -34,7 +34,7 @@ final class CmDatagrams {
         if (!isDatagram(id)) {
             throw new IllegalStateException(id + " is not a datagram id: use connect()");
         }
-        try (Arena arena = Arena.ofConfined(); var _ = CORE.hold(id)) {
+        try (Arena arena = Arena.ofConfined(); var _ = CORE.hold(id.lifetime)) {
             MemorySegment errno = Errno.allocate(arena);
             id.check(RdmaCmVerbs.rdma_connect(errno, id.rawHandle(), CmParams.connParam(arena, privateData, null)),
                     Verb.RDMA_CONNECT, errno);

@@ -5,14 +5,12 @@ import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
 import dev.jrdma.Context;
-import dev.jrdma.NativeResource;
 import dev.jrdma.RdmaException;
 import dev.jrdma.Reaches;
 import dev.jrdma.Verb;
 import dev.jrdma.bindings.generated.rdma_h;
 import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.RdmaCmVerbs;
-import dev.jrdma.internal.CoreAccess;
 import dev.jrdma.internal.NativeAccess;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -28,9 +26,7 @@ import java.util.List;
  * <p>{@link #toString()}: {@code rdma_cm devices [rxe0, ...]}.
  */
 @Reaches({"rdma_get_devices", "rdma_free_devices"})
-public final class CmDevices extends NativeResource {
-    private static final CoreAccess CORE = CoreAccess.get();
-
+public final class CmDevices extends CmResource {
     private final MemorySegment list;
     private final List<Context> contexts = new ArrayList<>();
 
@@ -38,7 +34,7 @@ public final class CmDevices extends NativeResource {
         this.list = list;
         MemorySegment array = list.reinterpret(ADDRESS.byteSize() * (count + 1L));
         for (int i = 0; i < count; i++) {
-            contexts.add(CORE.borrowedContext(array.getAtIndex(ADDRESS, i), this));
+            contexts.add(CORE.borrowedContext(array.getAtIndex(ADDRESS, i), lifetime));
         }
     }
 
@@ -72,7 +68,7 @@ public final class CmDevices extends NativeResource {
     }
 
     @Override
-    protected void release() {
+    void release() {
         rdma_h.rdma_free_devices(list);
     }
 

@@ -34,7 +34,7 @@ final class CmEndpoints {
     private CmEndpoints() {}
 
     static CmId create(CmEventChannel channel, AddressInfo info) {
-        try (Arena arena = Arena.ofConfined(); var _ = CORE.hold(channel)) {
+        try (Arena arena = Arena.ofConfined(); var _ = CORE.hold(channel.lifetime)) {
             MemorySegment errno = Errno.allocate(arena);
             MemorySegment out = arena.allocate(ADDRESS);
             // Active: rdma_create_ep resolves the address and route itself, each bounded by 2 s.
@@ -55,7 +55,7 @@ final class CmEndpoints {
     /** Waits, bounded, for a request on passive endpoint {@code listener}'s own channel; then takes it. */
     static ConnectionRequest getRequest(CmId listener, Duration timeout) {
         long deadline = System.nanoTime() + Math.max(0, timeout.toNanos());
-        try (Arena arena = Arena.ofConfined(); var _ = CORE.hold(listener)) {
+        try (Arena arena = Arena.ofConfined(); var _ = CORE.hold(listener.lifetime)) {
             MemorySegment own = rdma_cm_id.channel(listener.handle())
                     .reinterpret(rdma_event_channel.layout().byteSize());
             int fd = rdma_event_channel.fd(own);

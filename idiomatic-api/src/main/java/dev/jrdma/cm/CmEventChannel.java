@@ -4,7 +4,6 @@ package dev.jrdma.cm;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 
-import dev.jrdma.NativeResource;
 import dev.jrdma.RdmaException;
 import dev.jrdma.RdmaTimeoutException;
 import dev.jrdma.Reaches;
@@ -17,7 +16,6 @@ import dev.jrdma.bindings.generated.rdma_h;
 import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.Posix;
 import dev.jrdma.bindings.shim.RdmaCmVerbs;
-import dev.jrdma.internal.CoreAccess;
 import dev.jrdma.internal.NativeAccess;
 import dev.jrdma.internal.Readiness;
 import java.lang.foreign.Arena;
@@ -47,9 +45,7 @@ import java.util.function.BooleanSupplier;
  * 50 ms: it waits in slices), and destroys the channel or id only after they have left.
  */
 @Reaches({"rdma_get_cm_event", "rdma_ack_cm_event"})
-public final class CmEventChannel extends NativeResource {
-    private static final CoreAccess CORE = CoreAccess.get();
-
+public final class CmEventChannel extends CmResource {
     /** An event, copied out of librdmacm before it was acknowledged. */
     record Event(CmEventType type, int status, byte[] privateData, CmId newId, DatagramPeer peer) {}
 
@@ -102,15 +98,20 @@ public final class CmEventChannel extends NativeResource {
             channel = CORE.checkCreated(Verb.RDMA_CREATE_EVENT_CHANNEL, "rdma_cm", errno,
                     RdmaCmVerbs.rdma_create_event_channel(errno));
         }
-        return wrapCreated(channel, rdma_event_channel.layout(), CmEventChannel::new,
-                rdma_h::rdma_destroy_event_channel);
+        MemorySegment handle = channel.reinterpret(rdma_event_channel.layout().byteSize());
+        try {
+            return new CmEventChannel(handle);
+        } catch (RuntimeException e) {
+            rdma_h.rdma_destroy_event_channel(handle);
+            throw e;
+        }
     }
 
     /** {@return a new connection id for reliable connections (port space TCP, RC queue pairs)} */
     @Reaches({"rdma_create_id", "rdma_destroy_id"})
     public CmId createId() {
         // Held: a close() from another thread must not destroy the channel under rdma_create_id.
-        try (var _ = hold(this)) {
+        try (var _ = CORE.hold(lifetime)) {
             return CmId.create(this, rdma_h.RDMA_PS_TCP());
         }
     }
@@ -122,7 +123,7 @@ public final class CmEventChannel extends NativeResource {
      */
     @Reaches("rdma_create_id")
     public CmId createDatagramId() {
-        try (var _ = hold(this)) {
+        try (var _ = CORE.hold(lifetime)) {
             return CmId.create(this, rdma_h.RDMA_PS_UDP());
         }
     }
@@ -201,7 +202,7 @@ public final class CmEventChannel extends NativeResource {
         long deadline = System.nanoTime() + Math.max(0, timeout.toNanos());
         boolean interrupted = false;
         // Held for the whole wait: close() destroys neither the channel nor the id under it.
-        try (var _ = hold(this, id)) {
+        try (var _ = CORE.hold(lifetime, id.lifetime)) {
             lock.lock();
             Waiting self = waiting.computeIfAbsent(idAddress, k -> new Waiting());
             self.threads++;
@@ -369,13 +370,13 @@ public final class CmEventChannel extends NativeResource {
     }
 
     @Override
-    protected void closing() {
+    void closing() {
         wakeWaiters();
     }
 
-    @Override
     @Reaches("rdma_destroy_event_channel")
-    protected void release() {
+    @Override
+    void release() {
         rdma_h.rdma_destroy_event_channel(handle);
     }
 

@@ -4,7 +4,6 @@ package dev.jrdma.cm;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 
 import dev.jrdma.Context;
-import dev.jrdma.NativeResource;
 import dev.jrdma.ProtectionDomain;
 import dev.jrdma.QueuePair;
 import dev.jrdma.RdmaException;
@@ -18,7 +17,6 @@ import dev.jrdma.bindings.generated.rdma_h;
 import dev.jrdma.bindings.generated.rdma_route;
 import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.RdmaCmVerbs;
-import dev.jrdma.internal.CoreAccess;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
@@ -40,9 +38,7 @@ import java.util.List;
  * context, on which the protection domain, completion queues and memory regions for this
  * connection are created; they are closed with the id. Not thread-safe.
  */
-public final class CmId extends NativeResource {
-    private static final CoreAccess CORE = CoreAccess.get();
-
+public final class CmId extends CmResource {
     /** Where this id's events arrive; another channel after {@link #migrate}. */
     private volatile CmEventChannel channel;
     private final MemorySegment handle;
@@ -60,7 +56,7 @@ public final class CmId extends NativeResource {
         this.handle = handle.reinterpret(rdma_cm_id.layout().byteSize());
         channel.register(this, handle.address());
         try {
-            dependOn(channel);
+            CORE.dependOn(lifetime, channel.lifetime);
         } catch (RuntimeException e) {
             channel.unregister(handle.address());
             throw e;
@@ -144,7 +140,7 @@ public final class CmId extends NativeResource {
      */
     @Reaches("rdma_resolve_addr")
     public void resolveAddress(InetSocketAddress destination, Duration timeout) {
-        try (Arena arena = Arena.ofConfined(); var _ = hold(this)) {
+        try (Arena arena = Arena.ofConfined(); var _ = CORE.hold(lifetime)) {
             MemorySegment errno = Errno.allocate(arena);
             check(RdmaCmVerbs.rdma_resolve_addr(errno, handle, MemorySegment.NULL,
                     SocketAddresses.encode(arena, destination), CmParams.timeoutMillis(timeout)),
@@ -161,7 +157,7 @@ public final class CmId extends NativeResource {
      */
     @Reaches("rdma_resolve_route")
     public void resolveRoute(Duration timeout) {
-        try (Arena arena = Arena.ofConfined(); var _ = hold(this)) {
+        try (Arena arena = Arena.ofConfined(); var _ = CORE.hold(lifetime)) {
             MemorySegment errno = Errno.allocate(arena);
             check(RdmaCmVerbs.rdma_resolve_route(errno, handle, CmParams.timeoutMillis(timeout)),
                     Verb.RDMA_RESOLVE_ROUTE, errno);
@@ -176,7 +172,7 @@ public final class CmId extends NativeResource {
      */
     @Reaches("rdma_bind_addr")
     public void bind(InetSocketAddress local) {
-        try (Arena arena = Arena.ofConfined(); var _ = hold(this)) {
+        try (Arena arena = Arena.ofConfined(); var _ = CORE.hold(lifetime)) {
             MemorySegment errno = Errno.allocate(arena);
             check(RdmaCmVerbs.rdma_bind_addr(errno, handle, SocketAddresses.encode(arena, local)),
                     Verb.RDMA_BIND_ADDR, errno);
@@ -186,7 +182,7 @@ public final class CmId extends NativeResource {
     /** {@return the local port the id is bound to} */
     @Reaches("rdma_get_src_port")
     public int localPort() {
-        try (var _ = hold(this)) {
+        try (var _ = CORE.hold(lifetime)) {
             return Short.toUnsignedInt(Short.reverseBytes(rdma_h.rdma_get_src_port(handle)));
         }
     }
@@ -197,7 +193,7 @@ public final class CmId extends NativeResource {
      */
     @Reaches({"rdma_get_local_addr", "rdma_get_src_port"})
     public InetSocketAddress localAddress() {
-        try (var _ = hold(this)) {
+        try (var _ = CORE.hold(lifetime)) {
             // rdma_get_local_addr is static inline: &id->route.addr.src_addr.
             return SocketAddresses.withPort(rdma_addr.src_addr(rdma_route.addr(rdma_cm_id.route(handle))),
                     rdma_h.rdma_get_src_port(handle));
@@ -210,7 +206,7 @@ public final class CmId extends NativeResource {
      */
     @Reaches({"rdma_get_peer_addr", "rdma_get_dst_port"})
     public InetSocketAddress peerAddress() {
-        try (var _ = hold(this)) {
+        try (var _ = CORE.hold(lifetime)) {
             // rdma_get_peer_addr is static inline: &id->route.addr.dst_addr.
             return SocketAddresses.withPort(rdma_addr.dst_addr(rdma_route.addr(rdma_cm_id.route(handle))),
                     rdma_h.rdma_get_dst_port(handle));
@@ -244,7 +240,7 @@ public final class CmId extends NativeResource {
         if (target == from) {
             return;
         }
-        try (Arena arena = Arena.ofConfined(); var _ = hold(this, from, target)) {
+        try (Arena arena = Arena.ofConfined(); var _ = CORE.hold(lifetime, from.lifetime, target.lifetime)) {
             MemorySegment errno = Errno.allocate(arena);
             // Registered first: the old channel's reader may be about to hand this id an event.
             target.register(this, handle.address(), List.of());
@@ -255,7 +251,7 @@ public final class CmId extends NativeResource {
             // The kernel moved the unread events; those the old channel read but nobody took follow.
             target.register(this, handle.address(), from.unregisterMigrating(handle.address()));
             channel = target;
-            moveOwner(from, target);
+            CORE.moveOwner(lifetime, from.lifetime, target.lifetime);
         }
     }
 
@@ -266,7 +262,7 @@ public final class CmId extends NativeResource {
      */
     @Reaches("rdma_listen")
     public void listen(int backlog) {
-        try (Arena arena = Arena.ofConfined(); var _ = hold(this)) {
+        try (Arena arena = Arena.ofConfined(); var _ = CORE.hold(lifetime)) {
             MemorySegment errno = Errno.allocate(arena);
             check(RdmaCmVerbs.rdma_listen(errno, handle, backlog), Verb.RDMA_LISTEN, errno);
         }
@@ -299,13 +295,13 @@ public final class CmId extends NativeResource {
     public Context context() {
         if (context == null || context.isClosed()) {
             MemorySegment verbs;
-            try (var _ = hold(this)) {
+            try (var _ = CORE.hold(lifetime)) {
                 verbs = rdma_cm_id.verbs(handle);
             }
             if (verbs.address() == 0) {
                 throw new IllegalStateException(this + " has no device yet: resolve an address first");
             }
-            context = CORE.borrowedContext(verbs, this);
+            context = CORE.borrowedContext(verbs, lifetime);
         }
         return context;
     }
@@ -333,7 +329,7 @@ public final class CmId extends NativeResource {
      */
     @Reaches("rdma_connect")
     public byte[] connect(byte[] privateData, Duration timeout) {
-        try (Arena arena = Arena.ofConfined(); var _ = hold(this)) {
+        try (Arena arena = Arena.ofConfined(); var _ = CORE.hold(lifetime)) {
             MemorySegment errno = Errno.allocate(arena);
             check(RdmaCmVerbs.rdma_connect(errno, handle, CmParams.connParam(arena, privateData, null)),
                     Verb.RDMA_CONNECT, errno);
@@ -353,7 +349,7 @@ public final class CmId extends NativeResource {
      */
     @Reaches("rdma_accept")
     public void accept(byte[] privateData, Duration timeout) {
-        try (Arena arena = Arena.ofConfined(); var _ = hold(this)) {
+        try (Arena arena = Arena.ofConfined(); var _ = CORE.hold(lifetime)) {
             MemorySegment errno = Errno.allocate(arena);
             check(RdmaCmVerbs.rdma_accept(errno, handle, CmParams.connParam(arena, privateData, null)),
                     Verb.RDMA_ACCEPT, errno);
@@ -373,7 +369,7 @@ public final class CmId extends NativeResource {
      */
     @Reaches("rdma_reject")
     public void reject(byte[] privateData) {
-        try (Arena arena = Arena.ofConfined(); var _ = hold(this)) {
+        try (Arena arena = Arena.ofConfined(); var _ = CORE.hold(lifetime)) {
             MemorySegment errno = Errno.allocate(arena);
             MemorySegment data = CmParams.privateData(arena, privateData);
             check(RdmaCmVerbs.rdma_reject(errno, handle, data, (byte) privateData.length), Verb.RDMA_REJECT, errno);
@@ -387,7 +383,7 @@ public final class CmId extends NativeResource {
      */
     @Reaches("rdma_disconnect")
     public void disconnect(Duration timeout) {
-        try (Arena arena = Arena.ofConfined(); var _ = hold(this)) {
+        try (Arena arena = Arena.ofConfined(); var _ = CORE.hold(lifetime)) {
             MemorySegment errno = Errno.allocate(arena);
             check(RdmaCmVerbs.rdma_disconnect(errno, handle), Verb.RDMA_DISCONNECT, errno);
         }
@@ -409,7 +405,7 @@ public final class CmId extends NativeResource {
 
     /** The queue pair created on this id, or null. */
     QueuePair queuePair() {
-        return CmCreators.dependent(dependents(), QueuePair.class);
+        return CmCreators.dependent(CORE.dependents(lifetime), QueuePair.class);
     }
 
     private void refreshQueuePair() {
@@ -462,17 +458,17 @@ public final class CmId extends NativeResource {
 
     /** The shared receive queue created on this id, or null. */
     SharedReceiveQueue sharedReceiveQueue() {
-        return CmCreators.dependent(dependents(), SharedReceiveQueue.class);
+        return CmCreators.dependent(CORE.dependents(lifetime), SharedReceiveQueue.class);
     }
 
     @Override
-    protected void closing() {
+    void closing() {
         channel.wakeWaiters();   // a thread waiting for this id's event leaves, and close() can go on
     }
 
-    @Override
     @Reaches("rdma_destroy_id")
-    protected void release() {
+    @Override
+    void release() {
         channel.unregister(handle.address());
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment errno = Errno.allocate(arena);

@@ -69,7 +69,7 @@ public final class CmOption<T> {
 
     /** {@link CmId#setOption}: {@code rdma_set_option} of this option on {@code id}. */
     void set(CmId id, T value) {
-        try (Arena arena = Arena.ofConfined(); var _ = CORE.hold(id)) {
+        try (Arena arena = Arena.ofConfined(); var _ = CORE.hold(id.lifetime)) {
             MemorySegment c = encode(arena, value);
             MemorySegment errno = Errno.allocate(arena);
             if (RdmaCmVerbs.rdma_set_option(errno, id.rawHandle(), level, optname, c, c.byteSize()) != 0) {

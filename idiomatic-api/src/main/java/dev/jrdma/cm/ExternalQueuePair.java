@@ -4,7 +4,7 @@ package dev.jrdma.cm;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
 import dev.jrdma.AsyncEventType;
-import dev.jrdma.EceParameters;
+import dev.jrdma.Ece;
 import dev.jrdma.NativeResource;
 import dev.jrdma.QueuePair;
 import dev.jrdma.QueuePairState;
@@ -82,7 +82,7 @@ public final class ExternalQueuePair {
      */
     @Reaches("rdma_init_qp_attr")
     public void moveTo(QueuePairState target) {
-        try (Arena arena = Arena.ofConfined(); var _ = CORE.hold(id, qp)) {
+        try (Arena arena = Arena.ofConfined(); var _ = CORE.hold(id.lifetime, qp)) {
             MemorySegment attr = arena.allocate(ibv_qp_attr.layout());
             ibv_qp_attr.qp_state(attr, CORE.value(target));
             MemorySegment mask = arena.allocate(JAVA_INT);
@@ -106,7 +106,7 @@ public final class ExternalQueuePair {
      */
     @Reaches("rdma_connect")
     public byte[] requestConnection(byte[] privateData, Duration timeout) {
-        try (Arena arena = Arena.ofConfined(); var _ = CORE.hold(id)) {
+        try (Arena arena = Arena.ofConfined(); var _ = CORE.hold(id.lifetime)) {
             MemorySegment errno = Errno.allocate(arena);
             id.check(RdmaCmVerbs.rdma_connect(errno, id.handle(), CmParams.connParam(arena, privateData, qp)),
                     Verb.RDMA_CONNECT, errno);
@@ -120,7 +120,7 @@ public final class ExternalQueuePair {
      */
     @Reaches("rdma_establish")
     public void establish() {
-        try (Arena arena = Arena.ofConfined(); var _ = CORE.hold(id)) {
+        try (Arena arena = Arena.ofConfined(); var _ = CORE.hold(id.lifetime)) {
             MemorySegment errno = Errno.allocate(arena);
             id.check(RdmaCmVerbs.rdma_establish(errno, id.handle()), Verb.RDMA_ESTABLISH, errno);
         }
@@ -134,7 +134,7 @@ public final class ExternalQueuePair {
      */
     @Reaches("rdma_accept")
     public void accept(byte[] privateData) {
-        try (Arena arena = Arena.ofConfined(); var _ = CORE.hold(id)) {
+        try (Arena arena = Arena.ofConfined(); var _ = CORE.hold(id.lifetime)) {
             MemorySegment errno = Errno.allocate(arena);
             id.check(RdmaCmVerbs.rdma_accept(errno, id.handle(), CmParams.connParam(arena, privateData, qp)),
                     Verb.RDMA_ACCEPT, errno);
@@ -160,7 +160,7 @@ public final class ExternalQueuePair {
      */
     @Reaches("rdma_notify")
     public void notify(AsyncEventType event) {
-        try (Arena arena = Arena.ofConfined(); var _ = CORE.hold(id)) {
+        try (Arena arena = Arena.ofConfined(); var _ = CORE.hold(id.lifetime)) {
             MemorySegment errno = Errno.allocate(arena);
             if (RdmaCmVerbs.rdma_notify(errno, id.handle(), event.ordinal()) != 0) {
                 throw CORE.exception(Verb.RDMA_NOTIFY, id, Errno.get(errno), event.name());
@@ -175,8 +175,8 @@ public final class ExternalQueuePair {
      * @param ece the vendor id (not 0) and options
      */
     @Reaches("rdma_set_local_ece")
-    public void setLocalEce(EceParameters ece) {
-        try (Arena arena = Arena.ofConfined(); var _ = CORE.hold(id)) {
+    public void setLocalEce(Ece ece) {
+        try (Arena arena = Arena.ofConfined(); var _ = CORE.hold(id.lifetime)) {
             MemorySegment c = arena.allocate(ibv_ece.layout());
             ibv_ece.vendor_id(c, ece.vendorId());
             ibv_ece.options(c, ece.options());
@@ -190,15 +190,15 @@ public final class ExternalQueuePair {
     /**
      * {@return the ECE options the peer sent ({@code rdma_get_remote_ece})}: on a connect
      * request's id, the client's; after {@link #requestConnection}, the server's answer;
-     * {@link EceParameters#NONE} when it sent none
+     * {@link Ece#NONE} when it sent none
      */
     @Reaches("rdma_get_remote_ece")
-    public EceParameters remoteEce() {
-        try (Arena arena = Arena.ofConfined(); var _ = CORE.hold(id)) {
+    public Ece remoteEce() {
+        try (Arena arena = Arena.ofConfined(); var _ = CORE.hold(id.lifetime)) {
             MemorySegment c = arena.allocate(ibv_ece.layout());
             MemorySegment errno = Errno.allocate(arena);
             id.check(RdmaCmVerbs.rdma_get_remote_ece(errno, id.handle(), c), Verb.RDMA_GET_REMOTE_ECE, errno);
-            return new EceParameters(ibv_ece.vendor_id(c), ibv_ece.options(c));
+            return new Ece(ibv_ece.vendor_id(c), ibv_ece.options(c));
         }
     }
 
@@ -211,7 +211,7 @@ public final class ExternalQueuePair {
      */
     @Reaches("rdma_reject_ece")
     public void rejectEce(byte[] privateData) {
-        try (Arena arena = Arena.ofConfined(); var _ = CORE.hold(id)) {
+        try (Arena arena = Arena.ofConfined(); var _ = CORE.hold(id.lifetime)) {
             MemorySegment errno = Errno.allocate(arena);
             MemorySegment data = CmParams.privateData(arena, privateData);
             id.check(RdmaCmVerbs.rdma_reject_ece(errno, id.handle(), data, (byte) privateData.length),
@@ -227,7 +227,7 @@ public final class ExternalQueuePair {
 
     /** Whether {@code id} has a queue pair of its own (then rdma_cm drives it). */
     private static boolean hasOwnQueuePair(CmId id) {
-        try (var _ = CORE.hold(id)) {
+        try (var _ = CORE.hold(id.lifetime)) {
             return rdma_cm_id.qp(id.handle()).address() != 0;
         }
     }

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma.cm;
 
-import dev.jrdma.NativeResource;
 import dev.jrdma.QueuePair;
 import dev.jrdma.Reaches;
 import dev.jrdma.Verb;
@@ -9,7 +8,6 @@ import dev.jrdma.bindings.generated.rdma_cm_join_mc_attr_ex;
 import dev.jrdma.bindings.generated.rdma_h;
 import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.RdmaCmVerbs;
-import dev.jrdma.internal.CoreAccess;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
@@ -26,9 +24,7 @@ import java.time.Duration;
  * <p>{@link #toString()}: {@code multicast group <address> joined by <id>}.
  */
 @Reaches("rdma_leave_multicast")
-public final class MulticastJoin extends NativeResource {
-    private static final CoreAccess CORE = CoreAccess.get();
-
+public final class MulticastJoin extends CmResource {
     /** How an id joins a group ({@code RDMA_MC_JOIN_FLAG_*}). */
     public enum JoinType {
         /** Sends to and receives from the group: the id's queue pair is attached. */
@@ -54,7 +50,7 @@ public final class MulticastJoin extends NativeResource {
      * attached to a group (EBUSY).
      */
     private MulticastJoin(CmId id, QueuePair qp, InetAddress group, JoinType type, DatagramPeer destination) {
-        super(id, qp);
+        super(id.lifetime, qp);
         this.id = id;
         this.group = group;
         this.type = type;
@@ -96,7 +92,7 @@ public final class MulticastJoin extends NativeResource {
         if (!group.isMulticastAddress()) {
             throw new IllegalArgumentException(group + " is not a multicast address");
         }
-        try (Arena arena = Arena.ofConfined(); var _ = hold(id)) {
+        try (Arena arena = Arena.ofConfined(); var _ = CORE.hold(id.lifetime)) {
             MemorySegment address = SocketAddresses.encode(arena, new InetSocketAddress(group, 0));
             MemorySegment errno = Errno.allocate(arena);
             int rc;
@@ -153,7 +149,7 @@ public final class MulticastJoin extends NativeResource {
     }
 
     @Override
-    protected void release() {
+    void release() {
         int errno = leave(id, group);
         if (errno != 0) {
             throw CORE.exception(Verb.RDMA_LEAVE_MULTICAST, this, errno);

@@ -15,6 +15,8 @@
  * </pre>
  * The queue pairs and shared receive queues an id creates are the verbs' own types, owned by the
  * id: closing the id closes them ({@code rdma_destroy_qp}, {@code rdma_destroy_srq}). This
- * package uses {@link dev.jrdma}; {@link dev.jrdma} does not use it.
+ * package uses {@link dev.jrdma}; {@link dev.jrdma} does not use it, nor name it in its code:
+ * these resources take part in the lifetime rules by composition, through the module's
+ * internal bridge.
  */
 package dev.jrdma.cm;

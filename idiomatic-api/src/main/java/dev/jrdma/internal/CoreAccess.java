@@ -80,6 +80,21 @@ public interface CoreAccess {
     /** {@return the native object of a core resource for a verb call; IllegalStateException once it is closed} */
     MemorySegment handle(NativeResource resource);
 
+    /**
+     * {@return a new resource whose lifetime {@code host} gives its release to: it registers with
+     * {@code owners} (nulls and repeats ignored) as any resource does}
+     */
+    NativeResource lifetime(ResourceHost host, NativeResource... owners);
+
+    /** Throws IllegalStateException naming {@code resource} if it is closed. */
+    void checkOpen(NativeResource resource);
+
+    /** Makes {@code resource} depend on {@code owner} from now on: closing the owner closes it first. */
+    void dependOn(NativeResource resource, NativeResource owner);
+
+    /** Moves {@code resource} from owner {@code from} to owner {@code to} (an rdma_cm id migrated to another channel). */
+    void moveOwner(NativeResource resource, NativeResource from, NativeResource to);
+
     /** {@return the open dependents of {@code resource}, oldest first} */
     List<NativeResource> dependents(NativeResource resource);
 

@@ -28,38 +28,20 @@ import java.lang.foreign.MemorySegment;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** An rdma_cm id's addresses, rdma_cm's device list, and the options of rdma_set_option. */
 @DeviceTest
 @EveryKernel
-class CmAddressDeviceTest {
+class CmAddressDeviceTest extends CmTwoChannels {
     /** The handles below are the core's own: the test reaches them as dev.jrdma.cm does. */
     private static final CoreAccess CORE = CoreAccess.get();
-    private static final Duration TIMEOUT = TestDevices.TIMEOUT;
     private static final int EADDRINUSE = 98;
     /** What the kernel's cma_check_port answers when either of two conflicting binds is a wildcard. */
     private static final int EADDRNOTAVAIL = 99;
-    private CmEventChannel serverChannel;
-    private CmEventChannel clientChannel;
-
-    @BeforeEach
-    void openChannels() {
-        serverChannel = CmEventChannel.create();
-        clientChannel = CmEventChannel.create();
-    }
-
-    @AfterEach
-    void closeChannels() {
-        clientChannel.close();
-        serverChannel.close();
-    }
 
     /** An RC queue pair of rdma_cm's on {@code id}. */
     private static QueuePair queuePair(CmId id) {

@@ -26,37 +26,19 @@ import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** Datagram ids (port space UDP): a UD peer resolved by rdma_cm, and multicast groups. */
 @DeviceTest
 @EveryKernel
-class CmDatagramDeviceTest {
-    private static final Duration TIMEOUT = TestDevices.TIMEOUT;
+class CmDatagramDeviceTest extends CmTwoChannels {
     /** A UD receive starts with the 40-byte GRH area. */
     private static final int GRH = 40;
     private static final int DATAGRAMS = 3;
-    private CmEventChannel serverChannel;
-    private CmEventChannel clientChannel;
-
-    @BeforeEach
-    void openChannels() {
-        serverChannel = CmEventChannel.create();
-        clientChannel = CmEventChannel.create();
-    }
-
-    @AfterEach
-    void closeChannels() {
-        clientChannel.close();
-        serverChannel.close();
-    }
 
     private static String text(MemoryRegion mr, long offset, int length) {
         return new String(mr.segment().asSlice(offset, length).toArray(JAVA_BYTE), StandardCharsets.US_ASCII);

@@ -26,13 +26,10 @@ import java.net.Inet4Address;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -41,27 +38,7 @@ import org.junit.jupiter.api.Test;
  */
 @DeviceTest
 @EveryKernel
-class CmEndpointDeviceTest {
-    private static final Duration TIMEOUT = TestDevices.TIMEOUT;
-    private CmEventChannel serverChannel;
-    private CmEventChannel clientChannel;
-
-    @BeforeEach
-    void openChannels() {
-        serverChannel = CmEventChannel.create();
-        clientChannel = CmEventChannel.create();
-    }
-
-    @AfterEach
-    void closeChannels() {
-        clientChannel.close();
-        serverChannel.close();
-    }
-
-    private static byte[] bytes(String s) {
-        return s.getBytes(StandardCharsets.US_ASCII);
-    }
-
+class CmEndpointDeviceTest extends CmTwoChannels {
     private static String text(MemorySegment segment, int length) {
         return new String(segment.asSlice(0, length).toArray(JAVA_BYTE), StandardCharsets.US_ASCII);
     }

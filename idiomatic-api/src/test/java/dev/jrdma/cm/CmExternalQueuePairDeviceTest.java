@@ -10,7 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.jrdma.AsyncEventType;
 import dev.jrdma.CompletionQueue;
-import dev.jrdma.EceParameters;
+import dev.jrdma.Ece;
 import dev.jrdma.MemoryRegion;
 import dev.jrdma.ProtectionDomain;
 import dev.jrdma.QueuePair;
@@ -28,13 +28,10 @@ import dev.jrdma.testing.Exercises;
 import java.lang.foreign.MemorySegment;
 import java.net.Inet4Address;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -44,28 +41,9 @@ import org.junit.jupiter.api.Test;
  */
 @DeviceTest
 @EveryKernel
-class CmExternalQueuePairDeviceTest {
-    private static final Duration TIMEOUT = TestDevices.TIMEOUT;
+class CmExternalQueuePairDeviceTest extends CmTwoChannels {
     /** IB CM's reject reason 35, CM_REJ_VENDOR_OPTION_NOT_SUPPORTED, which rdma_reject_ece sends. */
     private static final int VENDOR_OPTION_NOT_SUPPORTED = 35;
-    private CmEventChannel serverChannel;
-    private CmEventChannel clientChannel;
-
-    @BeforeEach
-    void openChannels() {
-        serverChannel = CmEventChannel.create();
-        clientChannel = CmEventChannel.create();
-    }
-
-    @AfterEach
-    void closeChannels() {
-        clientChannel.close();
-        serverChannel.close();
-    }
-
-    private static byte[] bytes(String s) {
-        return s.getBytes(StandardCharsets.US_ASCII);
-    }
 
     /** A queue pair the application creates with ibv_create_qp on {@code id}'s device, in RESET. */
     private static QueuePair ownQueuePair(CmId id) {
@@ -137,17 +115,17 @@ class CmExternalQueuePairDeviceTest {
     void eceOptionsReachTheServerWhichCanRejectThem() throws Exception {
         Inet4Address address = TestDevices.ipv4Address();
         CmId listener = CmTestIds.listen(serverChannel, address, 1);
-        CompletableFuture<EceParameters> server = CompletableFuture.supplyAsync(() -> {
+        CompletableFuture<Ece> server = CompletableFuture.supplyAsync(() -> {
             CmId id = listener.awaitConnectRequest(TIMEOUT).id();
             ExternalQueuePair connection = ExternalQueuePair.of(id, ownQueuePair(id));
-            EceParameters offered = connection.remoteEce();
+            Ece offered = connection.remoteEce();
             connection.rejectEce(bytes("no ece"));
             return offered;
         });
         CmId client = CmTestIds.resolvedClient(clientChannel, address, listener.localPort());
         ExternalQueuePair connection = ExternalQueuePair.of(client, ownQueuePair(client));
         connection.moveTo(QueuePairState.INIT);
-        EceParameters ece = new EceParameters(0x02c9, 0x5);
+        Ece ece = new Ece(0x02c9, 0x5);
         connection.setLocalEce(ece);
         RdmaException e = assertThrows(RdmaException.class,
                 () -> connection.requestConnection(bytes("ece"), TIMEOUT));
@@ -155,7 +133,7 @@ class CmExternalQueuePairDeviceTest {
         assertEquals(VENDOR_OPTION_NOT_SUPPORTED, e.errno(), e.getMessage());
         assertEquals(ece, server.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS));
         RdmaException invalid = assertThrows(RdmaException.class,
-                () -> connection.setLocalEce(new EceParameters(0, 1)));
+                () -> connection.setLocalEce(new Ece(0, 1)));
         assertEquals(Verb.RDMA_SET_LOCAL_ECE, invalid.verb());
     }
 

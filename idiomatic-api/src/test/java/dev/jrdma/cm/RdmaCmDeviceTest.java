@@ -30,35 +30,12 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** A client and a server connected through rdma_cm on the test device's IPv4 address. */
 @DeviceTest
 @EveryKernel
-class RdmaCmDeviceTest {
-    private static final Duration TIMEOUT = TestDevices.TIMEOUT;
-    private CmEventChannel serverChannel;
-    private CmEventChannel clientChannel;
-
-    @BeforeEach
-    void openChannels() {
-        serverChannel = CmEventChannel.create();
-        clientChannel = CmEventChannel.create();
-    }
-
-    /** Closing a channel closes every id on it, with its QP and context view. */
-    @AfterEach
-    void closeChannels() {
-        clientChannel.close();
-        serverChannel.close();
-    }
-
-    private static byte[] bytes(String s) {
-        return s.getBytes(StandardCharsets.US_ASCII);
-    }
-
+class RdmaCmDeviceTest extends CmTwoChannels {
     /** Server side of one connection: accept, receive one message, wait for the disconnect. */
     private static String serve(CmId listener) {
         ConnectionRequest request = listener.awaitConnectRequest(TIMEOUT);

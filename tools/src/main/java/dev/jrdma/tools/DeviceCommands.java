@@ -13,6 +13,7 @@ import dev.jrdma.Rdma;
 import dev.jrdma.RdmaDevice;
 import dev.jrdma.TransportType;
 import dev.jrdma.tools.runner.ExitCode;
+import dev.jrdma.tools.runner.NoDevice;
 import dev.jrdma.tools.runner.PerftestRunner;
 import java.io.PrintWriter;
 import java.util.List;
@@ -36,8 +37,14 @@ final class DeviceCommands {
 
         @Override
         public Integer call() {
+            List<RdmaDevice> devices = Rdma.devices();
+            if (devices.isEmpty()) {
+                // ibv_devices prints its header alone; a first user needs to be told what to do.
+                spec.commandLine().getErr().println(spec.qualifiedName() + ": " + NoDevice.MESSAGE);
+                return ExitCode.FAILURE;
+            }
             PrintWriter out = spec.commandLine().getOut();
-            out.print(devicesText(Rdma.devices()));
+            out.print(devicesText(devices));
             out.flush();
             return 0;
         }
@@ -84,7 +91,7 @@ final class DeviceCommands {
                 devices = List.of(found);
             }
             if (devices.isEmpty()) {
-                spec.commandLine().getErr().println(spec.qualifiedName() + ": no RDMA devices found");
+                spec.commandLine().getErr().println(spec.qualifiedName() + ": " + NoDevice.MESSAGE);
                 return ExitCode.FAILURE;
             }
             PrintWriter out = spec.commandLine().getOut();

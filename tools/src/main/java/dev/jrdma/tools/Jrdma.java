@@ -17,6 +17,13 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "jrdma", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         description = "RDMA verbs from Java: perftest-compatible tests and device tools.",
+        exitCodeListHeading = "%nExit status:%n",
+        exitCodeList = {
+            "0:Success.",
+            "1:Failure: the device, the peer or a timeout, or a result below --limit_bw/--limit_msgrate; one line on "
+                + "stderr says which.",
+            "2:Usage error: an unknown, malformed or refused option or argument; one line on stderr names it.",
+        },
         subcommands = {
             PerftestCommands.SendLat.class, PerftestCommands.SendBw.class,
             PerftestCommands.WriteLat.class, PerftestCommands.WriteBw.class,
@@ -43,7 +50,7 @@ public final class Jrdma implements java.util.concurrent.Callable<Integer> {
         cl.setCaseInsensitiveEnumValuesAllowed(false);
         cl.setParameterExceptionHandler((ex, args) -> {
             CommandLine c = ex.getCommandLine();
-            c.getErr().println(qualifiedName(c) + ": " + oneLine(ex.getMessage()) + " (see '"
+            c.getErr().println(qualifiedName(c) + ": " + oneLine(ex.getMessage()) + suggestion(ex) + " (see '"
                     + qualifiedName(c) + " --help')");
             c.getErr().flush();
             return ExitCode.USAGE;
@@ -53,10 +60,12 @@ public final class Jrdma implements java.util.concurrent.Callable<Integer> {
             c.getErr().flush();
             return ExitCode.FAILURE;
         });
-        // Give each test its own defaults (perftest's per-binary DEF_* values), also in --help.
+        // Give each test its own defaults (perftest's per-binary DEF_* values), also in --help,
+        // and perftest's options for hardware jrdma cannot use.
         for (CommandLine sub : cl.getSubcommands().values()) {
             if (sub.getCommand() instanceof PerftestCommands.Base b) {
                 sub.setDefaultValueProvider(new PerftestOptions.Defaults(b.kind()));
+                RefusedOptions.addTo(sub.getCommandSpec());
             }
         }
         return cl;
@@ -87,6 +96,20 @@ public final class Jrdma implements java.util.concurrent.Callable<Integer> {
 
     private static String qualifiedName(CommandLine c) {
         return c.getCommandSpec().qualifiedName();
+    }
+
+    /**
+     * picocli's "Did you mean ...?" for a mistyped command or option, in the one line: picocli
+     * prints it only from its own handler (UnmatchedArgumentException.printSuggestions), which
+     * this one replaces.
+     */
+    static String suggestion(CommandLine.ParameterException ex) {
+        if (!(ex instanceof CommandLine.UnmatchedArgumentException u) || u.getSuggestions().isEmpty()) {
+            return "";
+        }
+        String prefix = u.isUnknownOption() ? "" : qualifiedName(u.getCommandLine()) + " ";
+        return ". Did you mean: " + String.join(" or ", u.getSuggestions().stream().map(s -> prefix + s).toList())
+                + "?";
     }
 
     private static String describe(Exception ex) {

@@ -79,56 +79,6 @@ final class PerftestCommands {
 
         abstract TestKind kind();
 
-        BandwidthOptions bandwidth() {
-            return null;
-        }
-
-        SendOptions send() {
-            return null;
-        }
-
-        EventOptions events() {
-            return null;
-        }
-
-        InlineOptions inline() {
-            return null;
-        }
-
-        OutstandingOptions outstanding() {
-            return null;
-        }
-
-        AtomicOptions atomic() {
-            return null;
-        }
-
-        /** -g/-M (send tests), --connectionless (send-bw), -O (BW tests): null where not offered. */
-        AddressOptions.Multicast multicast() {
-            return null;
-        }
-
-        AddressOptions.Connectionless connectionless() {
-            return null;
-        }
-
-        AddressOptions.DualPort dualPort() {
-            return null;
-        }
-
-        PostOptions.Lists postLists() {
-            return null;
-        }
-
-        PostOptions.Srq srq() {
-            return null;
-        }
-
-        /** -X: the tests that offer it (perftest: every verb but write). */
-        CompletionVectorOption vector() {
-            return null;
-        }
-
         @Override
         public Integer call() throws Exception {
             PerftestSettings settings = settings();   // usage errors first, exit code 2
@@ -146,8 +96,8 @@ final class PerftestCommands {
             return new SettingsResolver(this).resolve();
         }
 
-        // One hook per option group of PerftestSettings, each owned by its group's mixin: a test
-        // that offers the group's options overrides the hook (or the hook reads a mixin of Base).
+        // One method per option group of PerftestSettings, each owned by its group's mixin: a test
+        // offers a group by declaring its mixin, which mixin(Class) finds (null where not offered).
 
         ReportSettings reports(int duration) {
             return ReportOptions.resolve(spec, kind(), reportOptions, mixin(ReportOptions.Latency.class),
@@ -155,13 +105,16 @@ final class PerftestCommands {
         }
 
         RunSettings run() {
-            BandwidthOptions b = bandwidth();
+            EventOptions e = mixin(EventOptions.class);
             return RunOptions.resolve(spec, kind(), runOptions, mixin(RunOptions.Latency.class),
-                    mixin(RunOptions.Bandwidth.class), common.all, events() != null && events().events,
-                    b != null && b.bidirectional, common.rdmaCm);
+                    mixin(RunOptions.Bandwidth.class), common.all, e != null && e.events, bidirectional(),
+                    common.rdmaCm);
         }
 
-        /** The test's mixin of {@code type}, or null when the test does not offer that option group. */
+        /**
+         * The test's mixin of {@code type}, or null when the test does not offer that option group:
+         * the one way a group's options are found, whether Base or the test declares the mixin.
+         */
         <T> T mixin(Class<T> type) {
             for (CommandSpec m : spec.mixins().values()) {
                 if (type.isInstance(m.userObject())) {
@@ -172,266 +125,155 @@ final class PerftestCommands {
         }
 
         PostSettings posting() {
-            return PostOptions.resolve(spec.commandLine(), kind(), postCommon, postLists(), srq(), common.iters,
-                    common.duration != null, bandwidth() != null && bandwidth().bidirectional);
+            return PostOptions.resolve(spec.commandLine(), kind(), postCommon, mixin(PostOptions.Lists.class),
+                    mixin(PostOptions.Srq.class), common.iters, common.duration != null, bidirectional());
         }
 
         AddressSettings addressing() {
-            boolean b = bandwidth() != null && bandwidth().bidirectional;
-            int qps = bandwidth() != null ? bandwidth().qps : 1;
-            return AddressOptions.resolve(spec, kind(), host, addressOptions, multicast(), connectionless(), dualPort(),
-                    common.connection, common.rdmaCm, b, qps);
+            BandwidthOptions bw = mixin(BandwidthOptions.class);
+            int qps = bw != null ? bw.qps : 1;
+            return AddressOptions.resolve(spec, kind(), host, addressOptions, mixin(AddressOptions.Multicast.class),
+                    mixin(AddressOptions.Connectionless.class), mixin(AddressOptions.DualPort.class),
+                    common.connection, common.rdmaCm, bidirectional(), qps);
         }
 
         RateSettings rate() {
-            RateOptions r = rateOptions();
-            return r == null ? RateSettings.DEFAULT
-                    : r.resolve(spec, kind(), bandwidth() != null && bandwidth().bidirectional);
+            RateOptions r = mixin(RateOptions.class);
+            return r == null ? RateSettings.DEFAULT : r.resolve(spec, kind(), bidirectional());
         }
 
         MemorySettings memory() {
             long maxSize = common.all ? PerftestSettings.sweep(kind()).getLast() : common.size;
-            return memoryOptions.resolve(spec, payloadOptions(), nullMrOptions(), maxSize, common.pinCpu != null);
+            return memoryOptions.resolve(spec, mixin(PayloadOptions.class), mixin(NullMrOptions.class), maxSize,
+                    common.pinCpu != null);
         }
 
         OperationSettings operations() {
-            return OperationOptions.resolve(spec, operationOptions(), writeImmediateOptions(), dataValidationOptions(),
-                    common, memory());
+            return OperationOptions.resolve(spec, mixin(OperationOptions.class), mixin(WriteImmediateOptions.class),
+                    mixin(DataValidationOptions.class), common, memory());
         }
 
-        // The rate limiter, memory and other-verbs groups: per test where perftest offers them.
-
-        RateOptions rateOptions() {
-            return null;
+        /** -b on a test that offers it. */
+        boolean bidirectional() {
+            BandwidthOptions b = mixin(BandwidthOptions.class);
+            return b != null && b.bidirectional;
         }
+    }
 
-        PayloadOptions payloadOptions() {
-            return null;
-        }
+    /** The groups every latency test offers. */
+    abstract static class LatencyTest extends Base {
+        @Mixin ReportOptions.Latency latencyReports;
+        @Mixin RunOptions.Latency latencyRun;
+    }
 
-        NullMrOptions nullMrOptions() {
-            return null;
-        }
-
-        OperationOptions operationOptions() {
-            return null;
-        }
-
-        WriteImmediateOptions writeImmediateOptions() {
-            return null;
-        }
-
-        DataValidationOptions dataValidationOptions() {
-            return null;
-        }
+    /** The groups every bandwidth test offers (perftest's BW binaries share them). */
+    abstract static class BandwidthTest extends Base {
+        @Mixin ReportOptions.Bandwidth bandwidthReports;
+        @Mixin RunOptions.Bandwidth bandwidthRun;
+        @Mixin BandwidthOptions bandwidthOptions;
+        @Mixin PostOptions.Lists postListOptions;
+        @Mixin AddressOptions.DualPort dualPortOptions;
+        @Mixin PayloadOptions payloadOptions;
+        @Mixin RateOptions rateOptions;
     }
 
     @Command(name = "send-lat", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
             description = "Send latency (ping-pong of sends), like ib_send_lat.")
-    static final class SendLat extends Base {
-        @Mixin ReportOptions.Latency latencyReports;
-        @Mixin RunOptions.Latency latencyRun;
+    static final class SendLat extends LatencyTest {
         @Mixin SendOptions sendOptions;
         @Mixin PostOptions.Srq srqOptions;
         @Mixin EventOptions eventOptions;
         @Mixin InlineOptions inlineOptions;
         @Mixin PayloadOptions payloadOptions;
         @Mixin OperationOptions operationOptions;
-
         @Mixin CompletionVectorOption vectorOption;
-        @Override CompletionVectorOption vector() { return vectorOption; }
-
         @Mixin AddressOptions.Multicast multicastOptions;
 
         @Override TestKind kind() { return TestKind.SEND_LAT; }
-        @Override AddressOptions.Multicast multicast() { return multicastOptions; }
-        @Override SendOptions send() { return sendOptions; }
-        @Override PostOptions.Srq srq() { return srqOptions; }
-        @Override EventOptions events() { return eventOptions; }
-        @Override InlineOptions inline() { return inlineOptions; }
-        @Override PayloadOptions payloadOptions() { return payloadOptions; }
-        @Override OperationOptions operationOptions() { return operationOptions; }
     }
 
     @Command(name = "send-bw", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
             description = "Send bandwidth, like ib_send_bw.")
-    static final class SendBw extends Base {
-        @Mixin ReportOptions.Bandwidth bandwidthReports;
-        @Mixin RunOptions.Bandwidth bandwidthRun;
+    static final class SendBw extends BandwidthTest {
         @Mixin SendOptions sendOptions;
         @Mixin PostOptions.Srq srqOptions;
         @Mixin EventOptions eventOptions;
         @Mixin InlineOptions inlineOptions;
-        @Mixin BandwidthOptions bandwidthOptions;
-        @Mixin PostOptions.Lists postListOptions;
         @Mixin RefusedOptions.DataValidation refusalsOfDataValidation;
-
         @Mixin CompletionVectorOption vectorOption;
-        @Override CompletionVectorOption vector() { return vectorOption; }
-
         @Mixin AddressOptions.Multicast multicastOptions;
         @Mixin AddressOptions.Connectionless connectionlessOptions;
-        @Mixin AddressOptions.DualPort dualPortOptions;
-        @Mixin PayloadOptions payloadOptions;
-        @Mixin RateOptions rateOptions;
         @Mixin OperationOptions operationOptions;
 
         @Override TestKind kind() { return TestKind.SEND_BW; }
-        @Override AddressOptions.Multicast multicast() { return multicastOptions; }
-        @Override AddressOptions.Connectionless connectionless() { return connectionlessOptions; }
-        @Override AddressOptions.DualPort dualPort() { return dualPortOptions; }
-        @Override SendOptions send() { return sendOptions; }
-        @Override PostOptions.Srq srq() { return srqOptions; }
-        @Override EventOptions events() { return eventOptions; }
-        @Override InlineOptions inline() { return inlineOptions; }
-        @Override BandwidthOptions bandwidth() { return bandwidthOptions; }
-        @Override PostOptions.Lists postLists() { return postListOptions; }
-        @Override PayloadOptions payloadOptions() { return payloadOptions; }
-        @Override RateOptions rateOptions() { return rateOptions; }
-        @Override OperationOptions operationOptions() { return operationOptions; }
     }
 
     @Command(name = "write-lat", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
             description = "RDMA write latency (each side polls the last byte the peer wrote), like ib_write_lat.")
-    static final class WriteLat extends Base {
-        @Mixin ReportOptions.Latency latencyReports;
-        @Mixin RunOptions.Latency latencyRun;
+    static final class WriteLat extends LatencyTest {
         @Mixin InlineOptions inlineOptions;
         @Mixin NullMrOptions nullMrOptions;
         @Mixin WriteImmediateOptions writeImmediateOptions;
 
         @Override TestKind kind() { return TestKind.WRITE_LAT; }
-        @Override InlineOptions inline() { return inlineOptions; }
-        @Override NullMrOptions nullMrOptions() { return nullMrOptions; }
-        @Override WriteImmediateOptions writeImmediateOptions() { return writeImmediateOptions; }
     }
 
     @Command(name = "write-bw", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
             description = "RDMA write bandwidth, like ib_write_bw.")
-    static final class WriteBw extends Base {
-        @Mixin ReportOptions.Bandwidth bandwidthReports;
-        @Mixin RunOptions.Bandwidth bandwidthRun;
+    static final class WriteBw extends BandwidthTest {
         @Mixin InlineOptions inlineOptions;
-        @Mixin BandwidthOptions bandwidthOptions;
-        @Mixin PostOptions.Lists postListOptions;
-
-        @Mixin AddressOptions.DualPort dualPortOptions;
-        @Mixin PayloadOptions payloadOptions;
         @Mixin NullMrOptions nullMrOptions;
-        @Mixin RateOptions rateOptions;
         @Mixin WriteImmediateOptions writeImmediateOptions;
         @Mixin DataValidationOptions dataValidationOptions;
 
         @Override TestKind kind() { return TestKind.WRITE_BW; }
-        @Override AddressOptions.DualPort dualPort() { return dualPortOptions; }
-        @Override InlineOptions inline() { return inlineOptions; }
-        @Override BandwidthOptions bandwidth() { return bandwidthOptions; }
-        @Override PostOptions.Lists postLists() { return postListOptions; }
-        @Override PayloadOptions payloadOptions() { return payloadOptions; }
-        @Override NullMrOptions nullMrOptions() { return nullMrOptions; }
-        @Override RateOptions rateOptions() { return rateOptions; }
-        @Override WriteImmediateOptions writeImmediateOptions() { return writeImmediateOptions; }
-        @Override DataValidationOptions dataValidationOptions() { return dataValidationOptions; }
     }
 
     @Command(name = "read-lat", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
             description = "RDMA read latency (client round trips), like ib_read_lat.")
-    static final class ReadLat extends Base {
-        @Mixin ReportOptions.Latency latencyReports;
-        @Mixin RunOptions.Latency latencyRun;
+    static final class ReadLat extends LatencyTest {
         @Mixin EventOptions eventOptions;
         @Mixin OutstandingOptions outstandingOptions;
         @Mixin PayloadOptions payloadOptions;
         @Mixin NullMrOptions nullMrOptions;
-
         @Mixin CompletionVectorOption vectorOption;
-        @Override CompletionVectorOption vector() { return vectorOption; }
 
         @Override TestKind kind() { return TestKind.READ_LAT; }
-        @Override EventOptions events() { return eventOptions; }
-        @Override OutstandingOptions outstanding() { return outstandingOptions; }
-        @Override PayloadOptions payloadOptions() { return payloadOptions; }
-        @Override NullMrOptions nullMrOptions() { return nullMrOptions; }
     }
 
     @Command(name = "read-bw", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
             description = "RDMA read bandwidth, like ib_read_bw.")
-    static final class ReadBw extends Base {
-        @Mixin ReportOptions.Bandwidth bandwidthReports;
-        @Mixin RunOptions.Bandwidth bandwidthRun;
+    static final class ReadBw extends BandwidthTest {
         @Mixin EventOptions eventOptions;
         @Mixin OutstandingOptions outstandingOptions;
-        @Mixin BandwidthOptions bandwidthOptions;
-        @Mixin PostOptions.Lists postListOptions;
-
         @Mixin CompletionVectorOption vectorOption;
-        @Override CompletionVectorOption vector() { return vectorOption; }
-
-        @Mixin AddressOptions.DualPort dualPortOptions;
-        @Mixin PayloadOptions payloadOptions;
         @Mixin NullMrOptions nullMrOptions;
-        @Mixin RateOptions rateOptions;
         @Mixin DataValidationOptions dataValidationOptions;
 
         @Override TestKind kind() { return TestKind.READ_BW; }
-        @Override AddressOptions.DualPort dualPort() { return dualPortOptions; }
-        @Override EventOptions events() { return eventOptions; }
-        @Override OutstandingOptions outstanding() { return outstandingOptions; }
-        @Override BandwidthOptions bandwidth() { return bandwidthOptions; }
-        @Override PostOptions.Lists postLists() { return postListOptions; }
-        @Override PayloadOptions payloadOptions() { return payloadOptions; }
-        @Override NullMrOptions nullMrOptions() { return nullMrOptions; }
-        @Override RateOptions rateOptions() { return rateOptions; }
-        @Override DataValidationOptions dataValidationOptions() { return dataValidationOptions; }
     }
 
     @Command(name = "atomic-lat", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
             description = "Atomic latency (client round trips), like ib_atomic_lat.")
-    static final class AtomicLat extends Base {
-        @Mixin ReportOptions.Latency latencyReports;
-        @Mixin RunOptions.Latency latencyRun;
+    static final class AtomicLat extends LatencyTest {
         @Mixin OutstandingOptions outstandingOptions;
         @Mixin AtomicOptions atomicOptions;
         @Mixin EventOptions eventOptions;
         @Mixin PayloadOptions payloadOptions;
-
         @Mixin CompletionVectorOption vectorOption;
-        @Override CompletionVectorOption vector() { return vectorOption; }
 
         @Override TestKind kind() { return TestKind.ATOMIC_LAT; }
-        @Override OutstandingOptions outstanding() { return outstandingOptions; }
-        @Override AtomicOptions atomic() { return atomicOptions; }
-        @Override EventOptions events() { return eventOptions; }
-        @Override PayloadOptions payloadOptions() { return payloadOptions; }
     }
 
     @Command(name = "atomic-bw", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
             description = "Atomic bandwidth, like ib_atomic_bw.")
-    static final class AtomicBw extends Base {
-        @Mixin ReportOptions.Bandwidth bandwidthReports;
-        @Mixin RunOptions.Bandwidth bandwidthRun;
+    static final class AtomicBw extends BandwidthTest {
         @Mixin OutstandingOptions outstandingOptions;
         @Mixin AtomicOptions atomicOptions;
-        @Mixin BandwidthOptions bandwidthOptions;
-        @Mixin PostOptions.Lists postListOptions;
         @Mixin RefusedOptions.DataValidation refusalsOfDataValidation;
-
         @Mixin CompletionVectorOption vectorOption;
-        @Override CompletionVectorOption vector() { return vectorOption; }
-
-        @Mixin AddressOptions.DualPort dualPortOptions;
         @Mixin EventOptions eventOptions;
-        @Mixin PayloadOptions payloadOptions;
-        @Mixin RateOptions rateOptions;
 
         @Override TestKind kind() { return TestKind.ATOMIC_BW; }
-        @Override AddressOptions.DualPort dualPort() { return dualPortOptions; }
-        @Override OutstandingOptions outstanding() { return outstandingOptions; }
-        @Override AtomicOptions atomic() { return atomicOptions; }
-        @Override BandwidthOptions bandwidth() { return bandwidthOptions; }
-        @Override PostOptions.Lists postLists() { return postListOptions; }
-        @Override EventOptions events() { return eventOptions; }
-        @Override PayloadOptions payloadOptions() { return payloadOptions; }
-        @Override RateOptions rateOptions() { return rateOptions; }
     }
 }

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma.tools;
 
+import java.util.List;
+import picocli.CommandLine.Model.ISetter;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
@@ -46,120 +49,73 @@ final class RefusedOptions {
     /** Set by {@code --use_ib_dm_dmabuf}: the device whose memory perftest would export; asked in {@link DeviceRefusals}. */
     String deviceMemoryDevice;
 
-    private void refuse(String option, String needs) {
-        throw new ParameterException(mixee.commandLine(), "option '" + option + "': " + needs);
+    /**
+     * One refused option: its name, the value it takes as perftest parses it ({@code label}, null
+     * for a flag) and what it needs.
+     */
+    private record Refusal(String name, String label, String needs) {
     }
 
-    @Option(names = "--use_cuda", hidden = true, paramLabel = "ID", description = CUDA)
-    void useCuda(String value) { refuse("--use_cuda", CUDA); }
+    private static final List<Refusal> REFUSALS = List.of(
+            new Refusal("--use_cuda", "ID", CUDA),
+            new Refusal("--cuda_mem_type", "TYPE", CUDA),
+            new Refusal("--use_cuda_bus_id", "BUS_ID", CUDA),
+            new Refusal("--use_cuda_dmabuf", null, CUDA),
+            new Refusal("--use_cuda_pcie_mapping", null, CUDA),
+            new Refusal("--use_data_direct", null, DATA_DIRECT),
+            new Refusal("--use_musa", "ID", MUSA),
+            new Refusal("--use_musa_bus_id", "BUS_ID", MUSA),
+            new Refusal("--use_musa_dmabuf", null, MUSA),
+            new Refusal("--use_musa_pcie_mapping", null, MUSA),
+            new Refusal("--use_rocm", "ID", ROCM),
+            new Refusal("--use_rocm_dmabuf", null, ROCM),
+            new Refusal("--use_neuron", "CORE", NEURON),
+            new Refusal("--use_neuron_dmabuf", null, NEURON),
+            new Refusal("--use_hl", "ID", HABANA),
+            new Refusal("--use_mlu", "ID", MLU),
+            new Refusal("--use_mlu_dmabuf", null, MLU),
+            new Refusal("--use_opencl", "ID", OPENCL),
+            new Refusal("--opencl_platform_id", "ID", OPENCL),
+            new Refusal("--gpu_touch", "MODE", GPU_TOUCH),
+            new Refusal("--aes_xts", null, AES_XTS),
+            new Refusal("--encrypt_on_tx", null, AES_XTS),
+            new Refusal("--sig_before", null, AES_XTS),
+            new Refusal("--aes_block_size", "BYTES", AES_XTS),
+            new Refusal("--data_enc_keys_number", "N", AES_XTS),
+            new Refusal("--kek_path", "FILE", AES_XTS),
+            new Refusal("--credentials_path", "FILE", AES_XTS),
+            new Refusal("--data_enc_key_app_path", "FILE", AES_XTS),
+            new Refusal("--sig_offload", null, SIGNATURE),
+            new Refusal("--log_dci_streams", "N", DCI_STREAMS),
+            new Refusal("--log_active_dci_streams", "N", DCI_STREAMS),
+            new Refusal("--unsolicited_write", null, UNSOLICITED_WRITE),
+            new Refusal("--tph_mem", "TYPE", TPH),
+            new Refusal("--cpu_id", "CPU", TPH),
+            new Refusal("--ph", "HINTS", TPH),
+            new Refusal("--congest_type", "TYPE", HNS),
+            new Refusal("--use_ooo", null, OOO));
 
-    @Option(names = "--cuda_mem_type", hidden = true, paramLabel = "TYPE", description = CUDA)
-    void cudaMemType(String value) { refuse("--cuda_mem_type", CUDA); }
-
-    @Option(names = "--use_cuda_bus_id", hidden = true, paramLabel = "BUS_ID", description = CUDA)
-    void useCudaBusId(String value) { refuse("--use_cuda_bus_id", CUDA); }
-
-    @Option(names = "--use_cuda_dmabuf", hidden = true, description = CUDA)
-    void useCudaDmabuf(boolean value) { refuse("--use_cuda_dmabuf", CUDA); }
-
-    @Option(names = "--use_cuda_pcie_mapping", hidden = true, description = CUDA)
-    void useCudaPcieMapping(boolean value) { refuse("--use_cuda_pcie_mapping", CUDA); }
-
-    @Option(names = "--use_data_direct", hidden = true, description = DATA_DIRECT)
-    void useDataDirect(boolean value) { refuse("--use_data_direct", DATA_DIRECT); }
-
-    @Option(names = "--use_musa", hidden = true, paramLabel = "ID", description = MUSA)
-    void useMusa(String value) { refuse("--use_musa", MUSA); }
-
-    @Option(names = "--use_musa_bus_id", hidden = true, paramLabel = "BUS_ID", description = MUSA)
-    void useMusaBusId(String value) { refuse("--use_musa_bus_id", MUSA); }
-
-    @Option(names = "--use_musa_dmabuf", hidden = true, description = MUSA)
-    void useMusaDmabuf(boolean value) { refuse("--use_musa_dmabuf", MUSA); }
-
-    @Option(names = "--use_musa_pcie_mapping", hidden = true, description = MUSA)
-    void useMusaPcieMapping(boolean value) { refuse("--use_musa_pcie_mapping", MUSA); }
-
-    @Option(names = "--use_rocm", hidden = true, paramLabel = "ID", description = ROCM)
-    void useRocm(String value) { refuse("--use_rocm", ROCM); }
-
-    @Option(names = "--use_rocm_dmabuf", hidden = true, description = ROCM)
-    void useRocmDmabuf(boolean value) { refuse("--use_rocm_dmabuf", ROCM); }
-
-    @Option(names = "--use_neuron", hidden = true, paramLabel = "CORE", description = NEURON)
-    void useNeuron(String value) { refuse("--use_neuron", NEURON); }
-
-    @Option(names = "--use_neuron_dmabuf", hidden = true, description = NEURON)
-    void useNeuronDmabuf(boolean value) { refuse("--use_neuron_dmabuf", NEURON); }
-
-    @Option(names = "--use_hl", hidden = true, paramLabel = "ID", description = HABANA)
-    void useHl(String value) { refuse("--use_hl", HABANA); }
-
-    @Option(names = "--use_mlu", hidden = true, paramLabel = "ID", description = MLU)
-    void useMlu(String value) { refuse("--use_mlu", MLU); }
-
-    @Option(names = "--use_mlu_dmabuf", hidden = true, description = MLU)
-    void useMluDmabuf(boolean value) { refuse("--use_mlu_dmabuf", MLU); }
-
-    @Option(names = "--use_opencl", hidden = true, paramLabel = "ID", description = OPENCL)
-    void useOpencl(String value) { refuse("--use_opencl", OPENCL); }
-
-    @Option(names = "--opencl_platform_id", hidden = true, paramLabel = "ID", description = OPENCL)
-    void openclPlatformId(String value) { refuse("--opencl_platform_id", OPENCL); }
-
-    @Option(names = "--gpu_touch", hidden = true, paramLabel = "MODE", description = GPU_TOUCH)
-    void gpuTouch(String value) { refuse("--gpu_touch", GPU_TOUCH); }
-
-    @Option(names = "--aes_xts", hidden = true, description = AES_XTS)
-    void aesXts(boolean value) { refuse("--aes_xts", AES_XTS); }
-
-    @Option(names = "--encrypt_on_tx", hidden = true, description = AES_XTS)
-    void encryptOnTx(boolean value) { refuse("--encrypt_on_tx", AES_XTS); }
-
-    @Option(names = "--sig_before", hidden = true, description = AES_XTS)
-    void sigBefore(boolean value) { refuse("--sig_before", AES_XTS); }
-
-    @Option(names = "--aes_block_size", hidden = true, paramLabel = "BYTES", description = AES_XTS)
-    void aesBlockSize(String value) { refuse("--aes_block_size", AES_XTS); }
-
-    @Option(names = "--data_enc_keys_number", hidden = true, paramLabel = "N", description = AES_XTS)
-    void dataEncKeysNumber(String value) { refuse("--data_enc_keys_number", AES_XTS); }
-
-    @Option(names = "--kek_path", hidden = true, paramLabel = "FILE", description = AES_XTS)
-    void kekPath(String value) { refuse("--kek_path", AES_XTS); }
-
-    @Option(names = "--credentials_path", hidden = true, paramLabel = "FILE", description = AES_XTS)
-    void credentialsPath(String value) { refuse("--credentials_path", AES_XTS); }
-
-    @Option(names = "--data_enc_key_app_path", hidden = true, paramLabel = "FILE", description = AES_XTS)
-    void dataEncKeyAppPath(String value) { refuse("--data_enc_key_app_path", AES_XTS); }
-
-    @Option(names = "--sig_offload", hidden = true, description = SIGNATURE)
-    void sigOffload(boolean value) { refuse("--sig_offload", SIGNATURE); }
-
-    @Option(names = "--log_dci_streams", hidden = true, paramLabel = "N", description = DCI_STREAMS)
-    void logDciStreams(String value) { refuse("--log_dci_streams", DCI_STREAMS); }
-
-    @Option(names = "--log_active_dci_streams", hidden = true, paramLabel = "N", description = DCI_STREAMS)
-    void logActiveDciStreams(String value) { refuse("--log_active_dci_streams", DCI_STREAMS); }
-
-    @Option(names = "--unsolicited_write", hidden = true, description = UNSOLICITED_WRITE)
-    void unsolicitedWrite(boolean value) { refuse("--unsolicited_write", UNSOLICITED_WRITE); }
-
-    @Option(names = "--tph_mem", hidden = true, paramLabel = "TYPE", description = TPH)
-    void tphMem(String value) { refuse("--tph_mem", TPH); }
-
-    @Option(names = "--cpu_id", hidden = true, paramLabel = "CPU", description = TPH)
-    void cpuId(String value) { refuse("--cpu_id", TPH); }
-
-    @Option(names = "--ph", hidden = true, paramLabel = "HINTS", description = TPH)
-    void processingHints(String value) { refuse("--ph", TPH); }
-
-    @Option(names = "--congest_type", hidden = true, paramLabel = "TYPE", description = HNS)
-    void congestType(String value) { refuse("--congest_type", HNS); }
-
-    @Option(names = "--use_ooo", hidden = true, description = OOO)
-    void useOoo(boolean value) { refuse("--use_ooo", OOO); }
+    /**
+     * Adds the refused options to a test command and its "refusals" mixin (the mapping page reads
+     * them there). A table instead of one annotated method each: they differ only in name, value
+     * and reason.
+     */
+    static void addTo(CommandSpec command) {
+        CommandSpec mixin = command.mixins().get("refusals");
+        for (Refusal r : REFUSALS) {
+            OptionSpec.Builder b = OptionSpec.builder(r.name()).hidden(true).description(r.needs())
+                    .hasInitialValue(false).setter(new ISetter() {
+                        @Override
+                        public <T> T set(T value) {
+                            throw new ParameterException(command.commandLine(), "option '" + r.name() + "': " + r.needs());
+                        }
+                    });
+            OptionSpec option = r.label() == null ? b.type(boolean.class).arity("0").build()
+                    : b.type(String.class).paramLabel(r.label()).arity("1").build();
+            mixin.addOption(option);   // first: adding to the command makes it the option's owner
+            command.addOption(option);
+        }
+    }
 
     @Option(names = "--use_ib_dm_dmabuf", hidden = true, paramLabel = "DEV", description = DeviceRefusals.DEVICE_MEMORY)
     void useIbDmDmabuf(String device) { deviceMemoryDevice = device; }

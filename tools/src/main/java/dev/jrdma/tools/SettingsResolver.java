@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma.tools;
 
+import dev.jrdma.tools.PerftestOptions.AtomicOptions;
 import dev.jrdma.tools.PerftestOptions.BandwidthOptions;
 import dev.jrdma.tools.PerftestOptions.CommonOptions;
+import dev.jrdma.tools.PerftestOptions.EventOptions;
+import dev.jrdma.tools.PerftestOptions.InlineOptions;
+import dev.jrdma.tools.PerftestOptions.OutstandingOptions;
+import dev.jrdma.tools.PerftestOptions.SendOptions;
 import dev.jrdma.tools.perftest.PerftestSettings;
 import dev.jrdma.tools.perftest.PostSettings;
 import dev.jrdma.tools.perftest.ResultPlot;
@@ -42,7 +47,16 @@ final class SettingsResolver {
     PerftestSettings resolve() {
         TestKind k = test.kind();
         CommonOptions c = test.common;
-        if (test.multicast() != null && test.multicast().multicast) {
+        // The option groups this test offers (null where it does not).
+        AddressOptions.Multicast multicastOptions = test.mixin(AddressOptions.Multicast.class);
+        EventOptions eventOptions = test.mixin(EventOptions.class);
+        SendOptions sendOptions = test.mixin(SendOptions.class);
+        InlineOptions inlineOptions = test.mixin(InlineOptions.class);
+        BandwidthOptions bandwidthOptions = test.mixin(BandwidthOptions.class);
+        OutstandingOptions outstandingOptions = test.mixin(OutstandingOptions.class);
+        AtomicOptions atomicOptions = test.mixin(AtomicOptions.class);
+        CompletionVectorOption vectorOption = test.mixin(CompletionVectorOption.class);
+        if (multicastOptions != null && multicastOptions.multicast) {
             c.connection = Connection.UD;   // perftest: -g makes the test UD
         }
         RunSettings runSettings = test.run();
@@ -107,7 +121,7 @@ final class SettingsResolver {
                 throw usage("option '--plot': a BW test draws BW and message rate vs size, which needs --all (-a)");
             }
         }
-        boolean eventsGiven = test.events() != null && test.events().events;
+        boolean eventsGiven = eventOptions != null && eventOptions.events;
         if (duration > 0 && eventsGiven) {
             // perftest: "Duration mode doesn't work with events."
             throw usage("options '--duration' (-D) and '--events' (-e) exclude each other");
@@ -129,9 +143,9 @@ final class SettingsResolver {
         // --write_with_imm: each write consumes a receive, posted as for a send test (perftest's DEF_RX_SEND).
         int rxDepth = test.operations().writeWithImmediate() ? (int) (duration == 0 ? Math.min(512, iters) : 512)
                 : k.defaultRxDepth();
-        if (test.send() != null) {
-            range("--rx-depth", "-r", test.send().rxDepth, 1, 1 << 24);
-            rxDepth = duration == 0 ? (int) Math.min(test.send().rxDepth, iters) : test.send().rxDepth;
+        if (sendOptions != null) {
+            range("--rx-depth", "-r", sendOptions.rxDepth, 1, 1 << 24);
+            rxDepth = duration == 0 ? (int) Math.min(sendOptions.rxDepth, iters) : sendOptions.rxDepth;
             // force_dependecies: UC and UD lose a SEND that finds no receive, so an rx depth of 512
             // (the default, or -r 512) becomes -n, up to UC_MAX_RX 16000, when iterations are counted.
             if (duration == 0 && c.connection != Connection.RC && rxDepth == k.defaultRxDepth()) {
@@ -139,18 +153,18 @@ final class SettingsResolver {
             }
         }
         int inlineSize = -1;
-        if (test.inline() != null) {
-            range("--inline_size", "-I", test.inline().inlineSize, 0, 1 << 16);
+        if (inlineOptions != null) {
+            range("--inline_size", "-I", inlineOptions.inlineSize, 0, 1 << 16);
             boolean explicit = spec.commandLine().getParseResult().hasMatchedOption("--inline_size");
-            inlineSize = explicit ? test.inline().inlineSize : -1;
+            inlineSize = explicit ? inlineOptions.inlineSize : -1;
         }
         int qps = 1;
         int cqMod = 1;
         boolean bidirectional = false;
         boolean noPeak = false;
         boolean gbits = false;
-        if (test.bandwidth() != null) {
-            BandwidthOptions b = test.bandwidth();
+        if (bandwidthOptions != null) {
+            BandwidthOptions b = bandwidthOptions;
             range("--qp", "-q", b.qps, 1, 16_384);
             range("--cq-mod", "-Q", b.cqMod, 1, 1 << 16);
             qps = b.qps;
@@ -159,7 +173,7 @@ final class SettingsResolver {
             // -a or -e), and never more than the TX depth.
             boolean cqModGiven = spec.commandLine().getParseResult().hasMatchedOption("--cq-mod");
             if (!cqModGiven && !c.all && c.size > 8192 && c.connection != Connection.UD
-                    && !(test.events() != null && test.events().events)) {
+                    && !(eventOptions != null && eventOptions.events)) {
                 cqMod = 1;
             }
             cqMod = Math.min(cqMod, txDepth);
@@ -170,19 +184,19 @@ final class SettingsResolver {
                     || (k == TestKind.SEND_BW && !runSettings.testClient(test.host != null) && !bidirectional);
         }
         int outReads = -1;
-        if (test.outstanding() != null && test.outstanding().outReads != null) {
-            range("--outs", "-o", test.outstanding().outReads, 1, 65_535);
-            outReads = test.outstanding().outReads;
+        if (outstandingOptions != null && outstandingOptions.outReads != null) {
+            range("--outs", "-o", outstandingOptions.outReads, 1, 65_535);
+            outReads = outstandingOptions.outReads;
         }
-        AtomicType atomicType = test.atomic() != null ? test.atomic().atomicType : null;
-        boolean events = test.events() != null && test.events().events;
+        AtomicType atomicType = atomicOptions != null ? atomicOptions.atomicType : null;
+        boolean events = eventOptions != null && eventOptions.events;
         PostSettings posting = test.posting();   // -l sets -Q, an SRQ the UC/UD rx depth (force_dependecies)
         cqMod = PostOptions.cqMod(spec.commandLine(), posting, cqMod,
                 spec.commandLine().getParseResult().hasMatchedOption("--cq-mod"));
         rxDepth = PostOptions.rxDepth(posting, c.connection, iters, duration > 0, rxDepth);
         PostOptions.check(spec.commandLine(), posting, k, iters, duration > 0, txDepth, rxDepth, qps);
         boolean sizeGiven = spec.commandLine().getParseResult().hasMatchedOption("--size");
-        int vector = test.vector() == null ? -1 : test.vector().resolve(spec, events);
+        int vector = vectorOption == null ? -1 : vectorOption.resolve(spec, events);
         return new PerftestSettings(k, test.host, c.device, c.ibPort, c.gidIndex == null ? -1 : c.gidIndex, c.port,
                 mtu, c.connection, c.rdmaCm, c.qpTimeout, c.retryCount, c.sl, sizes, sizeGiven, iters, duration,
                 txDepth, rxDepth, inlineSize, qps, cqMod, bidirectional, noPeak, gbits, events, outReads, atomicType,

@@ -1,38 +1,23 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma.tools;
 
+import static dev.jrdma.tools.CommandLines.run;
+import static dev.jrdma.tools.CommandLines.settings;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.jrdma.tools.CommandLines.Result;
 import dev.jrdma.tools.perftest.AddressSettings;
 import dev.jrdma.tools.perftest.PerftestSettings;
 import dev.jrdma.tools.perftest.TestKind;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.util.List;
 import org.junit.jupiter.api.Test;
-import picocli.CommandLine;
 
 /** The addressing, QoS, multicast and port options: perftest's names, per-test availability and rules. */
 class AddressOptionsTest {
-    private record Result(int code, String err) {
-    }
-
-    private static Result run(String... args) {
-        StringWriter err = new StringWriter();
-        int code = Jrdma.run(new PrintWriter(new StringWriter()), new PrintWriter(err), args);
-        return new Result(code, err.toString());
-    }
-
-    private static PerftestSettings settings(String... args) {
-        CommandLine cl = Jrdma.commandLine(new PrintWriter(new StringWriter()), new PrintWriter(new StringWriter()));
-        CommandLine.ParseResult pr = cl.parseArgs(args);
-        return ((PerftestCommands.Base) pr.subcommand().commandSpec().commandLine().getCommand()).settings();
-    }
-
     private static void refused(String expected, String... args) {
         Result r = run(args);
         assertEquals(2, r.code(), r.err());

@@ -162,6 +162,20 @@ class JrdmaCliTest {
                 .toSeconds());
     }
 
+    /** A typo keeps picocli's suggestion, in the one line of the usage error. */
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        "send-lta | jrdma: Unmatched argument at index 0: 'send-lta'. Did you mean: jrdma send-lat or jrdma send-bw or"
+            + " jrdma read-lat? (see 'jrdma --help')",
+        "send-lat --sizee 8 | jrdma send-lat: Unknown option: '--sizee'. Did you mean: --size? (see 'jrdma send-lat"
+            + " --help')",
+    })
+    void typosGetPicocliSuggestions(String line, String expected) {
+        Result r = run(line.strip().split(" "));
+        assertEquals(2, r.code(), r.err());
+        assertEquals(expected.strip() + "\n", r.err());
+    }
+
     @Test
     void noCommandIsAUsageError() {
         Result r = run();
@@ -171,12 +185,19 @@ class JrdmaCliTest {
 
     @ParameterizedTest
     @CsvSource({"send-lat", "send-bw", "write-lat", "write-bw", "read-lat", "read-bw", "atomic-lat", "atomic-bw",
-        "devinfo"})
-    void deviceCommandsFailCleanlyWithoutADevice(String command) {
+        "devinfo", "devices"})
+    void deviceCommandsWithoutADeviceSayHowToGetOne(String command) {
         Assumptions.assumeTrue(dev.jrdma.Rdma.devices().isEmpty(), "this host has RDMA devices");
         Result r = run(command);
         assertEquals(1, r.code(), r.err());
-        assertEquals("jrdma " + command + ": no RDMA devices found\n", r.err());
+        assertEquals("", r.out(), "no header without devices");
+        assertEquals(1, r.err().lines().count(), r.err());
+        assertTrue(r.err().startsWith("jrdma " + command + ": no RDMA devices found (without RDMA hardware, Soft-RoCE"),
+                r.err());
+        for (String hint : new String[] {"rdma link add rxe0 type rxe netdev <interface>", "rdma_rxe", "ib_uverbs",
+            "troubleshooting.md"}) {
+            assertTrue(r.err().contains(hint), hint + " missing from " + r.err());
+        }
     }
 
     /** -R is implemented for RC with one QP; what perftest also allows exits 1 naming the combination. */

@@ -118,7 +118,8 @@ final class JrdmaRuns {
 
     /** stderr without the warm-up's "JIT still busy" notes, which a loaded host may add to any run. */
     static String withoutWarmUpNotes(String err) {
-        return err.lines().filter(l -> !l.matches("jrdma [a-z-]+: warm-up: (stopped after|the JIT was still busy).*"))
+        return err.lines().filter(l -> !l.matches("jrdma [a-z-]+: warm-up: (warming up|stopped after|the JIT was still "
+                + "busy).*"))
                 .collect(java.util.stream.Collectors.joining("\n"));
     }
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma.tools;
 
+import static dev.jrdma.tools.CommandLines.settings;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -12,12 +13,10 @@ import dev.jrdma.tools.perftest.PerftestSettings;
 import dev.jrdma.tools.perftest.RunReport;
 import dev.jrdma.tools.perftest.TestInfo;
 import dev.jrdma.tools.perftest.Verb;
-import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
-import picocli.CommandLine;
 
 /**
  * The JSON document's parameters carry every option group (--json, and the --out_json file):
@@ -25,13 +24,6 @@ import picocli.CommandLine;
  * line, with stable keys (null where an option is not given) and lists as JSON arrays.
  */
 class JsonParametersTest {
-    private static PerftestSettings settings(String... args) {
-        CommandLine cl = Jrdma.commandLine(new PrintWriter(new StringWriter()), new PrintWriter(new StringWriter()));
-        CommandLine.ParseResult pr = cl.parseArgs(args);
-        CommandLine sub = pr.subcommand().commandSpec().commandLine();
-        return ((PerftestCommands.Base) sub.getCommand()).settings();
-    }
-
     private static JsonNode parameters(PerftestSettings s) throws Exception {
         TestInfo info = new TestInfo(Verb.WRITE, null, true, false, true, "rxe0", 1, "IB", "RC", false, "ON", "ON",
                 128, 512, 1, 100, 1024, "Ethernet", 1, 0, 1, false, false, 0);

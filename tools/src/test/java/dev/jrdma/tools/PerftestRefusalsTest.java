@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma.tools;
 
+import static dev.jrdma.tools.CommandLines.run;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.jrdma.tools.CommandLines.Result;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.List;
@@ -22,16 +24,6 @@ import picocli.CommandLine.Model.OptionSpec;
  * spellings where jrdma's differ. The refusals that ask a device are PerftestUsageDeviceTest's.
  */
 class PerftestRefusalsTest {
-    private record Result(int code, String out, String err) {
-    }
-
-    private static Result run(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int code = Jrdma.run(new PrintWriter(out), new PrintWriter(err), args);
-        return new Result(code, out.toString(), err.toString());
-    }
-
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
         "write-bw --use_cuda 0 10.0.0.1                   | --use_cuda           | NVIDIA GPU with CUDA",

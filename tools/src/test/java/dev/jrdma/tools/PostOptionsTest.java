@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma.tools;
 
+import static dev.jrdma.tools.CommandLines.settings;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -12,17 +13,9 @@ import java.io.StringWriter;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import picocli.CommandLine;
 
 /** The posting and queue options: per-test availability, perftest's dependencies, usage errors. */
 class PostOptionsTest {
-    private static PerftestSettings settings(String... args) {
-        CommandLine cl = Jrdma.commandLine(new PrintWriter(new StringWriter()), new PrintWriter(new StringWriter()));
-        CommandLine.ParseResult pr = cl.parseArgs(args);
-        CommandLine sub = pr.subcommand().commandSpec().commandLine();
-        return ((PerftestCommands.Base) sub.getCommand()).settings();
-    }
-
     private static String[] line(String s) {
         return s.trim().split(" ");
     }

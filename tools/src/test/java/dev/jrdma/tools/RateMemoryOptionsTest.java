@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma.tools;
 
+import static dev.jrdma.tools.CommandLines.run;
+import static dev.jrdma.tools.CommandLines.settings;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -8,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.jrdma.tools.CommandLines.Result;
 import dev.jrdma.tools.perftest.MemorySettings;
 import dev.jrdma.tools.perftest.OperationSettings;
 import dev.jrdma.tools.perftest.PerftestSchedule;
@@ -18,8 +21,6 @@ import dev.jrdma.tools.perftest.RateSettings;
 import dev.jrdma.tools.perftest.RateSettings.Type;
 import dev.jrdma.tools.perftest.RateSettings.Units;
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -27,27 +28,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import picocli.CommandLine;
 
 /** The rate limiter, memory and other-verbs options: perftest's names, per-test availability and rules. */
 class RateMemoryOptionsTest {
-    private record Result(int code, String out, String err) {
-    }
-
-    private static Result run(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int code = Jrdma.run(new PrintWriter(out), new PrintWriter(err), args);
-        return new Result(code, out.toString(), err.toString());
-    }
-
-    private static PerftestSettings settings(String... args) {
-        CommandLine cl = Jrdma.commandLine(new PrintWriter(new StringWriter()), new PrintWriter(new StringWriter()));
-        CommandLine.ParseResult pr = cl.parseArgs(args);
-        CommandLine sub = pr.subcommand().commandSpec().commandLine();
-        return ((PerftestCommands.Base) sub.getCommand()).settings();
-    }
-
     @Test
     void noOptionsMeanTheDefaults() {
         PerftestSettings s = settings("write-bw", "host");

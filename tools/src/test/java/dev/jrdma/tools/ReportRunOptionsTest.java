@@ -1,45 +1,28 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma.tools;
 
+import static dev.jrdma.tools.CommandLines.run;
+import static dev.jrdma.tools.CommandLines.settings;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.jrdma.tools.CommandLines.Result;
 import dev.jrdma.tools.perftest.PerftestSchedule;
 import dev.jrdma.tools.perftest.PerftestSchedule.Step;
 import dev.jrdma.tools.perftest.PerftestSettings;
 import dev.jrdma.tools.perftest.ReportSettings;
 import dev.jrdma.tools.perftest.RunSettings;
 import dev.jrdma.tools.perftest.TestKind;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import picocli.CommandLine;
 
 /** The report and run-control options (#36): parsing, per-test availability, dependencies. */
 class ReportRunOptionsTest {
-    private record Result(int code, String out, String err) {
-    }
-
-    private static Result run(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int code = Jrdma.run(new PrintWriter(out), new PrintWriter(err), args);
-        return new Result(code, out.toString(), err.toString());
-    }
-
-    private static PerftestSettings settings(String... args) {
-        CommandLine cl = Jrdma.commandLine(new PrintWriter(new StringWriter()), new PrintWriter(new StringWriter()));
-        CommandLine.ParseResult pr = cl.parseArgs(args);
-        CommandLine sub = pr.subcommand().commandSpec().commandLine();
-        return ((PerftestCommands.Base) sub.getCommand()).settings();
-    }
-
     @Test
     void defaultsAreTheGroupsDefaults() {
         assertEquals(ReportSettings.DEFAULT, settings("send-lat").reports());

@@ -97,8 +97,8 @@ public final class RetryPeer {
         try (Context context = open(); Socket s = listener.accept()) {
             ProtectionDomain pd = context.allocateProtectionDomain();
             CompletionQueue cq = context.createCompletionQueue(4);
-            QueuePair qp = pd.queuePair(QueuePairType.RC).completionQueue(cq).build();
-            EndpointExchange.exchange(s, qp.localEndpoint(1, gidIndex(context)), STEP);
+            QueuePair qp = pd.queuePair(QueuePairType.RC).completionQueue(cq).sourceGid(1, gidIndex(context)).build();
+            EndpointExchange.exchange(s, qp.localEndpoint(), STEP);
             System.out.println("retry-peer: queue pair 0x" + Integer.toHexString(qp.qpNumber()) + " stays in "
                     + qp.state());
             // Hold the queue pair until the test is done with it.
@@ -118,9 +118,8 @@ public final class RetryPeer {
             for (int session = 0; session < sessions; session++) {
                 try (Socket s = listener.accept();
                      QueuePair qp = pd.queuePair(QueuePairType.RC).completionQueue(cq)
-                             .maxWorkRequests(RECEIVES, RECEIVES).build()) {
-                    qp.localEndpoint(1, gidIndex(context));
-                    qp.toInit(1, ConnectionOptions.DEFAULTS);
+                             .maxWorkRequests(RECEIVES, RECEIVES).sourceGid(1, gidIndex(context)).build()) {
+                    qp.toInit(ConnectionOptions.DEFAULTS);
                     for (int i = 0; i < RECEIVES; i++) {
                         qp.post(new ReceiveRequest().wrId(i).sge(inbox, (long) i * SIZE, SIZE));
                     }

@@ -73,9 +73,10 @@ class TwoNodeRetryDeviceTest {
             try (Context context = RetryPeer.open(); Socket s = peer.connect(TwoNodes.NODE2, port, LISTEN_BOUND)) {
                 ProtectionDomain pd = context.allocateProtectionDomain();
                 CompletionQueue cq = context.createCompletionQueue(4);
-                QueuePair qp = pd.queuePair(QueuePairType.RC).completionQueue(cq).build();
+                QueuePair qp = pd.queuePair(QueuePairType.RC).completionQueue(cq)
+                        .sourceGid(1, RetryPeer.gidIndex(context)).build();
                 MemoryRegion mr = pd.allocate(RetryPeer.SIZE, EnumSet.of(Access.LOCAL_WRITE));
-                Endpoint remote = EndpointExchange.exchange(s, qp.localEndpoint(1, RetryPeer.gidIndex(context)),
+                Endpoint remote = EndpointExchange.exchange(s, qp.localEndpoint(),
                         RetryPeer.STEP);
                 qp.connect(remote, RETRY_6);
                 WorkCompletionException e = sendUntilFailure(qp, cq, mr, 1);
@@ -94,7 +95,8 @@ class TwoNodeRetryDeviceTest {
             try (Context context = RetryPeer.open()) {
                 ProtectionDomain pd = context.allocateProtectionDomain();
                 CompletionQueue cq = context.createCompletionQueue(8);
-                QueuePair qp = pd.queuePair(QueuePairType.RC).completionQueue(cq).build();
+                QueuePair qp = pd.queuePair(QueuePairType.RC).completionQueue(cq)
+                        .sourceGid(1, RetryPeer.gidIndex(context)).build();
                 MemoryRegion mr = pd.allocate(RetryPeer.SIZE, EnumSet.of(Access.LOCAL_WRITE));
                 try (Socket s = session(qp, context, peer, port)) {
                     sendVerified(qp, cq, mr, s, 0);
@@ -128,7 +130,6 @@ class TwoNodeRetryDeviceTest {
     private static Socket session(QueuePair qp, Context context, PeerOnNode2 sink, int port) throws Exception {
         Socket s = sink.connect(TwoNodes.NODE2, port, LISTEN_BOUND);
         try {
-            qp.localEndpoint(1, RetryPeer.gidIndex(context));
             EndpointExchange.connect(s, qp, RETRY_6, RetryPeer.STEP);
             return s;
         } catch (Exception | Error e) {

@@ -1,37 +1,22 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma.tools;
 
+import static dev.jrdma.tools.CommandLines.run;
+import static dev.jrdma.tools.CommandLines.settings;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.jrdma.tools.CommandLines.Result;
 import dev.jrdma.tools.perftest.PerftestFormat;
 import dev.jrdma.tools.perftest.PerftestSettings;
 import dev.jrdma.tools.perftest.TestInfo;
 import dev.jrdma.tools.perftest.Verb;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import picocli.CommandLine;
 
 /** -X/--vector, --dlid and -z on the command line and in the header: where offered, values, what they need. */
 class VectorAndDlidOptionsTest {
-    private record Result(int code, String err) {
-    }
-
-    private static Result run(String... args) {
-        StringWriter err = new StringWriter();
-        int code = Jrdma.run(new PrintWriter(new StringWriter()), new PrintWriter(err), args);
-        return new Result(code, err.toString());
-    }
-
-    private static PerftestSettings settings(String... args) {
-        CommandLine cl = Jrdma.commandLine(new PrintWriter(new StringWriter()), new PrintWriter(new StringWriter()));
-        CommandLine sub = cl.parseArgs(args).subcommand().commandSpec().commandLine();
-        return ((PerftestCommands.Base) sub.getCommand()).settings();
-    }
-
     @Test
     void theVectorAndTheLidReachTheSettings() {
         PerftestSettings s = settings("read-bw", "-e", "-X", "3", "--dlid", "0x11", "host");

@@ -185,11 +185,10 @@ public final class WireIntegrity {
         }
     }
 
-    /** Port 1's endpoint and INIT for {@code qp}, then WINDOW receives posted, receive i into slot i of {@code into}. */
+    /** INIT for {@code qp}, then WINDOW receives posted, receive i into slot i of {@code into}. */
     private static void initWithReceives(QueuePair qp, Context context, ConnectionOptions options, MemoryRegion into,
                                          int slot) {
-        qp.localEndpoint(1, gidIndex(context));
-        qp.toInit(1, options);
+        qp.toInit(options);
         for (int i = 0; i < WINDOW; i++) {
             qp.post(new ReceiveRequest().wrId(i).sge(into, (long) i * slot, slot));
         }
@@ -209,7 +208,7 @@ public final class WireIntegrity {
             ProtectionDomain pd = context.allocateProtectionDomain();
             CompletionQueue cq = context.createCompletionQueue(4 * WINDOW);
             QueuePair qp = pd.queuePair(QueuePairType.RC).completionQueue(cq).maxWorkRequests(2 * WINDOW, 2 * WINDOW)
-                    .build();
+                    .sourceGid(1, gidIndex(context)).build();
             MemoryRegion inbox = pd.allocate((long) WINDOW * MAX, EnumSet.of(Access.LOCAL_WRITE));
             MemoryRegion target = pd.allocate((long) WINDOW * MAX, EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE));
             MemoryRegion acks = pd.allocate((long) WINDOW * 8, EnumSet.of(Access.LOCAL_WRITE));
@@ -298,7 +297,7 @@ public final class WireIntegrity {
             ProtectionDomain pd = context.allocateProtectionDomain();
             CompletionQueue cq = context.createCompletionQueue(4 * WINDOW);
             QueuePair qp = pd.queuePair(QueuePairType.RC).completionQueue(cq).maxWorkRequests(2 * WINDOW, 2 * WINDOW)
-                    .build();
+                    .sourceGid(1, gidIndex(context)).build();
             MemoryRegion source = pd.allocate((long) WINDOW * MAX, EnumSet.of(Access.LOCAL_WRITE));
             MemoryRegion acks = pd.allocate((long) WINDOW * 8, EnumSet.of(Access.LOCAL_WRITE));
             initWithReceives(qp, context, options, acks, 8);

@@ -214,7 +214,7 @@ public final class ExtendedPollVerbs {
             throw new NullPointerException("cq is NULL");
         }
         MemorySegment context = MemorySegment.ofAddress(MEMORY.get(JAVA_LONG, cq.address() + ibv_cq.context$offset()));
-        long fn = InlineVerbs.extendedOp(context, ModifyCq.OP);
+        long fn = VerbsContextOps.op(context, ModifyCq.OP);
         if (fn == 0) {
             return Errno.EOPNOTSUPP;
         }

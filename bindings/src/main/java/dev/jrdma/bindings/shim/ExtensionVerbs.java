@@ -45,7 +45,7 @@ public final class ExtensionVerbs {
             throw new NullPointerException(what + " is NULL");
         }
         long context = MEMORY.get(JAVA_LONG, obj.address() + contextOffset);
-        return InlineVerbs.extendedOp(MemorySegment.ofAddress(context), opOffset);
+        return VerbsContextOps.op(MemorySegment.ofAddress(context), opOffset);
     }
 
     /** A function pointer read from a field of an object (not an op of the context), 0 when NULL. */
@@ -90,7 +90,7 @@ public final class ExtensionVerbs {
 
     /** {@code ibv_open_xrcd}: the {@code open_xrcd} op; NULL with errno EOPNOTSUPP without it. */
     public static MemorySegment ibv_open_xrcd(MemorySegment errno, MemorySegment context, MemorySegment initAttr) {
-        long fn = InlineVerbs.extendedOp(context, Xrc.OPEN_XRCD);
+        long fn = VerbsContextOps.op(context, Xrc.OPEN_XRCD);
         if (fn == 0) {
             return refuse(errno);
         }
@@ -120,7 +120,7 @@ public final class ExtensionVerbs {
 
     /** {@code ibv_open_qp}: the {@code open_qp} op (a shareable XRC target QP); NULL with errno EOPNOTSUPP without it. */
     public static MemorySegment ibv_open_qp(MemorySegment errno, MemorySegment context, MemorySegment openAttr) {
-        long fn = InlineVerbs.extendedOp(context, Xrc.OPEN_QP);
+        long fn = VerbsContextOps.op(context, Xrc.OPEN_QP);
         if (fn == 0) {
             return refuse(errno);
         }
@@ -144,7 +144,7 @@ public final class ExtensionVerbs {
                 && ((mask & Xrc.SRQ_MASK_TYPE) == 0 || ibv_srq_init_attr_ex.srq_type(attr) == Xrc.SRQT_BASIC)) {
             return ErrnoVerbs.ibv_create_srq(errno, ibv_srq_init_attr_ex.pd(attr), attr);
         }
-        long fn = InlineVerbs.extendedOp(context, Xrc.CREATE_SRQ_EX);
+        long fn = VerbsContextOps.op(context, Xrc.CREATE_SRQ_EX);
         if (fn == 0) {
             return refuse(errno);
         }
@@ -199,7 +199,7 @@ public final class ExtensionVerbs {
 
     /** {@code ibv_alloc_dm}: the {@code alloc_dm} op; NULL with errno EOPNOTSUPP without it. */
     public static MemorySegment ibv_alloc_dm(MemorySegment errno, MemorySegment context, MemorySegment attr) {
-        long fn = InlineVerbs.extendedOp(context, DeviceMemory.ALLOC_DM);
+        long fn = VerbsContextOps.op(context, DeviceMemory.ALLOC_DM);
         if (fn == 0) {
             return refuse(errno);
         }
@@ -280,7 +280,7 @@ public final class ExtensionVerbs {
 
     /** {@code ibv_alloc_td}: the {@code alloc_td} op; NULL with errno EOPNOTSUPP without it. */
     public static MemorySegment ibv_alloc_td(MemorySegment errno, MemorySegment context, MemorySegment initAttr) {
-        long fn = InlineVerbs.extendedOp(context, Domains.ALLOC_TD);
+        long fn = VerbsContextOps.op(context, Domains.ALLOC_TD);
         if (fn == 0) {
             return refuse(errno);
         }
@@ -306,7 +306,7 @@ public final class ExtensionVerbs {
 
     /** {@code ibv_alloc_parent_domain}: the {@code alloc_parent_domain} op; NULL with errno EOPNOTSUPP without it. */
     public static MemorySegment ibv_alloc_parent_domain(MemorySegment errno, MemorySegment context, MemorySegment attr) {
-        long fn = InlineVerbs.extendedOp(context, Domains.ALLOC_PARENT_DOMAIN);
+        long fn = VerbsContextOps.op(context, Domains.ALLOC_PARENT_DOMAIN);
         if (fn == 0) {
             return refuse(errno);
         }

@@ -47,7 +47,7 @@ public final class SteeringVerbs {
 
     /** {@code ibv_create_counters}: the op; NULL with errno EOPNOTSUPP without it. */
     public static MemorySegment ibv_create_counters(MemorySegment errno, MemorySegment context, MemorySegment initAttr) {
-        long fn = InlineVerbs.extendedOp(context, Counters.CREATE);
+        long fn = VerbsContextOps.op(context, Counters.CREATE);
         if (fn == 0) {
             return refuse(errno);
         }
@@ -139,7 +139,7 @@ public final class SteeringVerbs {
 
     /** {@code ibv_create_flow_action_esp}: the op; NULL with errno EOPNOTSUPP without it. */
     public static MemorySegment ibv_create_flow_action_esp(MemorySegment errno, MemorySegment context, MemorySegment esp) {
-        long fn = InlineVerbs.extendedOp(context, Flows.CREATE_ESP);
+        long fn = VerbsContextOps.op(context, Flows.CREATE_ESP);
         if (fn == 0) {
             return refuse(errno);
         }
@@ -204,7 +204,7 @@ public final class SteeringVerbs {
      * initialises the WQ's mutex and condition variable.
      */
     public static MemorySegment ibv_create_wq(MemorySegment errno, MemorySegment context, MemorySegment initAttr) {
-        long fn = InlineVerbs.extendedOp(context, WorkQueues.CREATE);
+        long fn = VerbsContextOps.op(context, WorkQueues.CREATE);
         if (fn == 0) {
             return refuse(errno);
         }
@@ -265,7 +265,7 @@ public final class SteeringVerbs {
 
     /** {@code ibv_create_rwq_ind_table}: the op; NULL with errno EOPNOTSUPP without it. */
     public static MemorySegment ibv_create_rwq_ind_table(MemorySegment errno, MemorySegment context, MemorySegment initAttr) {
-        long fn = InlineVerbs.extendedOp(context, WorkQueues.CREATE_TABLE);
+        long fn = VerbsContextOps.op(context, WorkQueues.CREATE_TABLE);
         if (fn == 0) {
             return refuse(errno);
         }

@@ -40,7 +40,7 @@ public final class SurfaceVerbs {
      * EOPNOTSUPP. 0 or an errno value.
      */
     public static int ibv_query_rt_values_ex(MemorySegment context, MemorySegment values) {
-        long fn = InlineVerbs.extendedOp(context, QueryRtValues.OP);
+        long fn = VerbsContextOps.op(context, QueryRtValues.OP);
         if (fn == 0) {
             return Errno.EOPNOTSUPP;
         }

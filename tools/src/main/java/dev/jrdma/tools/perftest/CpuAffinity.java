@@ -32,11 +32,19 @@ public final class CpuAffinity {
 
         @Override
         public void close() {
-            try (Arena arena = Arena.ofConfined()) {
-                MemorySegment mask = arena.allocate(SET_BYTES, 8);
-                MemorySegment.copy(before, 0, mask, JAVA_LONG, 0, before.length);
-                set(mask, "restoring the CPUs of the thread");
+            int errno = restore(before);
+            if (errno != 0) {
+                throw new IllegalStateException("sched_setaffinity failed restoring the CPUs of the thread: errno " + errno);
             }
+        }
+    }
+
+    /** Gives the calling thread back the CPUs {@code before} (a cpu_set_t's words); {@return the errno, 0 on success} */
+    static int restore(long[] before) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment mask = arena.allocate(SET_BYTES, 8);
+            MemorySegment.copy(before, 0, mask, JAVA_LONG, 0, before.length);
+            return Posix.setThreadAffinity(mask);
         }
     }
 

@@ -15,7 +15,8 @@ import java.util.Map;
  * {@code --json}: one valid JSON document per run (perftest's --out_json writes a not-quite-JSON
  * file per size and overwrites it; see perftest issues #216, #236). Written with Jackson's
  * streaming generator: correct escaping and number output without databind or reflection.
- * Non-finite numbers (a peer's "inf") are written as null.
+ * Non-finite numbers (a peer's "inf") are written as null. The document opens with the run's
+ * {@link Provenance} (schema_version, jrdma_version, start_time, java, libibverbs).
  */
 public final class JsonReport {
     private static final JsonFactory FACTORY = JsonFactory.builder().build();
@@ -44,6 +45,12 @@ public final class JsonReport {
     private static void write(RunReport r, JsonGenerator g) throws IOException {
         g.useDefaultPrettyPrinter();
         g.writeStartObject();
+        Provenance p = r.provenance();
+        g.writeNumberField("schema_version", p.schemaVersion());
+        g.writeStringField("jrdma_version", p.jrdmaVersion());
+        g.writeStringField("start_time", p.startTime().toString());
+        g.writeStringField("java", p.java());
+        g.writeStringField("libibverbs", p.libibverbs());
         g.writeStringField("test", r.test());
         g.writeStringField("title", r.info().title());
         g.writeStringField("role", r.info().client() ? "client" : "server");

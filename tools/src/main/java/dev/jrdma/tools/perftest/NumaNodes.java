@@ -75,11 +75,7 @@ public final class NumaNodes {
 
         @Override
         public void close() {
-            try (Arena arena = Arena.ofConfined()) {
-                MemorySegment mask = arena.allocate(SET_BYTES, 8);
-                MemorySegment.copy(before, 0, mask, JAVA_LONG, 0, before.length);
-                Posix.setThreadAffinity(mask);
-            }
+            CpuAffinity.restore(before);
         }
     }
 

@@ -20,19 +20,30 @@ import java.util.Map;
  * @param gbits       bandwidth unit Gb/s (else MB/s with MB = 2^20 bytes)
  * @param durationLatency the row of a -D latency run (perftest prints only t_avg and tps there),
  *                    else empty; {@code latency} may then hold the samples' full row as well
+ * @param provenance  where the report came from (jrdma, Java, libibverbs, start time)
  */
 public record RunReport(String test, TestInfo info, Map<String, Object> parameters, String peerVersion,
                         List<PeerInfo> local, List<PeerInfo> remote, List<LatencyReport> latency,
-                        List<BwReportData> bandwidth, boolean gbits, List<DurationLatency> durationLatency) {
+                        List<BwReportData> bandwidth, boolean gbits, List<DurationLatency> durationLatency,
+                        Provenance provenance) {
 
-    /** A run without -D latency rows. */
+    /** A run without -D latency rows, of this process, started now. */
     public RunReport(String test, TestInfo info, Map<String, Object> parameters, String peerVersion,
                      List<PeerInfo> local, List<PeerInfo> remote, List<LatencyReport> latency,
                      List<BwReportData> bandwidth, boolean gbits) {
         this(test, info, parameters, peerVersion, local, remote, latency, bandwidth, gbits, List.of());
     }
 
+    /** A run of this process, started now. */
+    public RunReport(String test, TestInfo info, Map<String, Object> parameters, String peerVersion,
+                     List<PeerInfo> local, List<PeerInfo> remote, List<LatencyReport> latency,
+                     List<BwReportData> bandwidth, boolean gbits, List<DurationLatency> durationLatency) {
+        this(test, info, parameters, peerVersion, local, remote, latency, bandwidth, gbits, durationLatency,
+                Provenance.of(java.time.Instant.now()));
+    }
+
     public RunReport {
+        java.util.Objects.requireNonNull(provenance, "provenance");
         durationLatency = List.copyOf(durationLatency);
         parameters = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(parameters));
         local = List.copyOf(local);

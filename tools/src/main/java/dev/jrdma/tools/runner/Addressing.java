@@ -154,11 +154,11 @@ final class Addressing {
         for (int i = 0; i < side.qps.size(); i++) {
             QueuePair qp = side.qps.get(i);
             qp.attachMulticast(group);
-            PeerInfo p = side.mine.get(i);
-            side.mine.set(i, new PeerInfo(group.lid(), p.outReads(), p.qpn(), p.psn(), p.rkey(), p.vaddr(),
+            PeerInfo p = side.records.mine.get(i);
+            side.records.mine.set(i, new PeerInfo(group.lid(), p.outReads(), p.qpn(), p.psn(), p.rkey(), p.vaddr(),
                     group.gid().bytes(), p.srqn()));
         }
-        Optional<GidEntry> source = side.context.gid(s.ibPort(), side.gidIndex);
+        Optional<GidEntry> source = side.session.context().gid(s.ibPort(), side.session.gidIndex());
         NetworkInterface netdev = source.isPresent() && source.get().ifindex() > 0
                 ? NetworkInterface.getByIndex(source.get().ifindex()) : null;
         if (netdev == null) {

@@ -34,7 +34,7 @@ final class DataValidation {
 
     /** Fills each QP's source slot: {@code size} bytes of the pattern (before the QPs exist: -q says how many). */
     static void fill(Side side, long size) {
-        MemorySegment buffer = side.mr.segment();
+        MemorySegment buffer = side.buffer.mr().segment();
         int n = side.s.qps();
         for (int q = 0; q < n; q++) {
             long base = source(side, q, n);
@@ -55,7 +55,7 @@ final class DataValidation {
      * @throws IllegalStateException naming the first wrong byte
      */
     static long check(Side side, long size, PrintWriter debug) {
-        MemorySegment buffer = side.mr.segment();
+        MemorySegment buffer = side.buffer.mr().segment();
         int n = side.s.qps();
         for (int q = 0; q < n; q++) {
             long base = landing(side, q, n);
@@ -107,10 +107,10 @@ final class DataValidation {
     }
 
     private static long source(Side side, int q, int n) {
-        return (side.verb == Verb.READ ? n + q : q) * side.slot;
+        return (side.verb == Verb.READ ? n + q : q) * side.buffer.slot();
     }
 
     private static long landing(Side side, int q, int n) {
-        return (side.verb == Verb.READ ? q : n + q) * side.slot;
+        return (side.verb == Verb.READ ? q : n + q) * side.buffer.slot();
     }
 }

@@ -36,12 +36,12 @@ final class HardwareRate {
             TestKind kind = side.kind;
             boolean softwareCannot = kind.verb() == Verb.ATOMIC || (kind.verb() == Verb.SEND && side.s.bidirectional());
             if (rate.typeGiven() || softwareCannot) {
-                throw new IOException("--rate_limit_type " + rate.type() + ": " + side.context.name() + " refused the QP "
+                throw new IOException("--rate_limit_type " + rate.type() + ": " + side.session.context().name() + " refused the QP "
                         + "rate limit of " + limit.kilobitsPerSecond() + " kb/s (" + rate.describe() + "): " + e.getMessage()
                         + (rate.typeGiven() ? "" : "; the SW limiter cannot pace this test instead"), e);
             }
             console.error("warning: the QPs failed to accept the HW rate limit, the SW rate limiter paces instead ("
-                    + side.context.name() + ": " + e.getMessage() + ")");
+                    + side.session.context().name() + ": " + e.getMessage() + ")");
             side.rate = rate.asSoftware();
         }
     }

@@ -12,6 +12,7 @@ import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
+import java.util.Objects;
 
 /**
  * perftest's latency loops ({@code run_iter_lat_send}, {@code run_iter_lat_write},
@@ -62,7 +63,7 @@ final class LatencyLoops {
              PreparedPoll recvPoll = PreparedPoll.ofConfined(recvCq);
              PreparedPoll sendPoll = PreparedPoll.ofConfined(sendCq)) {
             PreparedSend direct = send.prepared();
-            if (spin && direct != null) {
+            if (spin && direct != null && !immediate && !rule.hasGap()) {
                 sendCounted(side, rule, client, send, direct, recv, recvPoll, sendPoll);
                 return;
             }
@@ -108,45 +109,54 @@ final class LatencyLoops {
     }
 
     /**
-     * {@link #send}'s loop in count mode without -e, posting with {@code ibv_post_send}: perftest's
-     * loop, with the prepared request posted here (SendPoster.prepared) and every wait the plain
-     * busy-poll. A method of its own, so that C2 compiles only these paths into it: the other
-     * loop's posts and waits, never run here, would still be inlined (the launchers name the
-     * posts for inlining, which inlines unreached calls too) and grew the graph past C2's node
-     * budget, which left the status read out of line (research/notes/2026-11-27-latency-loops-inlined.md).
+     * {@link #send}'s loop in count mode without -e, --send_with_imm or --latency_gap, posting with
+     * {@code ibv_post_send}: perftest's loop, with the prepared request posted here
+     * (SendPoster.prepared) and every wait the plain busy-poll. A method of its own, so that C2
+     * compiles only these paths into it: the other loop's posts and waits, never run here, would
+     * still be inlined (the launchers name the posts for inlining, which inlines unreached calls
+     * too) and grew the graph past C2's node budget, which left the status read out of line
+     * (research/notes/2026-11-27-latency-loops-inlined.md).
+     *
+     * <p>Shaped for the fewest instructions per iteration, with the same checks
+     * (research/notes/2026-11-28-latency-loop-instructions.md): the objects are null-checked once
+     * before the loop, so that C2 neither tests them in every iteration nor peels a copy of each
+     * wait's poll to hoist the test; the re-posted receives are counted after the loop; the post
+     * is stamped with {@link PostClock} straight into the rule's array. (The client's first send
+     * taken before the loop, a third inlined post and wait, left the method uncompiled under
+     * perf-gate: not tried again.)
      */
     private static void sendCounted(Side side, StopRule rule, boolean client, SendPoster send, PreparedSend direct,
                                     PreparedReceive recv, PreparedPoll recvPoll, PreparedPoll sendPoll)
             throws IOException {
-        Completions c = side.completions;
-        long iters = rule.iterations();
-        int rxDepth = side.s.rxDepth();
-        boolean immediate = side.withImmediate;
+        Completions c = Objects.requireNonNull(side.completions);
+        Objects.requireNonNull(direct);
+        Objects.requireNonNull(recv);
+        Objects.requireNonNull(recvPoll);
+        Objects.requireNonNull(sendPoll);
+        int iters = Math.toIntExact(rule.iterations());
+        long[] posted = rule.postStamps();
+        // perftest re-posts while rcnt + rx_depth <= iters (rcnt counted with this receive).
+        int lastRepost = iters - side.s.rxDepth();
         rule.start(System.nanoTime());
         int scnt = 0;
         int rcnt = 0;
-        int reposted = 0;
         try {
             while (scnt < iters || rcnt < iters) {
-                if (rcnt < iters && !(scnt < 1 && client)) {
+                if (rcnt < iters && (scnt > 0 || !client)) {
                     c.spin(recvPoll, "receive");
-                    rcnt++;
-                    if (immediate) {
-                        side.checkImmediate(recvPoll.completion());
-                    }
-                    if (rcnt + (long) rxDepth <= iters) {
+                    if (++rcnt <= lastRepost) {
                         recv.post();
-                        reposted++;
                     }
                 }
                 if (scnt < iters) {
-                    rule.beforePost();   // the clock after the post, as in send()
-                    direct.post();
-                    rule.posted(scnt++);
+                    direct.post();   // the clock after the post, as in send()
+                    posted[scnt++] = PostClock.now();
                     c.spin(sendPoll, "send");
                 }
             }
         } finally {
+            // Each receive up to lastRepost was re-posted (a failed re-post ends the run with its exception).
+            int reposted = Math.max(0, Math.min(rcnt, lastRepost));
             side.post.receivesPosted(reposted, reposted);
             send.addPosts(scnt);
         }
@@ -157,9 +167,9 @@ final class LatencyLoops {
         Completions c = side.completions;
         long iters = rule.iterations();
         boolean client = side.s.client();
-        MemorySegment buf = side.mr.segment();
+        MemorySegment buf = side.buffer.mr().segment();
         long postOffset = size - 1;
-        long pollOffset = (long) side.qps.size() * side.slot + size - 1;
+        long pollOffset = (long) side.qps.size() * side.buffer.slot() + size - 1;
         boolean spin = c.spins(rule);   // as in send()
         try (SendPoster write = SendPoster.single(side, 0, size, SendOpcode.RDMA_WRITE);
              PreparedPoll poll = PreparedPoll.ofConfined(side.sendCq)) {
@@ -232,7 +242,7 @@ final class LatencyLoops {
         try (SendPoster r = SendPoster.single(side, 0, size, side.opcode());
              PreparedPoll poll = PreparedPoll.ofConfined(cq)) {
             PreparedSend direct = r.prepared();
-            if (spin && direct != null) {
+            if (spin && direct != null && !rule.hasGap()) {
                 roundTripCounted(c, rule, what, r, direct, poll);
                 return;
             }
@@ -251,19 +261,23 @@ final class LatencyLoops {
     }
 
     /**
-     * {@link #roundTrip}'s loop in count mode without -e, posting with {@code ibv_post_send}:
-     * perftest's four steps, a method of its own as {@link #sendCounted} is.
+     * {@link #roundTrip}'s loop in count mode without -e or --latency_gap, posting with
+     * {@code ibv_post_send}: perftest's four steps, a method of its own and shaped as
+     * {@link #sendCounted} is.
      */
     private static void roundTripCounted(Completions c, StopRule rule, String what, SendPoster r, PreparedSend direct,
                                          PreparedPoll poll) throws IOException {
-        long iters = rule.iterations();
+        Objects.requireNonNull(c);
+        Objects.requireNonNull(direct);
+        Objects.requireNonNull(poll);
+        int iters = Math.toIntExact(rule.iterations());
+        long[] posted = rule.postStamps();
         rule.start(System.nanoTime());
         int i = 0;
         try {
             for (; i < iters; i++) {
-                rule.beforePost();
                 direct.post();
-                rule.posted(i);   // after the post, as in send()
+                posted[i] = PostClock.now();   // after the post, as in send()
                 c.spin(poll, what);
             }
         } finally {

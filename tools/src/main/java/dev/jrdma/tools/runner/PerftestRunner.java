@@ -2,14 +2,9 @@
 package dev.jrdma.tools.runner;
 
 import dev.jrdma.Context;
-import dev.jrdma.DeviceAttributes;
-import dev.jrdma.GidEntry;
-import dev.jrdma.GidType;
 import dev.jrdma.Mtu;
-import dev.jrdma.PortState;
 import dev.jrdma.Rdma;
 import dev.jrdma.RdmaDevice;
-import dev.jrdma.tools.perftest.BwReportData;
 import dev.jrdma.tools.perftest.CpuAffinity;
 import dev.jrdma.tools.perftest.NumaNodes;
 import dev.jrdma.tools.perftest.PeerInfo;
@@ -18,36 +13,30 @@ import dev.jrdma.tools.perftest.PerftestChannel;
 import dev.jrdma.tools.perftest.PerftestSchedule;
 import dev.jrdma.tools.perftest.PerftestSession;
 import dev.jrdma.tools.perftest.PerftestSettings;
-import dev.jrdma.tools.perftest.ProgressLine;
 import dev.jrdma.tools.perftest.TestInfo;
 import dev.jrdma.tools.perftest.TestKind;
-import dev.jrdma.tools.perftest.Verb;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 
 /**
- * The device part of the perftest-compatible tests, on the public dev.jrdma API: opens the
- * device, sets up this {@link Side}, warms the JIT up ({@link WarmUp}), connects with the peer's
- * key records and runs perftest's measurement loops ({@link LatencyLoops}, {@link BandwidthLoops}),
- * while {@link PerftestSession} drives the out-of-band exchange over TCP or, with -R, rdma_cm
- * ({@link RdmaCmSetup}); {@link RunOutput} prints.
+ * The device part of the perftest-compatible tests, on the public dev.jrdma API, and its session
+ * set-up: opens the device, decides the port, GID and sizes ({@link SessionSettings}), sets up
+ * this {@link Side}, warms the JIT up ({@link WarmUp}) and opens the out-of-band exchange over
+ * TCP or, with -R, rdma_cm ({@link RdmaCmSetup}); {@link PerftestSession} then drives the
+ * schedule, whose steps {@link TestRun} performs; {@link RunOutput} prints.
  */
-public final class PerftestRunner implements PerftestSession.Device {
+public final class PerftestRunner {
     private final PerftestSettings s;
     private final Console console;
     private final Side side;
     private final RunOutput output;
     private final WarmUp warmUp;
     private final boolean duration;
-    private RdmaCmSetup rdmaCm;
-    /** The out-of-band channel of the schedule (--run_infinitely watches it for the peer's stop). */
-    private PerftestChannel oob;
-    private BwReportData lastReport;
+    private final TestRun test;
     private String peerVersion = "";
     private TestInfo info;
     /** --pin-cpu: the measuring thread's binding, undone when the run ends. */
@@ -61,6 +50,7 @@ public final class PerftestRunner implements PerftestSession.Device {
         this.output = new RunOutput(s, console.out());
         this.warmUp = new WarmUp(side, console);
         this.duration = s.durationSeconds() > 0;
+        this.test = new TestRun(s, console, side, output, warmUp);
     }
 
     /** Runs the test; the exit code. Failures are exceptions (exit code 1 with their message). */
@@ -78,7 +68,7 @@ public final class PerftestRunner implements PerftestSession.Device {
                 return ExitCode.FAILURE;
             }
         } else if (devices.isEmpty()) {
-            console.error("no RDMA devices found");
+            console.error(NoDevice.MESSAGE);
             return ExitCode.FAILURE;
         } else {
             device = devices.getFirst();
@@ -95,8 +85,7 @@ public final class PerftestRunner implements PerftestSession.Device {
             }
         }
         try (Context context = device.open()) {
-            r.side.context = context;
-            int code = r.session();
+            int code = r.session(context);
             String below = r.output.verifierError();
             if (below != null) {
                 console.error(below);   // -w/-y: perftest's line, exit 1 after the report
@@ -162,80 +151,18 @@ public final class PerftestRunner implements PerftestSession.Device {
         }
     }
 
-    /** The port, GID, read depth and inline size on the opened device; this side's MTU. */
-    private Mtu configure() throws IOException {
-        Context context = side.context;
-        DeviceAttributes attrs = context.queryDevice();
-        if (s.ibPort() > attrs.physicalPortCount()) {
-            throw new IOException(context.name() + " has " + attrs.physicalPortCount() + " port(s), no port " + s.ibPort());
-        }
-        side.port = context.queryPort(s.ibPort());
-        if (side.port.state() != PortState.ACTIVE) {
-            throw new IOException(context.name() + " port " + s.ibPort() + " is " + side.port.state() + ", not ACTIVE");
-        }
-        Addressing.check(s, context, attrs.physicalPortCount(), side.port.isEthernet());
-        chooseGid();
-        PostResources.checkDevice(context, s.posting());   // --no_lock: before the warm-up builds anything
-        Verb verb = side.verb;
-        if (verb == Verb.READ || verb == Verb.ATOMIC) {
-            int max = Math.min(attrs.maxQpRdAtom(), attrs.maxQpInitRdAtom());
-            side.outReads = s.outReads() > 0 ? Math.min(s.outReads(), max) : max;
-        } else {
-            side.outReads = 1;
-        }
-        side.inlineSize = s.inlineSize() >= 0 ? s.inlineSize()
-                : context.name().startsWith("mlx") ? s.kind().defaultInline(s.connection()) : 0;
-        return s.mtu() == 0 ? side.port.activeMtu() : mtuOf(s.mtu());
-    }
-
-    private void chooseGid() {
-        Context context = side.context;
-        int gidIndex = s.gidIndex() >= 0 ? s.gidIndex() : Addressing.defaultGidIndex(s);
-        if (gidIndex >= 0) {
-            Optional<GidEntry> e = context.gid(s.ibPort(), gidIndex);
-            if (e.isEmpty()) {
-                throw new IllegalArgumentException("GID index " + gidIndex + " of " + context.name() + " port "
-                        + s.ibPort() + " is not in use (see 'jrdma devinfo -v')");
-            }
-            side.gid = e.get().gid();
-            side.gidIndex = gidIndex;
-            return;
-        }
-        List<GidEntry> table = context.gidTable(s.ibPort());
-        if (!side.port.isEthernet()) {
-            side.gid = null;   // InfiniBand: LID routing, no GID exchanged (perftest's gid_index -1)
-            side.gidIndex = table.isEmpty() ? 0 : table.getFirst().index();
-            return;
-        }
-        GidEntry best = Addressing.preferredGid(s, table)
-                .or(() -> table.stream().filter(g -> g.type() == GidType.ROCE_V2).findFirst())
-                .or(() -> table.stream().findFirst())
-                .orElseThrow(() -> new IllegalStateException(context.name() + " port " + s.ibPort()
-                        + " has no GID (RoCE needs one)"));
-        side.gid = best.gid();
-        side.gidIndex = best.index();
-    }
-
-    private static Mtu mtuOf(int bytes) {
-        for (Mtu m : Mtu.values()) {
-            if (m.bytes() == bytes) {
-                return m;
-            }
-        }
-        throw new IllegalArgumentException("no MTU of " + bytes + " bytes");
-    }
-
-    private int session() throws IOException {
-        Mtu myMtu = configure();
-        output.open(side.context.name(), s.ibPort());
+    private int session(Context context) throws IOException {
+        side.session = SessionSettings.of(s, context);
+        Mtu myMtu = side.session.localMtu(s);
+        output.open(context.name(), s.ibPort());
         RunControl.warnCpuUtil(s, console);
         if (s.addressing().connectionless()) {
             return connectionlessSession(myMtu);
         }
         if (s.rdmaCm()) {
             try (RdmaCmSetup cm = new RdmaCmSetup(s)) {
-                rdmaCm = cm;
-                return rdmaCmSession(myMtu);
+                test.rdmaCm = cm;
+                return rdmaCmSession(cm, myMtu);
             }
         }
         // The server warms up before listening: a client that finds the port open starts its own
@@ -246,7 +173,7 @@ public final class PerftestRunner implements PerftestSession.Device {
         if (s.addressing().commRdmaCm()) {
             try (RdmaCmSetup cm = new RdmaCmSetup(s)) {
                 return verbsSession(myMtu, PerftestChannel.overRdmaCm(cm.control(output::waiting),
-                        side.gid == null ? -1 : side.gidIndex));
+                        side.session.announcedGidIndex()));
             }
         }
         PerftestChannel ch;
@@ -270,11 +197,11 @@ public final class PerftestRunner implements PerftestSession.Device {
     private int verbsSession(Mtu myMtu, PerftestChannel ch) throws IOException {
         try (PerftestChannel oob = ch) {
             preamble(oob, myMtu);
-            side.createResources(side.context, null);
+            side.createResources(side.session.context(), null);
             // -g: the receiving side's QPs join the group (and announce it) before the key exchange.
             java.io.Closeable group = Addressing.receivesMulticast(s) ? Addressing.joinMulticast(side) : null;
             try {
-                runSchedule(oob, List.copyOf(side.mine));
+                runSchedule(oob, List.copyOf(side.records.mine));
             } finally {
                 if (group != null) {
                     group.close();
@@ -291,15 +218,15 @@ public final class PerftestRunner implements PerftestSession.Device {
      * then. The server warms up before listening, as over TCP (and a connect request left
      * unanswered for the warm-up could time out in the CM); the client retries until it listens.
      */
-    private int rdmaCmSession(Mtu myMtu) throws IOException {
+    private int rdmaCmSession(RdmaCmSetup rdmaCm, Mtu myMtu) throws IOException {
         warmUp.run(myMtu);
         pinMeasuringThread();
         RdmaCmControl control = rdmaCm.control(output::waiting);
-        try (PerftestChannel oob = PerftestChannel.overRdmaCm(control, side.gid == null ? -1 : side.gidIndex)) {
+        try (PerftestChannel oob = PerftestChannel.overRdmaCm(control, side.session.announcedGidIndex())) {
             preamble(oob, myMtu);
             List<PeerInfo> placeholders = new ArrayList<>();
             for (int i = 0; i < s.qps(); i++) {
-                placeholders.add(PeerInfo.zero(side.gid != null));
+                placeholders.add(PeerInfo.zero(side.session.gid() != null));
             }
             runSchedule(oob, placeholders);
         }
@@ -318,23 +245,23 @@ public final class PerftestRunner implements PerftestSession.Device {
     private int connectionlessSession(Mtu myMtu) throws IOException {
         warmUp.run(myMtu);
         pinMeasuringThread();
-        side.agreedMtu = myMtu;
-        side.mtuBytes = myMtu.bytes();
-        side.sizes = s.sizesForMtu(side.mtuBytes);
-        side.createResources(side.context, null);
+        side.session = side.session.agreed(myMtu, s.sizesForMtu(myMtu.bytes()));
+        SessionSettings session = side.session;
+        side.createResources(session.context(), null);
         try (java.io.Closeable group = Addressing.joinMulticast(side)) {
             side.readyWithoutPeer();
             TestKind kind = s.kind();
-            info = new TestInfo(kind.verb(), null, true, false, false, side.context.name(), s.qps(), "IB",
-                    s.connection().name(), s.posting().useSrq(), "ON", side.post.extendedPost ? "ON" : "OFF",
-                    s.txDepth(), s.rxDepth(), s.posting().postList(), s.cqMod(), side.mtuBytes,
-                    side.port.isEthernet() ? "Ethernet" : "IB", side.gid == null ? -1 : side.gidIndex, side.inlineSize,
-                    side.outReads, false, s.events(), s.durationSeconds(), Math.max(0, s.completionVector()),
+            info = new TestInfo(kind.verb(), null, true, false, false, session.context().name(), s.qps(),
+                    RunHeader.transport(session.context().device().transportType()), s.connection().name(),
+                    s.posting().useSrq(), RunHeader.relaxOrder(Side.BUFFER_ACCESS), side.post.extendedPost ? "ON" : "OFF",
+                    s.txDepth(), s.rxDepth(), s.posting().postList(), s.cqMod(), session.mtuBytes(),
+                    session.port().isEthernet() ? "Ethernet" : "IB", session.announcedGidIndex(), session.inlineSize(),
+                    session.outReads(), false, s.events(), s.durationSeconds(), Math.max(0, s.completionVector()),
                     false);
             output.header(info);
-            output.connection(side.mine, List.of());
+            output.connection(side.records.mine, List.of());
             side.postReceives(0);
-            run(0);
+            test.run(0);
         }
         finish();
         return ExitCode.OK;
@@ -345,139 +272,30 @@ public final class PerftestRunner implements PerftestSession.Device {
         PerftestSession.Preamble pre = PerftestSession.preamble(oob, Side.PAGE_SIZE, Side.CACHE_LINE, myMtu.value(),
                 !s.addressing().dontExchangeVersions());
         peerVersion = pre.peerVersion();
-        side.agreedMtu = Mtu.of(pre.mtuEnum());   // exchangeMtu keeps it within 1..5
-        side.mtuBytes = side.agreedMtu.bytes();
-        side.sizes = s.sizesForMtu(side.mtuBytes);
+        Mtu agreed = Mtu.of(pre.mtuEnum());   // exchangeMtu keeps it within 1..5
+        side.session = side.session.agreed(agreed, s.sizesForMtu(agreed.bytes()));
     }
 
     /** After the preamble: the header, then the test's schedule with {@code records} as this side's. */
     private void runSchedule(PerftestChannel oob, List<PeerInfo> records) throws IOException {
-        this.oob = oob;
+        test.oob = oob;
         TestKind kind = s.kind();
+        SessionSettings session = side.session;
         info = new TestInfo(kind.verb(), s.atomicType() == null ? null : s.atomicType().name(), kind.bandwidth(),
-                s.bidirectional(), s.testClient(), side.context.name(), s.qps(), "IB", s.connection().name(),
-                s.posting().useSrq(), "ON", side.post.extendedPost ? "ON" : "OFF", s.txDepth(), s.rxDepth(),
-                s.posting().postList(), s.cqMod(), side.mtuBytes, side.port.isEthernet() ? "Ethernet" : "IB",
-                side.gid == null ? -1 : side.gidIndex, side.inlineSize, side.outReads, s.rdmaCm(), s.events(),
+                s.bidirectional(), s.testClient(), session.context().name(), s.qps(),
+                RunHeader.transport(session.context().device().transportType()), s.connection().name(),
+                s.posting().useSrq(), RunHeader.relaxOrder(Side.BUFFER_ACCESS), side.post.extendedPost ? "ON" : "OFF",
+                s.txDepth(), s.rxDepth(),
+                s.posting().postList(), s.cqMod(), session.mtuBytes(), session.port().isEthernet() ? "Ethernet" : "IB",
+                session.announcedGidIndex(), session.inlineSize(), session.outReads(), s.rdmaCm(), s.events(),
                 s.durationSeconds(), Math.max(0, s.completionVector()), s.addressing().commRdmaCm() && !s.rdmaCm());
         output.header(info);
         // The wait for the peer's run: a -D run's length is known, an iteration run's is not.
         // A --run_infinitely run's is not: it ends when the peer is stopped.
         Duration peerRun = duration && !s.run().runInfinitely()
                 ? Duration.ofSeconds(s.durationSeconds()).plus(s.timeout()) : null;
-        side.remote = PerftestSession.run(oob, kind, records, side.sizes.size(), PerftestSchedule.Options.of(s),
-                peerRun, this);
-    }
-
-    @Override
-    public void connect(List<PeerInfo> peers) throws IOException {
-        side.remote = List.copyOf(peers);
-        output.connection(side.mine, peers);
-        side.checkGidUse(peers);
-        side.connectQueuePairs(peers);
-        HardwareRate.apply(side, console);
-        side.postReceives(0);   // a send test's, before the sync that precedes the first run, as perftest does
-        warmUp.settle();
-    }
-
-    @Override
-    public List<PeerInfo> connectRdmaCm() throws IOException {
-        rdmaCm.connectTestQueuePair(side);
-        HardwareRate.apply(side, console);
-        warmUp.settle();
-        return List.copyOf(side.mine);
-    }
-
-    /**
-     * -R: the peer's records after a key exchange. The first one also does what {@link #connect}
-     * does after the QP transitions over TCP: print both sides' addresses and the table header,
-     * and post the receives of a SEND test before the sync that precedes the first run.
-     */
-    @Override
-    public void rdmaCmKeys(List<PeerInfo> peers) throws IOException {
-        boolean first = side.remote.isEmpty();
-        side.remote = List.copyOf(peers);
-        if (first) {
-            side.checkGidUse(peers);
-            output.connection(side.mine, peers);
-            side.postReceives(0);
-        }
-    }
-
-    @Override
-    public void run(int index) throws IOException {
-        long size = side.sizes.get(index);
-        if (s.run().runInfinitely()) {
-            lastReport = RunControl.soak(side, size, output, oob);
-            return;
-        }
-        RunControl.performWarmUp(side, size);
-        ProgressLine progress = duration ? ProgressLine.forRun(s, console.err(), ProgressLine.stderrIsTerminal()) : null;
-        StopRule rule = Measurement.rule(side, progress);
-        Measurement.Row row;
-        try {
-            row = Measurement.run(side, size, rule);
-        } finally {
-            rule.finish();   // the progress line goes before the row
-        }
-        if (rule.cpu() != null) {
-            output.cpuUtil(rule.cpu().percent());
-        }
-        if (row.latency() != null) {
-            output.latencyRow(row.latency(), rule.postTimes());
-        } else if (row.windowLatency() != null) {
-            output.latencyRow(row.windowLatency());
-        } else if (duration ? s.bidirectional() && s.kind() != TestKind.SEND_BW && !side.writeImmediate
-                : s.bidirectional()) {
-            lastReport = row.bandwidth();   // -b: printed with the peer's sum after the report exchange
-        } else {
-            if (s.kind() != TestKind.SEND_BW) {
-                lastReport = row.bandwidth();
-            }
-            // send_bw -D -b exchanges no report: each side prints its own row
-            output.bandwidthRow(row.bandwidth());
-        }
-        if (!duration && index + 1 < side.sizes.size()) {
-            side.postReceives(index + 1);
-        }
-        if (s.operations().dataValidation() && side.verb == Verb.READ) {
-            validate(size);   // the read-bw client (both with -b): the bytes it read have landed
-        }
-    }
-
-    /** --data_validation: checks the bytes that landed here; prints PASSED in the table, or fails. */
-    private void validate(long size) {
-        long bytes = DataValidation.check(side, size, s.operations().dataValidationDebug() ? console.err() : null);
-        if (output.isText()) {
-            console.out().print(" Data validation: PASSED (" + bytes + " bytes of " + side.qps.size() + " QP"
-                    + (side.qps.size() > 1 ? "s" : "") + ")\n");
-            console.out().flush();
-        }
-    }
-
-    @Override
-    public BwReportData bandwidthReport() {
-        if (lastReport != null) {
-            return lastReport;
-        }
-        return new BwReportData(side.sizes.getLast(), s.iters() * s.qps(), 0, 0, 0);
-    }
-
-    @Override
-    public void remoteBandwidthReport(BwReportData remoteReport) {
-        if (s.bidirectional()) {
-            output.bandwidthRow(lastReport.plus(remoteReport));   // print_full_bw_report: both directions' sum
-            output.reportBoth(lastReport, remoteReport);
-        } else if (!s.testClient() && s.kind() != TestKind.SEND_BW) {
-            if (s.run().runInfinitely()) {
-                output.line(RunControl.CLIENT_CLOSED);   // perftest's passive side of a soak prints no numbers
-            } else {
-                output.bandwidthRow(remoteReport);   // the passive server prints the client's numbers
-            }
-        }
-        if (s.operations().dataValidation() && side.verb == Verb.WRITE && (s.bidirectional() || !s.client())) {
-            validate(side.sizes.getFirst());   // the write-bw server (both with -b): the peer's run has ended
-        }
+        side.records.remote = PerftestSession.run(oob, kind, records, session.sizes().size(),
+                PerftestSchedule.Options.of(s), peerRun, test);
     }
 
     private void finish() throws IOException {
@@ -489,6 +307,6 @@ public final class PerftestRunner implements PerftestSession.Device {
         if (warmUp.cpus != null) {
             parameters.put("warm_up_cpus", warmUp.cpus);
         }
-        output.finish(info, parameters, peerVersion, side.mine, side.remote);
+        output.finish(info, parameters, peerVersion, side.records.mine, side.records.remote);
     }
 }

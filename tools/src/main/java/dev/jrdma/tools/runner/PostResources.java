@@ -101,7 +101,7 @@ final class PostResources {
     }
 
     MemoryRegion region(int qp) {
-        return regions != null ? regions[qp] : side.mr;
+        return regions != null ? regions[qp] : side.buffer.mr();
     }
 
     /**
@@ -131,7 +131,7 @@ final class PostResources {
             extendedPost = false;
             return cmId.createQueuePair(onSrq(builders.get()));
         }
-        if (!p.oldPostSend() && !extendedRefused && (perftestPostsExtended(side.context.queryDevice().vendorPartId())
+        if (!p.oldPostSend() && !extendedRefused && (perftestPostsExtended(side.session.context().queryDevice().vendorPartId())
                 || "always".equals(System.getProperty(EXTENDED_POST_PROPERTY)))) {
             try {
                 QueuePair qp = onSrq(builders.get()).extendedPost(sendOp()).build();

@@ -111,10 +111,10 @@ final class RdmaCmSetup implements AutoCloseable {
      */
     private void requireDevice(Side side, CmId id, String what) throws IOException {
         String chosen = id.context().name();
-        if (!chosen.equals(side.context.name())) {
+        if (!chosen.equals(side.session.context().name())) {
             id.close();
             throw new PerftestProtocolException("-R (rdma_cm): " + what + " goes through device " + chosen + ", not "
-                    + side.context.name() + (s.device() == null ? "; give -d " + chosen : " (-d)"));
+                    + side.session.context().name() + (s.device() == null ? "; give -d " + chosen : " (-d)"));
         }
     }
 

@@ -11,6 +11,7 @@ import dev.jrdma.tools.perftest.PeerInfo;
 import dev.jrdma.tools.perftest.PerftestFormat;
 import dev.jrdma.tools.perftest.PerftestSettings;
 import dev.jrdma.tools.perftest.PortCounters;
+import dev.jrdma.tools.perftest.Provenance;
 import dev.jrdma.tools.perftest.ReportFiles;
 import dev.jrdma.tools.perftest.RunReport;
 import dev.jrdma.tools.perftest.SampleList;
@@ -19,6 +20,7 @@ import dev.jrdma.tools.perftest.TestKind;
 import dev.jrdma.tools.perftest.Verb;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -35,6 +37,8 @@ final class RunOutput {
     private final List<LatencyReport> latencyRows = new ArrayList<>();
     private final List<DurationLatency> durationRows = new ArrayList<>();
     private final List<BwReportData> bwRows = new ArrayList<>();
+    /** When the command started, for the reports' provenance (the runner builds this first). */
+    private final Instant started = Instant.now();
     /** --cpu_util in a -D run: the rows' last column. */
     private final boolean cpuColumn;
     /** -W, once {@link #open}ed. */
@@ -234,7 +238,7 @@ final class RunOutput {
     void finish(TestInfo info, Map<String, Object> parameters, String peerVersion, List<PeerInfo> mine,
                 List<PeerInfo> remote) throws IOException {
         RunReport report = new RunReport(s.kind().command(), info, parameters, peerVersion, mine, remote,
-                latencyRows, bwRows, s.reportGbits(), durationRows);
+                latencyRows, bwRows, s.reportGbits(), durationRows, Provenance.of(started));
         if (text) {
             if (table()) {
                 out.print(PerftestFormat.LINE + "\n");

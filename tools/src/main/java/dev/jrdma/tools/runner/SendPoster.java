@@ -190,23 +190,25 @@ abstract sealed class SendPoster implements AutoCloseable {
             this.region = side.region(qp);
             this.offset = side.sendOffset(qp);
             this.length = verb == Verb.ATOMIC ? 8 : (int) size;
-            boolean inline = (verb == Verb.SEND || verb == Verb.WRITE) && size <= side.inlineSize;
+            boolean inline = (verb == Verb.SEND || verb == Verb.WRITE) && size <= side.session.inlineSize();
             this.inlineData = inline ? region.segment().asSlice(offset, length) : null;
             if (verb != Verb.SEND) {
-                PeerInfo p = side.remote.get(qp);
+                PeerInfo p = side.records.remote.get(qp);
                 this.remote = new RemoteMemory(p.vaddr(), verb == Verb.ATOMIC ? 8 : size, p.rkey());
             } else {
                 this.remote = null;
             }
-            this.ah = side.ud && verb == Verb.SEND ? side.addressHandles.get(qp) : null;
+            this.ah = side.ud && verb == Verb.SEND ? side.records.addressHandles.get(qp) : null;
             // -g: the multicast QPN where the peer announced a group (Addressing.remoteQpn), as ibv_post_send's path.
-            this.remoteQpn = ah != null ? Addressing.remoteQpn(side.s, side.remote.get(qp)) : 0;
+            this.remoteQpn = ah != null ? Addressing.remoteQpn(side.s, side.records.remote.get(qp)) : 0;
             // perftest's ATOMIC_ADD_VALUE (1) for fetch-and-add; compare 0 and swap 0 (ATOMIC_SWAP_VALUE) for CAS
             this.compareAdd = side.s.atomicType() == TestKind.AtomicType.CMP_AND_SWAP ? 0 : 1;
             this.sq = ExtendedSendQueue.of(side.qps.get(qp));
             sq.inline(inline);
-            this.prepared = list == 1 ? PreparedExtendedSend.of(sq, side.sendRequest(qp, size, opcode).signaled(single))
-                    : null;
+            // Confined, as Prepared's: made, posted and closed by one loop on one thread. Its posts
+            // still claim the send queue (a list's batches on this queue pair claim it too).
+            this.prepared = list == 1
+                    ? PreparedExtendedSend.ofConfined(sq, side.sendRequest(qp, size, opcode).signaled(single)) : null;
         }
 
         @Override

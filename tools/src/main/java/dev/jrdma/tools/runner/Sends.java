@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma.tools.runner;
 
+import dev.jrdma.PreparedSend;
 import dev.jrdma.SendOpcode;
 import dev.jrdma.WorkCompletion;
 import dev.jrdma.tools.perftest.BandwidthMath;
@@ -94,8 +95,8 @@ abstract sealed class Sends implements AutoCloseable {
      * Count mode: per QP up to tx-depth messages outstanding, every cq-mod-th and each QP's last
      * signalled (a list's requests are signalled as it was built: -n is a multiple of -l). The wr_id is the QP, set once, as perftest's: a QP's completions arrive in
      * order, so each stands for cq-mod messages except the last, which stands for the rest.
-     * Each post and completion is timed for the peak; with -N only the first post and the last
-     * completion.
+     * Each post and completion is timed for the peak, with {@link PostClock} as perftest with its
+     * cycle counter; with -N only the first post and the last completion.
      */
     static final class Counted extends Sends {
         private final int iters;
@@ -107,6 +108,8 @@ abstract sealed class Sends implements AutoCloseable {
         private final long[] completed;
         private int totscnt;
         private int totccnt;
+        /** The post clock at start(): posts and completions are stamped with PostClock, converted in report(). */
+        private PostClock.Mark clockStart;
 
         Counted(Side side, long size, SendOpcode opcode, long iterations) {
             super(side, size, opcode);
@@ -123,8 +126,9 @@ abstract sealed class Sends implements AutoCloseable {
         @Override
         void start() {
             super.start();
+            clockStart = PostClock.Mark.now();
             if (!peak) {
-                posted[0] = System.nanoTime();
+                posted[0] = PostClock.now();
             }
         }
 
@@ -151,6 +155,14 @@ abstract sealed class Sends implements AutoCloseable {
                     limiter.posted(limit - first);
                 }
                 SendPoster r = reqs[q];
+                PreparedSend single = list == 1 ? r.prepared() : null;
+                if (single != null) {
+                    postSingles(single, first, limit);
+                    r.addPosts(limit - first);
+                    scnt[q] = limit;
+                    totscnt += limit - first;
+                    continue;
+                }
                 int last = iters - 1;
                 int t = totscnt;
                 for (int idx = first; idx < limit; idx += list) {
@@ -158,7 +170,7 @@ abstract sealed class Sends implements AutoCloseable {
                         r.signaled(idx % cqMod == cqMod - 1 || idx == last);
                     }
                     if (peak) {
-                        long now = System.nanoTime();
+                        long now = PostClock.now();
                         for (int k = 0; k < list; k++) {
                             posted[t++] = now;
                         }
@@ -170,6 +182,29 @@ abstract sealed class Sends implements AutoCloseable {
             }
         }
 
+        /**
+         * Messages {@code first} to {@code limit} of one QP, one request per post with
+         * {@code ibv_post_send}: the {@link PreparedSend} posted here, as the count-mode latency
+         * loops post theirs, rather than through {@link SendPoster}'s dispatch on its class (a
+         * class check per call, two calls per message); the caller counts the posts. A method of
+         * its own, so that the per-message loop keeps its invariants in locals
+         * (research/notes/2026-11-28-latency-loop-instructions.md).
+         */
+        private void postSingles(PreparedSend send, int first, int limit) {
+            int cqMod = this.cqMod;
+            int last = iters - 1;
+            boolean peak = this.peak;
+            long[] posted = this.posted;
+            int t = totscnt;
+            for (int idx = first; idx < limit; idx++) {
+                send.signaled(idx % cqMod == cqMod - 1 || idx == last);
+                if (peak) {
+                    posted[t++] = PostClock.now();
+                }
+                send.post();
+            }
+        }
+
         @Override
         long complete(WorkCompletion c) {
             int q = (int) c.wrId();
@@ -177,7 +212,7 @@ abstract sealed class Sends implements AutoCloseable {
             ccnt[q] += messages;
             totccnt += messages;
             if (peak) {
-                completed[totccnt - 1] = System.nanoTime();
+                completed[totccnt - 1] = PostClock.now();
             }
             return messages;
         }
@@ -200,8 +235,11 @@ abstract sealed class Sends implements AutoCloseable {
         @Override
         BwReportData report(long size) {
             if (!peak) {
-                completed[0] = System.nanoTime();
+                completed[0] = PostClock.now();
             }
+            PostClock.Mark end = PostClock.Mark.now();
+            PostClock.toNanos(posted, clockStart, end);
+            PostClock.toNanos(completed, clockStart, end);
             return BandwidthMath.report(size, total, posted, completed, cqMod, 1, !peak, side.s.reportGbits());
         }
     }

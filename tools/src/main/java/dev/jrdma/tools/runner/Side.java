@@ -10,8 +10,6 @@ import dev.jrdma.Context;
 import dev.jrdma.Endpoint;
 import dev.jrdma.Gid;
 import dev.jrdma.MemoryRegion;
-import dev.jrdma.Mtu;
-import dev.jrdma.PortAttributes;
 import dev.jrdma.PreparedReceive;
 import dev.jrdma.ProtectionDomain;
 import dev.jrdma.QueuePair;
@@ -31,8 +29,10 @@ import dev.jrdma.tools.perftest.TestKind;
 import dev.jrdma.tools.perftest.Verb;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * One side of a test on the device: the buffer, CQs and QPs with perftest's sizes and layout,
@@ -66,33 +66,25 @@ final class Side {
     /** --write_with_imm: writes carry immediate data and consume the peer's receives. */
     final boolean writeImmediate;
 
-    // What the device and the exchange decided (the same for a twin as for the measurement).
-    Context context;
-    PortAttributes port;
-    int gidIndex;
-    Gid gid;
-    List<Long> sizes;
-    Mtu agreedMtu;
-    int mtuBytes;
-    int outReads;
-    int inlineSize;
+    /** What the device and the exchange decided (the device's choices the same for a twin as for the measurement). */
+    SessionSettings session;
+    /** Null until createResources and after closeResources. */
+    BufferLayout buffer;
+    final PeerRecords records = new PeerRecords();
 
-    // The resources of createResources.
-    long slot;
-    /** The buffer (the first QP's with --mr_per_qp), from {@link PostResources#allocateBuffers} with the memory options. */
-    MemoryRegion mr;
+    /** The test buffer's access rights (without RELAXED_ORDERING: the header's "PCIe relax order" follows them). */
+    static final Set<Access> BUFFER_ACCESS = Collections.unmodifiableSet(
+            EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ, Access.REMOTE_ATOMIC));
+
+    // The queues of createResources: the loops read these.
     /** -e: the channel both CQs report to; null when polling. */
     CompletionChannel channel;
     CompletionQueue sendCq;
     CompletionQueue recvCq;
     final List<QueuePair> qps = new ArrayList<>();
-    /** -c UD: per QP the address handle of the peer's QP (built in connect). */
-    final List<AddressHandle> addressHandles = new ArrayList<>();
     ProtectionDomain pd;
     /** The posting and queue resources of PostSettings (--use-srq, --mr_per_qp, --no_lock, the post path). */
     final PostResources post;
-    final List<PeerInfo> mine = new ArrayList<>();
-    List<PeerInfo> remote = List.of();
 
     Side(PerftestSettings s, int spinMask) {
         this.s = s;
@@ -112,15 +104,14 @@ final class Side {
      */
     void createResources(Context ctx, CmId cmId) {
         qps.clear();
-        mine.clear();
-        long maxSize = sizes.stream().mapToLong(Long::longValue).max().orElseThrow();
+        records.mine.clear();
+        long maxSize = session.sizes().stream().mapToLong(Long::longValue).max().orElseThrow();
         // A UD receive buffer also holds the 40-byte GRH in front of the message.
-        slot = Math.max(maxSize + (ud ? UD_GRH : 0), PAGE_SIZE);
+        long slot = Math.max(maxSize + (ud ? UD_GRH : 0), PAGE_SIZE);
         slot = (slot + PAGE_SIZE - 1) / PAGE_SIZE * PAGE_SIZE;
         int n = s.qps();
         pd = ctx.allocateProtectionDomain();
-        mr = post.allocateBuffers(2L * n * slot,
-                EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ, Access.REMOTE_ATOMIC));
+        buffer = new BufferLayout(post.allocateBuffers(2L * n * slot, BUFFER_ACCESS), slot);
         if (s.operations().dataValidation()) {
             DataValidation.fill(this, maxSize);
         }
@@ -143,17 +134,20 @@ final class Side {
         ProtectionDomain qpPd = post.queueDomain(ctx, rx);
         for (int i = 0; i < n; i++) {
             QueuePair qp = post.build(() -> qpPd.queuePair(type).sendCompletionQueue(sendCq).receiveCompletionQueue(recvCq)
-                    .maxWorkRequests(tx, rx).maxSges(1, 1).maxInlineData(inlineSize), cmId);
+                    .maxWorkRequests(tx, rx).maxSges(1, 1).maxInlineData(session.inlineSize())
+                    .sourceGid(s.ibPort(), session.gidIndex()), cmId);
             qps.add(qp);
-            Endpoint local = qp.localEndpoint(s.ibPort(), gidIndex);
+            Endpoint local = qp.localEndpoint();
             long vaddr = region(i).address() + receiveOffset(i);
-            mine.add(new PeerInfo(port.lid(), outReads, qp.qpNumber(), local.psn(), region(i).rkey(), vaddr,
-                    gid == null ? null : gid.bytes(), 0));
+            Gid gid = session.gid();
+            records.mine.add(new PeerInfo(session.port().lid(), session.outReads(), qp.qpNumber(), local.psn(),
+                    region(i).rkey(), vaddr, gid == null ? null : gid.bytes(), 0));
         }
     }
 
     /** Both sides must agree on whether a GID is exchanged (-x on both or neither). */
     void checkGidUse(List<PeerInfo> peers) throws IOException {
+        Gid gid = session.gid();
         for (PeerInfo p : peers) {
             if (p.hasGid() != (gid != null)) {
                 throw new IOException("the peer " + (p.hasGid() ? "uses" : "does not use") + " a GID and this side "
@@ -164,24 +158,24 @@ final class Side {
 
     /** Moves the QPs to RTS towards the peer's records (UD: builds the address handles). */
     void connectQueuePairs(List<PeerInfo> peers) {
-        remote = List.copyOf(peers);
+        records.remote = List.copyOf(peers);
         for (int i = 0; i < qps.size(); i++) {
             PeerInfo p = peers.get(i);
             int lid = s.dlid() != 0 ? s.dlid() : p.lid();   // --dlid (InfiniBand: refused on RoCE before)
             Endpoint remoteEndpoint = new Endpoint(p.qpn(), p.psn(), lid,
-                    p.hasGid() ? Gid.of(p.gid()) : Gid.ZERO, agreedMtu);
+                    p.hasGid() ? Gid.of(p.gid()) : Gid.ZERO, session.mtu());
             ConnectionOptions options = new ConnectionOptions(
                     EnumSet.of(Access.REMOTE_WRITE, Access.REMOTE_READ, Access.REMOTE_ATOMIC), 12, s.qpTimeout(), s.retryCount(), 7,
-                    Math.max(1, Math.min(255, p.outReads())), Math.max(1, Math.min(255, outReads)), QKEY, 255,
+                    Math.max(1, Math.min(255, p.outReads())), Math.max(1, Math.min(255, session.outReads())), QKEY, 255,
                     s.sl(), 0);
             options = Addressing.options(s, i, options);   // --tclass, --flow_label, --pkey_index
             QueuePair qp = qps.get(i);
             if (ud) {
                 // UD: no remote in the QP; every send names the peer's QP through an address handle.
-                qp.toInit(s.ibPort(), options);
+                qp.toInit(options);
                 qp.toRtr();
                 qp.toRts(options);
-                addressHandles.add(pd.createAddressHandle(remoteEndpoint, s.ibPort(), gidIndex, options));
+                records.addressHandles.add(pd.createAddressHandle(remoteEndpoint, s.ibPort(), session.gidIndex(), options));
             } else {
                 qp.connect(remoteEndpoint, options);
             }
@@ -199,7 +193,7 @@ final class Side {
                     EnumSet.of(Access.REMOTE_WRITE, Access.REMOTE_READ, Access.REMOTE_ATOMIC), 12, s.qpTimeout(),
                     s.retryCount(), 7, 1, 1, QKEY, 255, s.sl(), 0));
             QueuePair qp = qps.get(i);
-            qp.toInit(s.ibPort(), options);
+            qp.toInit(options);
             qp.toRtr();
             qp.toRts(options);
         }
@@ -213,7 +207,7 @@ final class Side {
         if (!receives()) {
             return;
         }
-        PreparedReceive[] reqs = preparedReceives(sizes.get(index));
+        PreparedReceive[] reqs = preparedReceives(session.sizes().get(index));
         try {
             int lists = post.receivesPostedPerQp() / reqs[0].size();
             for (PreparedReceive r : reqs) {
@@ -248,13 +242,13 @@ final class Side {
 
     /** Where in {@link #region} QP {@code qp} sends from: [i B, (i+1) B), or its region's first slot. */
     long sendOffset(int qp) {
-        return post.perQpRegions() ? 0 : (long) qp * slot;
+        return post.perQpRegions() ? 0 : (long) qp * buffer.slot();
     }
 
     /** Where in {@link #region} QP {@code qp}'s peer writes, reads and sends to: [(QPs + i) B, ...), or its region's second slot. */
     long receiveOffset(int qp) {
         // -q, not qps.size(): createResources announces each QP's offset while the list still grows.
-        return post.perQpRegions() ? slot : (long) (s.qps() + qp) * slot;
+        return post.perQpRegions() ? buffer.slot() : (long) (s.qps() + qp) * buffer.slot();
     }
 
     /**
@@ -287,15 +281,15 @@ final class Side {
             r.sge(region(qp), sendOffset(qp), (int) size);
         }
         if (verb != Verb.SEND) {
-            PeerInfo p = remote.get(qp);
+            PeerInfo p = records.remote.get(qp);
             r.remote(new RemoteMemory(p.vaddr(), verb == Verb.ATOMIC ? 8 : size, p.rkey()));
         } else if (ud) {
-            r.datagram(addressHandles.get(qp), Addressing.remoteQpn(s, remote.get(qp)), QKEY);
+            r.datagram(records.addressHandles.get(qp), Addressing.remoteQpn(s, records.remote.get(qp)), QKEY);
         }
         if (opcode == SendOpcode.SEND_WITH_IMM || opcode == SendOpcode.RDMA_WRITE_WITH_IMM) {
             r.immediateData(OperationSettings.IMMEDIATE);
         }
-        if ((verb == Verb.SEND || verb == Verb.WRITE) && size <= inlineSize) {
+        if ((verb == Verb.SEND || verb == Verb.WRITE) && size <= session.inlineSize()) {
             r.inline(true);
         }
         return r;
@@ -339,14 +333,14 @@ final class Side {
      */
     void rearm() {
         if (kind == TestKind.WRITE_LAT) {
-            mr.segment().fill((byte) 0);
+            buffer.mr().segment().fill((byte) 0);
         }
         postReceives(0);
     }
 
     /** A warm-up twin's buffer, CQs, QPs and address handles, users before what they use. */
     void closeResources() {
-        addressHandles.forEach(AddressHandle::close);
+        records.addressHandles.forEach(AddressHandle::close);
         qps.forEach(QueuePair::close);
         post.closeQueues();
         if (recvCq != null && recvCq != sendCq) {
@@ -359,7 +353,7 @@ final class Side {
             channel.close();
         }
         post.closeBuffers();   // deregisters, then frees or unmaps --mmap's file or huge pages
-        mr = null;
+        buffer = null;
         if (pd != null) {
             pd.close();
         }

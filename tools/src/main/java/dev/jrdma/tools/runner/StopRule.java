@@ -22,6 +22,9 @@ final class StopRule {
     private CpuUsage cpu;
     private Window window;
     private long counted;
+    /** Count mode with post times: the stamp clock at the start, and whether the stamps are nanoseconds yet. */
+    private PostClock.Mark clockStart;
+    private boolean inNanos;
 
     private StopRule(long iterations, int seconds, long[] postTimes, ProgressLine progress) {
         this.iterations = iterations;
@@ -88,6 +91,11 @@ final class StopRule {
         }
     }
 
+    /** Whether --latency_gap asks {@link #beforePost} to wait before each post. */
+    boolean hasGap() {
+        return gapNanos > 0;
+    }
+
     /** Whether the loop runs for a time window (-D) rather than a count. */
     boolean timed() {
         return seconds > 0;
@@ -98,10 +106,16 @@ final class StopRule {
         return iterations;
     }
 
-    /** Starts the window at {@code now} unless it runs already; nothing in count mode. */
+    /**
+     * Starts the window at {@code now} unless it runs already; in count mode with post times, marks
+     * the post clock's start ({@link PostClock}).
+     */
     void start(long now) {
         if (seconds > 0 && window == null && soak == null) {
             window = Window.from(now, seconds, margin);
+        }
+        if (postTimes != null && clockStart == null) {
+            clockStart = PostClock.Mark.now();
         }
     }
 
@@ -115,15 +129,37 @@ final class StopRule {
         return window;
     }
 
-    /** Count mode with post times: records iteration {@code i}'s post, read just after it. */
+    /**
+     * Count mode with post times: records iteration {@code i}'s post, read just after it, as a
+     * {@link PostClock} stamp (converted once the loop is over, by {@link #postTimes}).
+     */
     void posted(int i) {
         if (postTimes != null) {
-            postTimes[i] = System.nanoTime();
+            postTimes[i] = PostClock.now();
         }
     }
 
-    /** The post times recorded in count mode. */
+    /**
+     * Count mode with post times: the array {@link #posted} fills, for a loop that stores
+     * {@link PostClock#now()} stamps itself (index = iteration) after {@link #start}; the stamps
+     * become nanoseconds in {@link #postTimes}.
+     */
+    long[] postStamps() {
+        if (postTimes == null) {
+            throw new IllegalStateException("this rule records no post times");
+        }
+        return postTimes;
+    }
+
+    /** The post times recorded in count mode, in nanoseconds: call after the loop. */
     long[] postTimes() {
+        if (postTimes != null && !inNanos) {
+            if (clockStart == null) {
+                throw new IllegalStateException("post times of a count that was never started");
+            }
+            PostClock.toNanos(postTimes, clockStart, PostClock.Mark.now());
+            inNanos = true;
+        }
         return postTimes;
     }
 

@@ -93,11 +93,15 @@ final class WarmUp {
         }
         CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
         boolean timed = jit != null && jit.isCompilationTimeMonitoringSupported();
-        long end = System.nanoTime() + Math.min(MAX_NANOS, s.timeout().toNanos() / 2);
+        long limit = Math.min(MAX_NANOS, s.timeout().toNanos() / 2);
+        long end = System.nanoTime() + limit;
+        // Up to ~25 s under emulation before the server listens or the client connects: say why.
+        // stderr, so perftest's report and --json on stdout stay as they are.
+        console.error(notice(side.session.context().name(), limit));
         // The same side of the inline limit as the measurement (another branch in the request), small
         // otherwise: the message size changes the device's work, not the Java code.
-        long first = side.sizes == null ? s.sizes().getFirst() : side.sizes.getFirst();
-        long size = Math.min(first, Math.max(64, side.inlineSize + 1L));
+        long first = side.session.sizes() == null ? s.sizes().getFirst() : side.session.sizes().getFirst();
+        long size = Math.min(first, Math.max(64, side.session.inlineSize() + 1L));
         long best = Long.MAX_VALUE;
         long begin = System.nanoTime();
         // The first Compiler.queue call builds the DiagnosticCommand MBean (class loading, JFR's
@@ -111,7 +115,7 @@ final class WarmUp {
                 try {
                     round(myMtu, size, end);
                 } catch (IOException | RuntimeException e) {
-                    console.error("warm-up on a loopback QP pair of " + side.context.name()
+                    console.error("warm-up on a loopback QP pair of " + side.session.context().name()
                             + " failed, measuring without the rest of it: " + e.getMessage());
                     settled = false;
                     return;
@@ -145,6 +149,12 @@ final class WarmUp {
         }
     }
 
+    /** The line that opens a warm-up, after the command's name. */
+    static String notice(String device, long limitNanos) {
+        return "warm-up: warming up on a loopback QP pair of " + device + " until the JIT has compiled the test"
+                + " (at most " + (limitNanos + JIT_WAIT_NANOS) / 1_000_000_000L + " s; --warm-up 0 skips this)";
+    }
+
     /**
      * After a warm-up, before the sync that starts the run: the connection's own first-time code
      * (the exchange, QP transitions, the header) queued compilations, and a compiler thread at
@@ -172,15 +182,7 @@ final class WarmUp {
     /** A twin: this side's device choices, its own resources, settled to run --warm-up's short runs. */
     private Side twin(boolean client, Mtu myMtu, long size) {
         Side t = new Side(side.s.forWarmUp(client, size, runIters()), TWIN_SPIN_MASK);
-        t.context = side.context;
-        t.port = side.port;
-        t.gidIndex = side.gidIndex;
-        t.gid = side.gid;
-        t.outReads = side.outReads;
-        t.inlineSize = side.inlineSize;
-        t.agreedMtu = myMtu;
-        t.mtuBytes = myMtu.bytes();
-        t.sizes = List.of(size);
+        t.session = side.session.agreed(myMtu, List.of(size));
         return t;
     }
 
@@ -190,10 +192,10 @@ final class WarmUp {
         Side server = twin(false, myMtu, size);
         boolean stopped = true;
         try {
-            client.createResources(side.context, null);
-            server.createResources(side.context, null);
-            client.connectQueuePairs(List.copyOf(server.mine));
-            server.connectQueuePairs(List.copyOf(client.mine));
+            client.createResources(side.session.context(), null);
+            server.createResources(side.session.context(), null);
+            client.connectQueuePairs(List.copyOf(server.records.mine));
+            server.connectQueuePairs(List.copyOf(client.records.mine));
             client.postReceives(0);
             server.postReceives(0);
             // The first failure is the cause; the other twin's is usually its consequence (ERR, broken barrier).

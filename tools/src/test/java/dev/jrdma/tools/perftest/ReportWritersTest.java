@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.StringReader;
 import java.io.StringWriter;
+import java.time.Instant;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -106,11 +107,65 @@ class ReportWritersTest {
     @Test
     void csvForBandwidth() throws Exception {
         RunReport r = new RunReport("write-bw", info(true), params(), "6.06", List.of(LOCAL), List.of(REMOTE), List.of(),
-                List.of(new BwReportData(2, 5000, 0.5, 0.25, 0.125), new BwReportData(4, 5000, 1, 0.5, 0.125)), false);
+                List.of(new BwReportData(2, 5000, 0.5, 0.25, 0.125), new BwReportData(4, 5000, 1, 0.5, 0.125)), false,
+                List.of(), PROVENANCE);
         StringBuilder out = new StringBuilder();
         CsvReport.write(r, out);
-        assertEquals(String.join(",", CsvReport.BANDWIDTH_COLUMNS) + "\n"
-                + "write-bw,client,rxe0,RC,6.06,2,5000,0.5,0.25,0.125,MB/sec\n"
-                + "write-bw,client,rxe0,RC,6.06,4,5000,1.0,0.5,0.125,MB/sec\n", out.toString());
+        String provenance = ",1,0.1.0,2026-11-28T10:00:00.123Z,\"25.0.3+9-LTS (OpenJDK, \"\"Server\"\" VM)\","
+                + "/usr/lib/x86_64-linux-gnu/libibverbs.so.1.14.44.0\n";
+        assertEquals("test,role,device,connection,peer_version,bytes,iterations,bw_peak,bw_average,msg_rate_mpps,"
+                + "bw_unit,schema_version,jrdma_version,start_time,java,libibverbs\n"
+                + "write-bw,client,rxe0,RC,6.06,2,5000,0.5,0.25,0.125,MB/sec" + provenance
+                + "write-bw,client,rxe0,RC,6.06,4,5000,1.0,0.5,0.125,MB/sec" + provenance, out.toString());
+    }
+
+    /** A made-up provenance, with a comma and quotes in the JVM's name to show the quoting. */
+    private static final Provenance PROVENANCE = new Provenance(1, "0.1.0", Instant.parse("2026-11-28T10:00:00.123Z"),
+            "25.0.3+9-LTS (OpenJDK, \"Server\" VM)", "/usr/lib/x86_64-linux-gnu/libibverbs.so.1.14.44.0");
+
+    /** Every report says which jrdma, schema, JVM and libibverbs made it, and when the run started. */
+    @Test
+    void jsonAndCsvCarryTheRunsProvenance() throws Exception {
+        Instant before = Instant.now().minusMillis(1);
+        RunReport r = latencySweep();
+        StringWriter json = new StringWriter();
+        JsonReport.write(r, json);
+        JsonNode doc = new ObjectMapper().readTree(json.toString());
+        assertEquals(Provenance.SCHEMA_VERSION, doc.get("schema_version").asInt());
+        assertEquals(1, Provenance.SCHEMA_VERSION);
+        assertEquals("development build", doc.get("jrdma_version").asText(), "tests run on classes, not the jar");
+        Instant start = Instant.parse(doc.get("start_time").asText());
+        assertTrue(!start.isBefore(before) && !start.isAfter(Instant.now()), start.toString());
+        assertTrue(doc.get("java").asText().startsWith(Runtime.version() + " ("), doc.get("java").asText());
+        String lib = doc.get("libibverbs").asText();
+        assertTrue(lib.equals("not loaded") || lib.matches("/.*/libibverbs\\.so\\.1[.0-9]*"), lib);
+
+        StringBuilder csv = new StringBuilder();
+        CsvReport.write(r, csv);
+        try (CSVParser p = CSVFormat.DEFAULT.builder().setHeader().setSkipHeaderRecord(true).get()
+                .parse(new StringReader(csv.toString()))) {
+            for (CSVRecord row : p.getRecords()) {
+                for (String column : CsvReport.PROVENANCE_COLUMNS) {
+                    assertEquals(doc.get(column).asText(), row.get(column), column);
+                }
+            }
+        }
+    }
+
+    /** The CSV writer's quoting, read back by Commons CSV (an independent RFC 4180 parser). */
+    @Test
+    void csvFieldsRoundTripThroughAnRfc4180Parser() throws Exception {
+        List<String> fields = List.of("plain", "", "a,b", "say \"hi\"", "two\nlines", "cr\rhere", " spaced ", "\"",
+                "mlx5_0", "ünï");
+        StringBuilder out = new StringBuilder();
+        CsvWriter.record(out, fields);
+        CsvWriter.record(out, List.of(1, 2.5));
+        assertEquals("plain,,\"a,b\",\"say \"\"hi\"\"\",\"two\nlines\",\"cr\rhere\", spaced ,\"\"\"\",mlx5_0,ünï\n"
+                + "1,2.5\n", out.toString());
+        try (CSVParser p = CSVFormat.DEFAULT.parse(new StringReader(out.toString()))) {
+            List<CSVRecord> records = p.getRecords();
+            assertEquals(fields, records.get(0).toList());
+            assertEquals(List.of("1", "2.5"), records.get(1).toList());
+        }
     }
 }

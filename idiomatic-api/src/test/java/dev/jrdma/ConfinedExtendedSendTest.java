@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.jrdma;
+
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.jrdma.bindings.generated.rdma_h;
+import java.lang.foreign.MemorySegment;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link PreparedExtendedSend#ofConfined} over the stub provider's {@code ibv_wr_*} builders:
+ * the rules of the classic confined requests (ConfinedPreparedRequestTest) hold for it, every
+ * builder the CLI's loops call reaches the provider, and its post still claims the queue pair's
+ * send queue, which a confined request does not own.
+ */
+class ConfinedExtendedSendTest {
+    private static final Duration WAIT = Duration.ofSeconds(30);
+
+    /** Runs {@code action} on a new platform thread and returns what it threw (null if nothing). */
+    private static Throwable onOtherThread(Runnable action) throws Exception {
+        AtomicReference<Throwable> thrown = new AtomicReference<>();
+        Thread t = Thread.ofPlatform().name("other").start(() -> {
+            try {
+                action.run();
+            } catch (Throwable e) {
+                thrown.set(e);
+            }
+        });
+        assertTrue(t.join(WAIT), "the other thread ended");
+        return thrown.get();
+    }
+
+    @Test
+    void aConfinedExtendedSendPostsOnItsThread() {
+        ExtendedStubProviderBench.Fixture f = ExtendedStubProviderBench.open(16);
+        MemoryRegion mr = f.base().mr();
+        try (PreparedExtendedSend send = PreparedExtendedSend.ofConfined(f.sq(),
+                new SendRequest().wrId(3).sge(mr, 0, 48).signaled(true))) {
+            send.wrId(30).length(40).post();
+            MemorySegment wqe = ExtendedStubProviderBench.lastWqe(f);
+            assertEquals(30, wqe.get(JAVA_LONG, StubProvider.WQE_WR_ID));
+            assertEquals(rdma_h.IBV_WR_SEND(), wqe.get(JAVA_INT, StubProvider.WQE_OPCODE));
+            assertEquals(40, wqe.get(JAVA_INT, StubProvider.WQE_SGE0_LENGTH));
+            WorkCompletion wc = new WorkCompletion();
+            assertEquals(1, f.base().sendCq().poll(wc));
+            assertEquals(30, wc.wrId());
+            assertTrue(send.tryPost());
+            assertTrue(send.isAccessibleBy(Thread.currentThread()));
+            assertFalse(send.isAccessibleBy(Thread.ofPlatform().unstarted(() -> { })));
+            assertTrue(f.qp().dependents().contains(send), "a dependent of its queue pair, as a shared one");
+        }
+    }
+
+    @Test
+    void anotherThreadCannotPostItNorCloseItOrWhatItDependsOn() throws Exception {
+        ExtendedStubProviderBench.Fixture f = ExtendedStubProviderBench.open(16);
+        MemoryRegion mr = f.base().mr();
+        PreparedExtendedSend send = PreparedExtendedSend.ofConfined(f.sq(), new SendRequest().sge(mr, 0, 8));
+        try {
+            Throwable post = onOtherThread(send::post);
+            assertInstanceOf(WrongThreadException.class, post);
+            assertTrue(post.getMessage().startsWith("post of " + send), post.getMessage());
+            assertTrue(post.getMessage().contains("confined to thread '" + Thread.currentThread().getName() + "'"),
+                    post.getMessage());
+            assertInstanceOf(WrongThreadException.class, onOtherThread(send::tryPost));
+            for (Supplier<NativeResource> r : List.<Supplier<NativeResource>>of(() -> send, f::qp, () -> mr,
+                    () -> mr.protectionDomain(), () -> f.base().context())) {
+                NativeResource target = r.get();
+                Throwable close = onOtherThread(target::close);
+                assertInstanceOf(WrongThreadException.class, close, String.valueOf(target));
+                assertTrue(close.getMessage().startsWith(target.toString()), close.getMessage());
+                assertFalse(target.isClosed(), target + " is still open");
+            }
+            send.post();   // still posts on its own thread
+        } finally {
+            send.close();
+        }
+        assertTrue(send.isClosed());
+        IllegalStateException closed = assertThrows(IllegalStateException.class, send::post);
+        assertEquals(IllegalStateException.class, closed.getClass(), "on its own thread a closed request is closed");
+        assertTrue(closed.getMessage().contains("closed"), closed.getMessage());
+    }
+
+    @Test
+    void aRequestOfAThreadThatEndedCanBeClosedByAnyThread() throws Exception {
+        ExtendedStubProviderBench.Fixture f = ExtendedStubProviderBench.open(16);
+        CompletableFuture<PreparedExtendedSend> made = new CompletableFuture<>();
+        Thread owner = Thread.ofPlatform().name("owner").start(() -> made.complete(
+                PreparedExtendedSend.ofConfined(f.sq(), new SendRequest().sge(f.base().mr(), 0, 8))));
+        PreparedExtendedSend send = made.get(30, TimeUnit.SECONDS);
+        assertTrue(owner.join(WAIT));
+        assertThrows(WrongThreadException.class, send::post, "still not this thread's to post");
+        send.close();
+        assertTrue(send.isClosed());
+        assertFalse(f.qp().dependents().contains(send));
+    }
+
+    @Test
+    void itsPostStillClaimsTheSendQueueInItsOwnThread() {
+        ExtendedStubProviderBench.Fixture f = ExtendedStubProviderBench.open(16);
+        MemoryRegion mr = f.base().mr();
+        try (PreparedExtendedSend send = PreparedExtendedSend.ofConfined(f.sq(), new SendRequest().sge(mr, 0, 8))) {
+            f.sq().start().wrId(5).signaled(true).send().sge(mr, 0, 8);
+            // A second ibv_wr_start would spin on the provider's send queue lock, in this thread, forever.
+            IllegalStateException e = assertThrows(IllegalStateException.class, send::post);
+            assertTrue(e.getMessage().contains("this thread"), e.getMessage());
+            f.sq().complete();
+            send.wrId(6).post();
+            assertEquals(6, ExtendedStubProviderBench.lastWqe(f).get(JAVA_LONG, StubProvider.WQE_WR_ID));
+        }
+    }
+
+    /**
+     * Another thread's batch on the same queue pair: the confined post waits for its
+     * wr_complete. Without the claim both sections would run at once; over the stub the batch's
+     * completion would then be lost (the post's wr_start moves the batch's start).
+     */
+    @Test
+    void itsPostWaitsForAnotherThreadsBatchOnTheQueuePair() throws Exception {
+        ExtendedStubProviderBench.Fixture f = ExtendedStubProviderBench.open(16);
+        MemoryRegion mr = f.base().mr();
+        ExtendedSendQueue other = new ExtendedSendQueue(f.qp(), f.qpEx().address());
+        CountDownLatch open = new CountDownLatch(1);
+        AtomicBoolean completed = new AtomicBoolean();
+        Thread batch = Thread.ofPlatform().name("batch").start(() -> {
+            other.start().wrId(1).signaled(true).send().sge(mr, 0, 8);
+            open.countDown();
+            try {
+                TimeUnit.MILLISECONDS.sleep(200);   // long enough for the post below to reach its claim
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            completed.set(true);
+            other.complete();
+        });
+        try (PreparedExtendedSend send = PreparedExtendedSend.ofConfined(f.sq(),
+                new SendRequest().wrId(2).sge(mr, 8, 8).signaled(true))) {
+            assertTrue(open.await(WAIT.toMillis(), TimeUnit.MILLISECONDS));
+            send.post();
+            assertTrue(completed.get(), "the post ran while another thread's batch was open");
+        }
+        assertTrue(batch.join(WAIT));
+        WorkCompletion wc = new WorkCompletion();
+        assertEquals(1, f.base().sendCq().poll(wc));
+        assertEquals(1, wc.wrId());
+        assertEquals(1, f.base().sendCq().poll(wc));
+        assertEquals(2, wc.wrId());
+    }
+
+    @Test
+    void everyBuilderTheLoopsCallReachesTheProvider() {
+        ExtendedStubProviderBench.Fixture f = ExtendedStubProviderBench.open(16, SendOp.SEND, SendOp.SEND_WITH_IMM,
+                SendOp.RDMA_WRITE, SendOp.RDMA_WRITE_WITH_IMM, SendOp.RDMA_READ, SendOp.ATOMIC_CMP_AND_SWP,
+                SendOp.ATOMIC_FETCH_AND_ADD);
+        MemoryRegion mr = f.base().mr();
+        RemoteMemory remote = mr.remote();
+        record Case(SendRequest request, int opcode, int imm, boolean remote, boolean inline) {
+            Case(SendRequest request, int opcode, int imm, boolean remote) {
+                this(request, opcode, imm, remote, false);
+            }
+        }
+        List<Case> cases = List.of(
+                new Case(new SendRequest().opcode(SendOpcode.SEND_WITH_IMM).immediateData(7).sge(mr, 0, 16),
+                        rdma_h.IBV_WR_SEND_WITH_IMM(), 7, false),
+                new Case(new SendRequest().opcode(SendOpcode.RDMA_WRITE).sge(mr, 0, 16).remote(remote),
+                        rdma_h.IBV_WR_RDMA_WRITE(), 0, true),
+                new Case(new SendRequest().opcode(SendOpcode.RDMA_WRITE_WITH_IMM).immediateData(9).sge(mr, 0, 16)
+                        .remote(remote), rdma_h.IBV_WR_RDMA_WRITE_WITH_IMM(), 9, true),
+                new Case(new SendRequest().opcode(SendOpcode.RDMA_READ).sge(mr, 0, 16).remote(remote),
+                        rdma_h.IBV_WR_RDMA_READ(), 0, true),
+                new Case(new SendRequest().opcode(SendOpcode.ATOMIC_CMP_AND_SWP).sge(mr, 0, 8).remote(remote)
+                        .compareAdd(3).swap(4), rdma_h.IBV_WR_ATOMIC_CMP_AND_SWP(), 0, true),
+                new Case(new SendRequest().opcode(SendOpcode.ATOMIC_FETCH_AND_ADD).sge(mr, 0, 8).remote(remote)
+                        .compareAdd(5), rdma_h.IBV_WR_ATOMIC_FETCH_AND_ADD(), 0, true),
+                new Case(new SendRequest().sge(mr, 32, 16).inline(true), rdma_h.IBV_WR_SEND(), 0, false, true));
+        long wrId = 100;
+        for (Case c : cases) {
+            try (PreparedExtendedSend send = PreparedExtendedSend.ofConfined(f.sq(), c.request().signaled(false))) {
+                send.wrId(++wrId).post();
+                MemorySegment wqe = ExtendedStubProviderBench.lastWqe(f);
+                String what = c.request().opcode() + (c.inline() ? ", inline" : "");
+                assertEquals(wrId, wqe.get(JAVA_LONG, StubProvider.WQE_WR_ID), what);
+                assertEquals(c.opcode(), wqe.get(JAVA_INT, StubProvider.WQE_OPCODE), what);
+                assertEquals(c.imm(), Integer.reverseBytes(wqe.get(JAVA_INT, StubProvider.WQE_IMM_DATA)), what);
+                assertEquals(1, wqe.get(JAVA_INT, StubProvider.WQE_NUM_SGE), what);
+                assertEquals(c.inline() ? 0 : mr.lkey(), wqe.get(JAVA_INT, StubProvider.WQE_SGE0_LKEY), what);
+                if (c.remote()) {
+                    MemorySegment r = ExtendedStubProviderBench.lastRemote(f);
+                    assertEquals(remote.address(), r.get(JAVA_LONG, ExtendedStubProviderBench.REMOTE_ADDR), what);
+                    assertEquals(remote.rkey(), r.get(JAVA_INT, ExtendedStubProviderBench.REMOTE_RKEY), what);
+                }
+            }
+        }
+        MemorySegment r = ExtendedStubProviderBench.lastRemote(f);
+        assertEquals(5, r.get(JAVA_LONG, ExtendedStubProviderBench.REMOTE_COMPARE_ADD), "fetch-and-add's operand");
+    }
+
+    @Test
+    void confinedExtendedPostsAllocateNothing() {
+        ExtendedStubProviderBench.Fixture f = ExtendedStubProviderBench.open(1024);
+        PreparedExtendedSend send = PreparedExtendedSend.ofConfined(f.sq(),
+                new SendRequest().sge(f.base().mr(), 0, 64).signaled(false));
+        long bytes = -1;
+        // As PreparedRequestTest's: until a pass allocates nothing, at most 12.
+        for (int pass = 0; pass < 12 && bytes != 0; pass++) {
+            long before = Allocations.allocatedBytes();
+            for (int i = 0; i < 20_000; i++) {
+                send.wrId(i).post();
+            }
+            bytes = Allocations.since(before);
+        }
+        assertEquals(0, bytes, "bytes allocated by 20000 confined extended posts");
+        send.close();
+    }
+}
