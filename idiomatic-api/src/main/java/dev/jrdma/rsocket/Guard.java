@@ -12,7 +12,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * descriptor would then read freed memory (a crash, not an exception). Every native call on
  * the socket runs between {@link #begin} and {@link #end}; {@link #close} marks the socket
  * closed and waits for the calls in flight, which end quickly because jrdma's rsocket calls
- * never block natively and its rpoll waits come in slices of {@link Rsockets#SLICE_MILLIS}.
+ * never block natively (O_NONBLOCK, and rpoll only with timeout 0) and a waiting thread checks
+ * the guard between pauses of at most {@link Rsockets#MAX_PAUSE_NANOS}.
  */
 final class Guard {
     private final ReentrantLock lock = new ReentrantLock();
@@ -49,7 +50,7 @@ final class Guard {
 
     /**
      * Marks the socket closed and waits until no call is in flight; returns false if it was
-     * closed already. The wait is bounded: each call in flight ends within a slice.
+     * closed already. The wait is bounded: each call in flight ends within a pause of a wait.
      */
     boolean close() {
         lock.lock();

@@ -16,9 +16,10 @@ import java.lang.foreign.MemorySegment;
  * peer sends after an iowrite are read only after the iowrite's bytes are in the region, so a
  * message on the stream is how the peer says "written".
  *
- * <p>The socket must have {@link RdmaSocketOptions#IOMAP_SIZE} set (before connect) to at
- * least the number of regions mapped at once. The region must stay allocated until
- * {@link #close()} ({@code riounmap}); closing the socket unmaps it too.
+ * <p>The peer's socket must have {@link RdmaSocketOptions#IOMAP_SIZE} set (before connect) to
+ * at least the number of regions mapped at once: rsockets announces each mapping into the
+ * peer's table of that size (set it on both sides, as riostream does). The region must stay
+ * allocated until {@link #close()} ({@code riounmap}); closing the socket unmaps it too.
  */
 public final class IoMapping implements AutoCloseable {
     private final RdmaSocketChannel channel;
@@ -47,7 +48,8 @@ public final class IoMapping implements AutoCloseable {
             long at = RsocketVerbs.iomap(errno, fd, region, region.byteSize(), rsocket_h.PROT_WRITE(), 0, offset);
             if (at == -1) {
                 int e = Errno.get(errno);
-                String hint = e == Errno.ENOMEM ? "; is RdmaSocketOptions.IOMAP_SIZE set (before connect) and large enough?"
+                String hint = e == Errno.ENOMEM
+                        ? "; is RdmaSocketOptions.IOMAP_SIZE set on both sides (before connect) and large enough?"
                         : "";
                 throw new java.net.SocketException("riomap(" + region.byteSize() + " bytes at offset " + offset
                         + ") on rsocket " + fd + " failed: " + dev.jrdma.bindings.shim.Posix.strerror(e) + " (errno "
@@ -79,7 +81,15 @@ public final class IoMapping implements AutoCloseable {
             return;
         }
         closed = true;
-        channel.unmap(this);
+        if (channel.guard.isClosed()) {
+            return;   // rclose unmapped it
+        }
+        channel.guard.begin();
+        try {
+            unmap(channel.fd, region);
+        } finally {
+            channel.guard.end();
+        }
     }
 
     static void unmap(int fd, MemorySegment region) throws IOException {

@@ -5,7 +5,6 @@ import dev.jrdma.Reaches;
 import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.RsocketVerbs;
 import java.io.IOException;
-import java.io.InterruptedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -46,21 +45,7 @@ public final class RdmaServerSocketChannel implements NetworkChannel {
      * @throws IOException if rsocket fails (no RDMA device with an IP address, say)
      */
     public static RdmaServerSocketChannel open() throws IOException {
-        try (Arena a = Arena.ofConfined()) {
-            MemorySegment errno = Errno.allocate(a);
-            int fd = RsocketVerbs.socket(errno, Rsockets.AF_INET, Rsockets.SOCK_STREAM, 0);
-            if (fd < 0) {
-                throw Rsockets.failure("rsocket", "SOCK_STREAM; is there an RDMA device with an IP address?",
-                        Errno.get(errno));
-            }
-            try {
-                Rsockets.setNonBlocking(fd, errno);
-            } catch (IOException e) {
-                RsocketVerbs.close(errno, fd);
-                throw e;
-            }
-            return new RdmaServerSocketChannel(fd);
-        }
+        return new RdmaServerSocketChannel(Rsockets.openStream(Rsockets.AF_INET));
     }
 
     /**
@@ -184,15 +169,8 @@ public final class RdmaServerSocketChannel implements NetworkChannel {
                 if (!blocking) {
                     return null;
                 }
-                if (Rsockets.await(fd, Rsockets.POLLIN, timeoutMillis, guard::isClosed) == 0) {
-                    if (guard.isClosed()) {
-                        throw new AsynchronousCloseException();
-                    }
-                    if (Thread.currentThread().isInterrupted()) {
-                        throw new InterruptedIOException("accept on rsocket " + fd + " interrupted");
-                    }
-                    throw new SocketTimeoutException("accept on rsocket " + fd + " timed out after " + timeoutMillis
-                            + " ms");
+                if (Rsockets.await(fd, Rsockets.POLLIN, timeoutMillis, guard) == 0) {
+                    throw Rsockets.waitEnded(guard, "accept on rsocket " + fd, timeoutMillis);
                 }
             }
         } finally {
@@ -203,15 +181,8 @@ public final class RdmaServerSocketChannel implements NetworkChannel {
     @Override
     public InetSocketAddress getLocalAddress() throws IOException {
         guard.begin();
-        try (Arena a = Arena.ofConfined()) {
-            MemorySegment sa = a.allocate(Rsockets.SOCKADDR_SIZE);
-            MemorySegment len = a.allocate(ValueLayout.JAVA_INT);
-            len.set(ValueLayout.JAVA_INT, 0, Rsockets.SOCKADDR_SIZE);
-            MemorySegment errno = Errno.allocate(a);
-            if (RsocketVerbs.getsockname(errno, fd, sa, len) != 0) {
-                throw Rsockets.failure("rgetsockname", "rsocket " + fd, Errno.get(errno));
-            }
-            return Rsockets.decode(sa);
+        try {
+            return Rsockets.name(fd, false);
         } finally {
             guard.end();
         }

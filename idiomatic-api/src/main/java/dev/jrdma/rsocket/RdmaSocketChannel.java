@@ -6,7 +6,6 @@ import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.RsocketVerbs;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InterruptedIOException;
 import java.io.OutputStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -21,7 +20,6 @@ import java.nio.channels.ByteChannel;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.ConnectionPendingException;
 import java.nio.channels.GatheringByteChannel;
-import java.nio.channels.IllegalBlockingModeException;
 import java.nio.channels.NetworkChannel;
 import java.nio.channels.NoConnectionPendingException;
 import java.nio.channels.NotYetConnectedException;
@@ -29,7 +27,6 @@ import java.nio.channels.ScatteringByteChannel;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * A stream socket over librdmacm's RDMA sockets (rsockets): the bytes move by RDMA writes into
@@ -37,10 +34,11 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p>Blocking or non-blocking ({@link #configureBlocking}); blocking is the default. In both
  * modes the rsocket itself is non-blocking: a blocking read, write, connect or accept waits
- * in Java for {@code rpoll}'s readiness, in slices so that a close from another thread ends
- * the wait with {@link AsynchronousCloseException}, and on a virtual thread in a platform
- * thread's rpoll while the virtual thread parks (its carrier stays free). Every blocking wait
- * ends after {@link #timeout()} (default 30 s) with {@link SocketTimeoutException}.
+ * in Java for {@code rpoll}'s readiness (checks with timeout 0 and short pauses between them,
+ * see {@code Rsockets.await}), so a close from another thread ends the wait with
+ * {@link AsynchronousCloseException}, and a virtual thread parks while it waits (its carrier
+ * stays free). Every blocking wait ends after {@link #timeout()} (default 30 s) with
+ * {@link SocketTimeoutException}.
  *
  * <p>One reader and one writer may work at once, as with {@code SocketChannel}. The peer
  * closing gives end-of-stream (-1) on read and a {@link java.net.SocketException} on write.
@@ -51,20 +49,17 @@ public final class RdmaSocketChannel implements ByteChannel, ScatteringByteChann
     static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(30);
 
     final int fd;
-    private final Guard guard = new Guard();
+    final Guard guard = new Guard();
     private final Arena arena = Arena.ofShared();
-    private final MemorySegment readErrno = Errno.allocate(arena);
-    private final MemorySegment writeErrno = Errno.allocate(arena);
-    private final ReentrantLock readLock = new ReentrantLock();
-    private final ReentrantLock writeLock = new ReentrantLock();
+    final ChannelIo io = new ChannelIo(this, arena);
     private final Object stateLock = new Object();
     private volatile boolean blocking = true;
     private volatile long timeoutMillis = DEFAULT_TIMEOUT.toMillis();
     private volatile boolean connected;
     private boolean connectPending;
-    private volatile boolean inputShut;
-    private volatile boolean outputShut;
-    private InetSocketAddress remote;
+    volatile boolean inputShut;
+    volatile boolean outputShut;
+    private volatile InetSocketAddress remote;
 
     private RdmaSocketChannel(int fd, boolean connected, InetSocketAddress remote) {
         this.fd = fd;
@@ -80,24 +75,7 @@ public final class RdmaSocketChannel implements ByteChannel, ScatteringByteChann
      */
     @Reaches({"rsocket", "rfcntl"})
     public static RdmaSocketChannel open() throws IOException {
-        try (Arena a = Arena.ofConfined()) {
-            MemorySegment errno = Errno.allocate(a);
-            int fd = RsocketVerbs.socket(errno, Rsockets.AF_INET6, Rsockets.SOCK_STREAM, 0);
-            if (fd < 0) {
-                fd = RsocketVerbs.socket(errno, Rsockets.AF_INET, Rsockets.SOCK_STREAM, 0);
-            }
-            if (fd < 0) {
-                throw Rsockets.failure("rsocket", "SOCK_STREAM; is there an RDMA device with an IP address?",
-                        Errno.get(errno));
-            }
-            try {
-                Rsockets.setNonBlocking(fd, errno);
-            } catch (IOException e) {
-                RsocketVerbs.close(errno, fd);
-                throw e;
-            }
-            return new RdmaSocketChannel(fd, false, null);
-        }
+        return new RdmaSocketChannel(Rsockets.openStream(Rsockets.AF_INET6), false, null);
     }
 
     /**
@@ -202,9 +180,9 @@ public final class RdmaSocketChannel implements ByteChannel, ScatteringByteChann
      */
     @Reaches({"rconnect"})
     public boolean connect(SocketAddress remote) throws IOException {
-        InetSocketAddress target = checkTarget(remote);
+        InetSocketAddress target = Rsockets.checkTarget(remote);
         guard.begin();
-        try (Arena a = Arena.ofConfined()) {
+        try {
             synchronized (stateLock) {
                 if (connected) {
                     throw new AlreadyConnectedException();
@@ -213,14 +191,11 @@ public final class RdmaSocketChannel implements ByteChannel, ScatteringByteChann
                     throw new ConnectionPendingException();
                 }
                 this.remote = target;
-                MemorySegment sa = a.allocate(Rsockets.SOCKADDR_SIZE);
-                int len = Rsockets.encode(target, sa);
-                MemorySegment errno = Errno.allocate(a);
-                if (RsocketVerbs.connect(errno, fd, sa, len) == 0) {
+                int e = Rsockets.connect(fd, target);
+                if (e == 0) {
                     connected = true;
                     return true;
                 }
-                int e = Errno.get(errno);
                 if (e != Rsockets.EINPROGRESS && e != Rsockets.EAGAIN) {
                     throw Rsockets.failure("rconnect", target, e);
                 }
@@ -238,20 +213,6 @@ public final class RdmaSocketChannel implements ByteChannel, ScatteringByteChann
             close();
             throw e;
         }
-    }
-
-    private static InetSocketAddress checkTarget(SocketAddress remote) {
-        Objects.requireNonNull(remote, "remote");
-        if (!(remote instanceof InetSocketAddress inet)) {
-            throw new java.nio.channels.UnsupportedAddressTypeException();
-        }
-        if (inet.isUnresolved()) {
-            throw new java.nio.channels.UnresolvedAddressException();
-        }
-        if (inet.getPort() == 0) {
-            throw new IllegalArgumentException("cannot connect to port 0 of " + inet.getAddress());
-        }
-        return inet;
     }
 
     /**
@@ -272,12 +233,12 @@ public final class RdmaSocketChannel implements ByteChannel, ScatteringByteChann
                     throw new NoConnectionPendingException();
                 }
             }
-            int revents = Rsockets.await(fd, Rsockets.POLLOUT, blocking ? timeoutMillis : 0, guard::isClosed);
+            int revents = Rsockets.await(fd, Rsockets.POLLOUT, blocking ? timeoutMillis : 0, guard);
             if (revents == 0) {
                 if (!blocking) {
                     return false;
                 }
-                throw waitEnded("connect to " + remote);
+                throw Rsockets.waitEnded(guard, "connect to " + remote + " on rsocket " + fd, timeoutMillis);
             }
             synchronized (stateLock) {
                 if ((revents & (Rsockets.POLLERR | Rsockets.POLLHUP)) != 0) {
@@ -285,18 +246,13 @@ public final class RdmaSocketChannel implements ByteChannel, ScatteringByteChann
                     connectPending = false;
                     throw Rsockets.failure("rconnect", remote, e != 0 ? e : 111);
                 }
-                try (Arena a = Arena.ofConfined()) {
-                    MemorySegment sa = a.allocate(Rsockets.SOCKADDR_SIZE);
-                    int len = Rsockets.encode(remote, sa);
-                    MemorySegment errno = Errno.allocate(a);
-                    if (RsocketVerbs.connect(errno, fd, sa, len) != 0) {
-                        int e = Errno.get(errno);
-                        if (e == Rsockets.EINPROGRESS || e == Rsockets.EAGAIN) {
-                            return false;
-                        }
-                        connectPending = false;
-                        throw Rsockets.failure("rconnect", remote, e);
-                    }
+                int e = Rsockets.connect(fd, remote);
+                if (e == Rsockets.EINPROGRESS || e == Rsockets.EAGAIN) {
+                    return false;
+                }
+                if (e != 0) {
+                    connectPending = false;
+                    throw Rsockets.failure("rconnect", remote, e);
                 }
                 connectPending = false;
                 connected = true;
@@ -327,85 +283,19 @@ public final class RdmaSocketChannel implements ByteChannel, ScatteringByteChann
     @Override
     @Reaches({"rrecv"})
     public int read(ByteBuffer dst) throws IOException {
-        Objects.requireNonNull(dst, "dst");
-        readLock.lock();
-        try {
-            guard.begin();
-            try {
-                return readOnce(dst, blocking);
-            } finally {
-                guard.end();
-            }
-        } finally {
-            readLock.unlock();
-        }
+        return io.read(dst);
     }
 
-    private int readOnce(ByteBuffer dst, boolean block) throws IOException {
-        ensureConnected();
-        if (inputShut) {
-            return -1;
-        }
-        if (dst.isReadOnly()) {
-            throw new IllegalArgumentException("read into a read-only buffer");
-        }
-        if (!dst.hasRemaining()) {
-            return 0;
-        }
-        while (true) {
-            MemorySegment seg = MemorySegment.ofBuffer(dst);
-            long n = RsocketVerbs.recv(readErrno, fd, seg, seg.byteSize(), 0);
-            if (n > 0) {
-                dst.position(dst.position() + (int) n);
-                return (int) n;
-            }
-            if (n == 0) {
-                return -1;
-            }
-            int e = Errno.get(readErrno);
-            if (e == Errno.EINTR) {
-                continue;
-            }
-            if (e != Rsockets.EAGAIN) {
-                throw Rsockets.failure("rrecv", "rsocket " + fd + " from " + remote, e);
-            }
-            if (!block) {
-                return 0;
-            }
-            awaitReady(Rsockets.POLLIN, "read from " + remote);
-        }
-    }
-
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Direct buffers go through {@code rreadv}, heap buffers through {@code rrecv}; only
+     * the first transfer waits (blocking mode), the rest take what has arrived.
+     */
     @Override
+    @Reaches({"rreadv", "rrecv"})
     public long read(ByteBuffer[] dsts, int offset, int length) throws IOException {
-        Objects.checkFromIndexSize(offset, length, dsts.length);
-        readLock.lock();
-        try {
-            guard.begin();
-            try {
-                long total = 0;
-                for (int i = offset; i < offset + length; i++) {
-                    ByteBuffer dst = dsts[i];
-                    if (!dst.hasRemaining()) {
-                        continue;
-                    }
-                    // Only the first transfer may wait; after it, take what is there.
-                    int n = readOnce(dst, blocking && total == 0);
-                    if (n < 0) {
-                        return total == 0 ? -1 : total;
-                    }
-                    total += n;
-                    if (dst.hasRemaining()) {
-                        break;
-                    }
-                }
-                return total;
-            } finally {
-                guard.end();
-            }
-        } finally {
-            readLock.unlock();
-        }
+        return io.read(dsts, offset, length);
     }
 
     @Override
@@ -413,75 +303,28 @@ public final class RdmaSocketChannel implements ByteChannel, ScatteringByteChann
         return read(dsts, 0, dsts.length);
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Blocking mode writes all of {@code src} (waiting for room up to {@link #timeout()});
+     * non-blocking mode writes what fits now.
+     */
     @Override
     @Reaches({"rsend"})
     public int write(ByteBuffer src) throws IOException {
-        Objects.requireNonNull(src, "src");
-        writeLock.lock();
-        try {
-            guard.begin();
-            try {
-                return writeAll(src);
-            } finally {
-                guard.end();
-            }
-        } finally {
-            writeLock.unlock();
-        }
+        return io.write(src);
     }
 
-    /** Blocking: writes all of src; non-blocking: what fits now. */
-    private int writeAll(ByteBuffer src) throws IOException {
-        ensureConnected();
-        if (outputShut) {
-            throw new java.nio.channels.ClosedChannelException();
-        }
-        int written = 0;
-        while (src.hasRemaining()) {
-            MemorySegment seg = MemorySegment.ofBuffer(src);
-            long n = RsocketVerbs.send(writeErrno, fd, seg, seg.byteSize(), 0);
-            if (n > 0) {
-                src.position(src.position() + (int) n);
-                written += (int) n;
-                continue;
-            }
-            int e = n < 0 ? Errno.get(writeErrno) : Rsockets.EAGAIN;
-            if (e == Errno.EINTR) {
-                continue;
-            }
-            if (e != Rsockets.EAGAIN) {
-                throw Rsockets.failure("rsend", "rsocket " + fd + " to " + remote, e);
-            }
-            if (!blocking) {
-                break;
-            }
-            awaitReady(Rsockets.POLLOUT, "write to " + remote);
-        }
-        return written;
-    }
-
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Runs of direct buffers go through one {@code rwritev} each (up to
+     * {@value ChannelIo#MAX_IOV} buffers), heap buffers through {@code rsend}.
+     */
     @Override
+    @Reaches({"rwritev", "rsend"})
     public long write(ByteBuffer[] srcs, int offset, int length) throws IOException {
-        Objects.checkFromIndexSize(offset, length, srcs.length);
-        writeLock.lock();
-        try {
-            guard.begin();
-            try {
-                long total = 0;
-                for (int i = offset; i < offset + length; i++) {
-                    ByteBuffer src = srcs[i];
-                    total += writeAll(src);
-                    if (src.hasRemaining()) {
-                        break;   // non-blocking and full: the rest must wait
-                    }
-                }
-                return total;
-            } finally {
-                guard.end();
-            }
-        } finally {
-            writeLock.unlock();
-        }
+        return io.write(srcs, offset, length);
     }
 
     @Override
@@ -499,26 +342,23 @@ public final class RdmaSocketChannel implements ByteChannel, ScatteringByteChann
     public boolean awaitReadable(Duration timeout) throws IOException {
         guard.begin();
         try {
-            return Rsockets.await(fd, Rsockets.POLLIN, timeout.toMillis(), guard::isClosed) != 0;
+            return Rsockets.await(fd, Rsockets.POLLIN, timeout.toMillis(), guard) != 0;
         } finally {
             guard.end();
         }
     }
 
-    private void awaitReady(short events, String what) throws IOException {
-        if (Rsockets.await(fd, events, timeoutMillis, guard::isClosed) == 0) {
-            throw waitEnded(what);
+    /** Waits (up to the timeout) for rpoll to report {@code events}; throws when the wait ends without. */
+    void awaitReady(short events, String what) throws IOException {
+        if (Rsockets.await(fd, events, timeoutMillis, guard) == 0) {
+            throw Rsockets.waitEnded(guard, what + (events == Rsockets.POLLIN ? " from " : " to ") + remote + " on rsocket "
+                    + fd, timeoutMillis);
         }
     }
 
-    private IOException waitEnded(String what) {
-        if (guard.isClosed()) {
-            return new AsynchronousCloseException();
-        }
-        if (Thread.currentThread().isInterrupted()) {
-            return new InterruptedIOException(what + " on rsocket " + fd + " interrupted");
-        }
-        return new SocketTimeoutException(what + " on rsocket " + fd + " timed out after " + timeoutMillis + " ms");
+    /** {@return the peer as messages name it} */
+    Object remoteForMessages() {
+        return remote;
     }
 
     /**
@@ -536,18 +376,6 @@ public final class RdmaSocketChannel implements ByteChannel, ScatteringByteChann
         try {
             ensureConnected();
             return IoMapping.map(this, fd, region, offset);
-        } finally {
-            guard.end();
-        }
-    }
-
-    void unmap(IoMapping mapping) throws IOException {
-        if (guard.isClosed()) {
-            return;   // rclose unmapped it
-        }
-        guard.begin();
-        try {
-            IoMapping.unmap(fd, mapping.region());
         } finally {
             guard.end();
         }
@@ -571,39 +399,7 @@ public final class RdmaSocketChannel implements ByteChannel, ScatteringByteChann
         if (offset < 0) {
             throw new IllegalArgumentException("offset must not be negative, got " + offset);
         }
-        writeLock.lock();
-        try {
-            guard.begin();
-            try {
-                ensureConnected();
-                long written = 0;
-                while (written < src.byteSize()) {
-                    long n = RsocketVerbs.iowrite(writeErrno, fd, src.asSlice(written), src.byteSize() - written,
-                            offset + written, 0);
-                    if (n > 0) {
-                        written += n;
-                        continue;
-                    }
-                    int e = n == 0 ? Rsockets.EAGAIN : Errno.get(writeErrno);
-                    if (e == Errno.EINTR) {
-                        continue;
-                    }
-                    if (e != Rsockets.EAGAIN) {
-                        throw Rsockets.failure("riowrite", src.byteSize() + " bytes at peer offset " + (offset + written)
-                                + ", rsocket " + fd, e);
-                    }
-                    if (!blocking) {
-                        break;
-                    }
-                    awaitReady(Rsockets.POLLOUT, "iowrite to " + remote);
-                }
-                return written;
-            } finally {
-                guard.end();
-            }
-        } finally {
-            writeLock.unlock();
-        }
+        return io.iowrite(src, offset);
     }
 
     /**
@@ -613,7 +409,7 @@ public final class RdmaSocketChannel implements ByteChannel, ScatteringByteChann
      * @throws IOException if rshutdown fails
      */
     public RdmaSocketChannel shutdownInput() throws IOException {
-        shutdown(0, "SHUT_RD");
+        io.shutdown(0, "SHUT_RD");
         inputShut = true;
         return this;
     }
@@ -626,22 +422,9 @@ public final class RdmaSocketChannel implements ByteChannel, ScatteringByteChann
      */
     @Reaches({"rshutdown"})
     public RdmaSocketChannel shutdownOutput() throws IOException {
-        shutdown(1, "SHUT_WR");
+        io.shutdown(1, "SHUT_WR");
         outputShut = true;
         return this;
-    }
-
-    private void shutdown(int how, String name) throws IOException {
-        guard.begin();
-        try (Arena a = Arena.ofConfined()) {
-            ensureConnected();
-            MemorySegment errno = Errno.allocate(a);
-            if (RsocketVerbs.shutdown(errno, fd, how) != 0) {
-                throw Rsockets.failure("rshutdown(" + name + ")", "rsocket " + fd, Errno.get(errno));
-            }
-        } finally {
-            guard.end();
-        }
     }
 
     /**
@@ -663,19 +446,8 @@ public final class RdmaSocketChannel implements ByteChannel, ScatteringByteChann
 
     private InetSocketAddress name(boolean peer) throws IOException {
         guard.begin();
-        try (Arena a = Arena.ofConfined()) {
-            if (peer && !connected) {
-                return null;
-            }
-            MemorySegment sa = a.allocate(Rsockets.SOCKADDR_SIZE);
-            MemorySegment len = a.allocate(java.lang.foreign.ValueLayout.JAVA_INT);
-            len.set(java.lang.foreign.ValueLayout.JAVA_INT, 0, Rsockets.SOCKADDR_SIZE);
-            MemorySegment errno = Errno.allocate(a);
-            int r = peer ? RsocketVerbs.getpeername(errno, fd, sa, len) : RsocketVerbs.getsockname(errno, fd, sa, len);
-            if (r != 0) {
-                throw Rsockets.failure(peer ? "rgetpeername" : "rgetsockname", "rsocket " + fd, Errno.get(errno));
-            }
-            return Rsockets.decode(sa);
+        try {
+            return peer && !connected ? null : Rsockets.name(fd, peer);
         } finally {
             guard.end();
         }
@@ -708,56 +480,22 @@ public final class RdmaSocketChannel implements ByteChannel, ScatteringByteChann
         return SocketOptionCodec.STREAM_OPTIONS;
     }
 
-    /** {@return an InputStream over this channel (blocking mode only); closing it closes the channel} */
+    /**
+     * {@return an InputStream over this channel (blocking mode only, {@code rread}); closing it
+     * closes the channel}
+     */
+    @Reaches({"rread"})
     public InputStream inputStream() {
-        return new InputStream() {
-            @Override
-            public int read() throws IOException {
-                byte[] one = new byte[1];
-                int n = read(one, 0, 1);
-                return n < 0 ? -1 : one[0] & 0xff;
-            }
-
-            @Override
-            public int read(byte[] b, int off, int len) throws IOException {
-                Objects.checkFromIndexSize(off, len, b.length);
-                requireBlocking();
-                return len == 0 ? 0 : RdmaSocketChannel.this.read(ByteBuffer.wrap(b, off, len));
-            }
-
-            @Override
-            public void close() throws IOException {
-                RdmaSocketChannel.this.close();
-            }
-        };
+        return ChannelStreams.in(this);
     }
 
-    /** {@return an OutputStream over this channel (blocking mode only); closing it closes the channel} */
+    /**
+     * {@return an OutputStream over this channel (blocking mode only, {@code rwrite}); closing
+     * it closes the channel}
+     */
+    @Reaches({"rwrite"})
     public OutputStream outputStream() {
-        return new OutputStream() {
-            @Override
-            public void write(int b) throws IOException {
-                write(new byte[] {(byte) b}, 0, 1);
-            }
-
-            @Override
-            public void write(byte[] b, int off, int len) throws IOException {
-                Objects.checkFromIndexSize(off, len, b.length);
-                requireBlocking();
-                RdmaSocketChannel.this.write(ByteBuffer.wrap(b, off, len));
-            }
-
-            @Override
-            public void close() throws IOException {
-                RdmaSocketChannel.this.close();
-            }
-        };
-    }
-
-    private void requireBlocking() {
-        if (!blocking) {
-            throw new IllegalBlockingModeException();
-        }
+        return ChannelStreams.out(this);
     }
 
     private void ensureOpen() throws ClosedChannelException {
@@ -766,7 +504,7 @@ public final class RdmaSocketChannel implements ByteChannel, ScatteringByteChann
         }
     }
 
-    private void ensureConnected() {
+    void ensureConnected() {
         if (!connected) {
             throw new NotYetConnectedException();
         }
@@ -774,7 +512,7 @@ public final class RdmaSocketChannel implements ByteChannel, ScatteringByteChann
 
     /**
      * Closes the rsocket. A read, write or wait in another thread ends with
-     * {@link AsynchronousCloseException} within one rpoll slice; rclose runs after they left.
+     * {@link AsynchronousCloseException} within one pause of its wait; rclose runs after they left.
      */
     @Override
     @Reaches({"rclose"})

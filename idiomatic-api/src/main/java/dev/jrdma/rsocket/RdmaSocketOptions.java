@@ -24,8 +24,10 @@ public final class RdmaSocketOptions {
     /** Largest send rsockets posts inline ({@code RDMA_INLINE}), 0..{@value #MAX_QUEUE_SIZE} bytes. */
     public static final SocketOption<Integer> INLINE_SIZE = new Option("RDMA_INLINE");
     /**
-     * How many regions {@code riomap} may map for the peer's {@code riowrite}
-     * ({@code RDMA_IOMAPSIZE}), 0..{@value #MAX_QUEUE_SIZE}; 0 (the default) allows none.
+     * How many of the peer's {@code riomap} regions this side can learn of
+     * ({@code RDMA_IOMAPSIZE}), 0..{@value #MAX_QUEUE_SIZE}; 0 (the default) none. The side
+     * that calls {@code iowrite} needs it; the side that calls {@code iomap} may map as many
+     * regions as the peer's value. Set it on both sides before connect, as riostream does.
      */
     public static final SocketOption<Integer> IOMAP_SIZE = new Option("RDMA_IOMAPSIZE");
 

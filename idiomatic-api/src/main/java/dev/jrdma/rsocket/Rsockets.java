@@ -20,12 +20,8 @@ import java.net.UnknownHostException;
 import java.nio.ByteOrder;
 import java.nio.channels.UnresolvedAddressException;
 import java.nio.channels.UnsupportedAddressTypeException;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
+import java.util.concurrent.locks.LockSupport;
 
 /** What the socket classes share: addresses, errors, and the readiness wait through rpoll. */
 final class Rsockets {
@@ -46,22 +42,10 @@ final class Rsockets {
     /** sizeof(struct sockaddr_storage). */
     static final int SOCKADDR_SIZE = 128;
 
-    /**
-     * The longest one rpoll call lasts: a close from another thread is seen between slices,
-     * and must not free the rsocket while an rpoll still reads it (see {@link Guard}).
-     */
-    static final int SLICE_MILLIS = 50;
-
-    /**
-     * Platform threads that run the rpoll of a waiting virtual thread. rpoll is a native call
-     * that may block: a virtual thread inside it would hold its carrier for the whole wait, so
-     * the virtual thread parks on the slice loop's future instead, and parking unmounts it.
-     */
-    private static final ExecutorService RPOLLERS = Executors.newCachedThreadPool(r -> {
-        Thread t = new Thread(r, "jrdma-rpoll");
-        t.setDaemon(true);
-        return t;
-    });
+    /** The longest pause between two readiness checks of a waiting socket. */
+    static final long MAX_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    private static final long FIRST_PAUSE_NANOS = TimeUnit.MICROSECONDS.toNanos(20);
+    private static final int SPINS = 32;
 
     /** Writes {@code address} as a sockaddr into {@code sa}; returns its length. */
     static int encode(SocketAddress address, MemorySegment sa) {
@@ -105,6 +89,81 @@ final class Rsockets {
         throw new IllegalStateException("rsocket returned an address of family " + family);
     }
 
+    /**
+     * Opens a stream rsocket of {@code family} (falling back to IPv4 when IPv6 is refused) in
+     * O_NONBLOCK mode.
+     */
+    static int openStream(int family) throws IOException {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment errno = Errno.allocate(a);
+            int fd = RsocketVerbs.socket(errno, family, SOCK_STREAM, 0);
+            if (fd < 0 && family != AF_INET) {
+                fd = RsocketVerbs.socket(errno, AF_INET, SOCK_STREAM, 0);
+            }
+            if (fd < 0) {
+                throw failure("rsocket", "SOCK_STREAM; is there an RDMA device with an IP address?", Errno.get(errno));
+            }
+            try {
+                setNonBlocking(fd, errno);
+            } catch (IOException e) {
+                RsocketVerbs.close(errno, fd);
+                throw e;
+            }
+            return fd;
+        }
+    }
+
+    /** One rconnect call (non-blocking rsocket); returns 0 or its errno (EINPROGRESS: under way). */
+    static int connect(int fd, InetSocketAddress target) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment sa = a.allocate(SOCKADDR_SIZE);
+            int len = encode(target, sa);
+            MemorySegment errno = Errno.allocate(a);
+            return RsocketVerbs.connect(errno, fd, sa, len) == 0 ? 0 : Errno.get(errno);
+        }
+    }
+
+    /** A connect target, checked: resolved, an internet address, a port. */
+    static InetSocketAddress checkTarget(SocketAddress remote) {
+        java.util.Objects.requireNonNull(remote, "remote");
+        if (!(remote instanceof InetSocketAddress inet)) {
+            throw new UnsupportedAddressTypeException();
+        }
+        if (inet.isUnresolved()) {
+            throw new UnresolvedAddressException();
+        }
+        if (inet.getPort() == 0) {
+            throw new IllegalArgumentException("cannot connect to port 0 of " + inet.getAddress());
+        }
+        return inet;
+    }
+
+    /** rgetpeername ({@code peer}) or rgetsockname. */
+    static InetSocketAddress name(int fd, boolean peer) throws IOException {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment sa = a.allocate(SOCKADDR_SIZE);
+            MemorySegment len = a.allocate(ValueLayout.JAVA_INT);
+            len.set(ValueLayout.JAVA_INT, 0, SOCKADDR_SIZE);
+            MemorySegment errno = Errno.allocate(a);
+            int r = peer ? RsocketVerbs.getpeername(errno, fd, sa, len) : RsocketVerbs.getsockname(errno, fd, sa, len);
+            if (r != 0) {
+                throw failure(peer ? "rgetpeername" : "rgetsockname", "rsocket " + fd, Errno.get(errno));
+            }
+            return decode(sa);
+        }
+    }
+
+    /** Why a bounded wait ended without readiness: the channel closed, an interrupt, or the time. */
+    static IOException waitEnded(Guard guard, String what, long timeoutMillis) {
+        if (guard.isClosed()) {
+            return new java.nio.channels.AsynchronousCloseException();
+        }
+        if (Thread.currentThread().isInterrupted()) {
+            return new java.io.InterruptedIOException(what + " interrupted");
+        }
+        return new java.net.SocketTimeoutException(what + " timed out after " + timeoutMillis + " ms");
+    }
+
     /** An IOException for a failed rsocket call, naming the call, what it was about, and errno. */
     static IOException failure(String call, Object about, int errno) {
         String text = call + " (" + about + ") failed: " + Posix.strerror(errno) + " (errno " + errno + ")";
@@ -124,62 +183,49 @@ final class Rsockets {
 
     /**
      * Waits until {@code fd} reports one of {@code events} (or an error or hang-up), the time
-     * passes, or {@code stop} holds. Returns the revents, 0 on timeout or stop.
+     * passes, the guard's channel is closed, or the thread is interrupted. Returns the revents,
+     * 0 otherwise.
+     *
+     * <p>Why rpoll is only ever called with timeout 0 here: rdma-core 44's rpoll leaks its count
+     * of polling threads each time a positive timeout expires (it returns without
+     * rs_poll_exit; fixed upstream in v63, commit a1747742e), and once the count is stuck above
+     * zero, the next state change leaves every rpoll of the process spinning in rs_poll_enter,
+     * its timeout ignored: the hang the device tests showed. With timeout 0, rpoll only checks
+     * (and progresses connects and credits) and returns. Between checks the thread pauses,
+     * from {@value #SPINS} spins up to {@link #MAX_PAUSE_NANOS}; a pause parks a virtual
+     * thread, so its carrier is free meanwhile, and close and interrupt are seen within a pause.
      */
-    static int await(int fd, short events, long timeoutMillis, BooleanSupplier stop) throws IOException {
-        if (!Thread.currentThread().isVirtual()) {
-            return pollSlices(fd, events, timeoutMillis, stop);
-        }
-        // The slice loop ends within its timeout plus one slice, so the waits below are bounded;
-        // an interrupt abandons it, and the loop is still waited for: the caller's guard must
-        // not be left while an rpoll on the rsocket may be running.
-        java.util.concurrent.atomic.AtomicBoolean abandon = new java.util.concurrent.atomic.AtomicBoolean();
-        Future<Integer> wait = RPOLLERS.submit(
-                () -> pollSlices(fd, events, timeoutMillis, () -> abandon.get() || stop.getAsBoolean()));
-        boolean interrupted = false;
-        try {
-            while (true) {
-                try {
-                    return wait.get();
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                    abandon.set(true);
-                } catch (ExecutionException e) {
-                    if (e.getCause() instanceof IOException io) {
-                        throw io;
-                    }
-                    throw new IllegalStateException("rpoll(rsocket " + fd + ") failed", e.getCause());
-                }
-            }
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
-    }
-
-    private static int pollSlices(int fd, short events, long timeoutMillis, BooleanSupplier stop) throws IOException {
+    static int await(int fd, short events, long timeoutMillis, Guard guard) throws IOException {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment pfd = arena.allocate(8);
             MemorySegment errno = Errno.allocate(arena);
-            while (!stop.getAsBoolean()) {
-                long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
-                if (left < 0) {
+            long pause = FIRST_PAUSE_NANOS;
+            for (int round = 0; ; round++) {
+                if (guard.isClosed() || Thread.currentThread().isInterrupted()) {
                     return 0;
                 }
                 pfd.set(ValueLayout.JAVA_INT, 0, fd);
                 pfd.set(ValueLayout.JAVA_SHORT, 4, events);
                 pfd.set(ValueLayout.JAVA_SHORT, 6, (short) 0);
-                int n = RsocketVerbs.poll(errno, pfd, 1, (int) Math.min(left, SLICE_MILLIS));
+                int n = RsocketVerbs.poll(errno, pfd, 1, 0);
                 if (n > 0) {
                     return pfd.get(ValueLayout.JAVA_SHORT, 6);
                 }
                 if (n < 0 && Errno.get(errno) != Errno.EINTR) {
                     throw failure("rpoll", "rsocket " + fd, Errno.get(errno));
                 }
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return 0;
+                }
+                if (round < SPINS) {
+                    Thread.onSpinWait();
+                } else {
+                    LockSupport.parkNanos(Math.min(pause, left));
+                    pause = Math.min(pause * 2, MAX_PAUSE_NANOS);
+                }
             }
-            return 0;
         }
     }
 

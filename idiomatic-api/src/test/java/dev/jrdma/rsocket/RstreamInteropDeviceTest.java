@@ -13,19 +13,24 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
-import java.util.Random;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * jrdma's rsocket channels against rdma-core's own rsocket tool, {@code rstream}
  * (rdmacm-utils), on the test device. With {@code -S size -C 1 -I n}, rstream's side of a
  * test is an echo: a 16-byte sync each way, then n times {@code size} bytes one way and the
- * same buffer back (rstream.c, run_test/sync_test), so jrdma's client checks every byte it
- * gets back, and rstream's client exits 0 only after all its transfers came back whole.
+ * same buffer back (rstream.c, run_test/sync_test). With {@code -T v} rstream fills what it
+ * sends with a running byte counter and checks what it receives against its own counter
+ * (common.c, format_buf/verify_buf), failing with a non-zero exit on the first wrong byte: so
+ * jrdma's client sends that counter and checks the echo, and rstream checks jrdma's bytes and
+ * jrdma's echo, both ways byte for byte.
  */
 @DeviceTest
+// A hang fails the one test, with JUnit's thread dump, and the run goes on.
+@Timeout(value = 180, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class RstreamInteropDeviceTest {
     private static final Duration TIMEOUT = TestDevices.TIMEOUT;
     private static final int SIZE = 4096;
@@ -33,7 +38,7 @@ class RstreamInteropDeviceTest {
 
     private static Process rstream(List<String> args) throws IOException {
         List<String> command = new java.util.ArrayList<>(List.of("rstream", "-S", String.valueOf(SIZE), "-C", "1",
-                "-I", String.valueOf(ITERATIONS)));
+                "-I", String.valueOf(ITERATIONS), "-T", "v"));
         command.addAll(args);
         return new ProcessBuilder(command).redirectErrorStream(true).start();
     }
@@ -62,6 +67,14 @@ class RstreamInteropDeviceTest {
         assertArrayEquals(sent, back.array());
     }
 
+    private static byte[] counted(int size, int[] counter) {
+        byte[] bytes = new byte[size];
+        for (int i = 0; i < size; i++) {
+            bytes[i] = (byte) counter[0]++;
+        }
+        return bytes;
+    }
+
     @Test
     void jrdmaClientAgainstRstreamServer() throws Exception {
         Inet4Address address = TestDevices.ipv4Address();
@@ -81,14 +94,10 @@ class RstreamInteropDeviceTest {
                 }
             }
             try (RdmaSocketChannel c = client) {
-                Random random = new Random(51);
-                byte[] sync = new byte[16];
-                random.nextBytes(sync);
-                exchange(c, sync);
+                int[] counter = {0};   // rstream's format_buf: byte k of the stream is (uint8_t) k
+                exchange(c, counted(16, counter));
                 for (int i = 0; i < ITERATIONS; i++) {
-                    byte[] block = new byte[SIZE];
-                    random.nextBytes(block);
-                    exchange(c, block);
+                    exchange(c, counted(SIZE, counter));
                 }
             }
         } finally {
@@ -113,7 +122,7 @@ class RstreamInteropDeviceTest {
                 }
             }
             String out = finish(client);
-            assertEquals(2 * 16 + (long) ITERATIONS * SIZE, echoed, out);
+            assertEquals(16 + (long) ITERATIONS * SIZE, echoed, out);   // the sync, then the blocks
         }
     }
 }

@@ -17,7 +17,9 @@ import java.lang.invoke.MethodHandle;
  * ({@code rrecv}, {@code rsend}, {@code rread}, {@code rwrite}) are also bound as critical
  * with heap access, so a heap {@code ByteBuffer}'s array is passed without a copy; that is
  * sound only because jrdma's sockets are always in {@code O_NONBLOCK} mode at the native level
- * (a critical call must not block). {@code rfcntl} is variadic; it is bound for its one
+ * (a critical call must not block). Everything that can block inside librdmacm
+ * ({@code rshutdown} and {@code rclose} wait for the sends in flight, {@code rpoll} with a
+ * timeout) is a normal downcall. {@code rfcntl} is variadic; it is bound for its one
  * {@code int} argument form (F_GETFL/F_SETFL).
  */
 public final class RsocketVerbs {
