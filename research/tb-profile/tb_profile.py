@@ -59,6 +59,10 @@ def symbol(path, offset):
     return table[i][1] if i >= 0 else "?"
 
 
+# The first bytes of bindings' ExtendedPostTrampoline (its first translation block).
+TRAMPOLINE = "534889fb488b3bff5308"
+
+
 class Run:
     def __init__(self, logs, name, dump):
         self.name = name
@@ -95,12 +99,20 @@ class Run:
         # jrdma's post clock (tools' PostClock): rdtsc in an anonymous page of its own, which the
         # JIT map does not list. Name the client's anonymous mappings that hold a block starting
         # with rdtsc (0f 31), so that it counts as the clock, as perftest's inline rdtsc counts.
+        # Likewise the extended post's one-call routine (bindings' ExtendedPostTrampoline: push
+        # %rbx; mov %rdi,%rbx; mov (%rbx),%rdi; call *8(%rbx)), counted as jrdma's own. Both are
+        # named per page, not per mapping: the kernel merges the two adjacent read-only
+        # executable anonymous pages into one mapping (seen 2026-11-28: the routine's 29
+        # instructions per send_lat_ext iteration were named rdtsc).
         self.counters = set()
+        self.trampolines = set()
         for vaddr, _, _, _, code in self.blocks:
-            if code.lower().startswith("0f31"):
+            kind = self.counters if code.lower().startswith("0f31") else \
+                self.trampolines if code.lower().startswith(TRAMPOLINE) else None
+            if kind is not None:
                 for lo, hi, _, path in self.maps:
                     if lo <= vaddr < hi and not path:
-                        self.counters.add(lo)
+                        kind.add(vaddr >> 12)
         self.iterations = sum(b[3] for b in self.blocks if b[2] and self.where(b[0])[1].startswith("write"))
         with open(os.path.join(logs, name + ".client.log")) as f:
             m = re.search(r"^\s*2\s+\d+\s+[\d.]+\s+[\d.]+\s+([\d.]+)", f.read(), re.M)
@@ -115,8 +127,10 @@ class Run:
             if lo <= vaddr < hi:
                 if path.startswith("/"):
                     return os.path.basename(path), symbol(path, vaddr - lo + off)
-                if lo in self.counters:
+                if not path and vaddr >> 12 in self.counters:
                     return "[cycle counter]", "rdtsc (jrdma's PostClock)"
+                if not path and vaddr >> 12 in self.trampolines:
+                    return "[extended post]", "jrdma's one-call ibv_wr_* post (ExtendedPostTrampoline)"
                 return path or "anonymous", path or "anonymous"
         return "unmapped", "?"
 
@@ -137,6 +151,8 @@ def category(component, name):
         return "JIT-compiled Java"
     if component in ("[vdso]", "[cycle counter]") or name.startswith("clock_gettime") or "javaTimeNanos" in name:
         return "clock (vDSO, clock_gettime, os::javaTimeNanos; rdtsc)"
+    if component == "[extended post]":
+        return "jrdma machine code (the one-call extended post)"
     if component.startswith("libc."):
         return "libc"
     if component.startswith("lib") and "rdmav" in component:

@@ -37,7 +37,8 @@ jrdma_jit_opts() {
 # guard (PostGuard::post, 2026-11-28) is called from three posts, each with its own Inside:
 # compiled on its own, its inside.post call is megamorphic, and perf-gate's profile of send_lat
 # found it out of line at 111 instructions per iteration; it and the posts' insides are named
-# too. A CompileCommand changes only that
+# too; so are the extended post's signalled flag and its one-call routine's downcall (issue 47).
+# A CompileCommand changes only that
 # decision: the code and every check in it are the same. "quiet" first: HotSpot would print each
 # command on stdout.
 jrdma_inline_opts() {
@@ -46,7 +47,9 @@ jrdma_inline_opts() {
              dev.jrdma.tools.runner.SendPoster\$Prepared::post dev.jrdma.PreparedSend::post dev.jrdma.PreparedReceive::post \
              dev.jrdma.tools.runner.SendPoster\$Prepared::signaled dev.jrdma.PreparedSend::signaled \
              dev.jrdma.PostGuard::post dev.jrdma.PreparedSend::postInside dev.jrdma.PreparedReceive::postInside \
-             dev.jrdma.PreparedExtendedSend::post dev.jrdma.PreparedExtendedSend::postInside; do
+             dev.jrdma.PreparedExtendedSend::post dev.jrdma.PreparedExtendedSend::postInside \
+             dev.jrdma.PreparedExtendedSend::signaled dev.jrdma.ExtendedPostRequest::flags \
+             dev.jrdma.bindings.shim.ExtendedPostTrampoline::post; do
         opts+=" -XX:CompileCommand=inline,$m"
     done
     echo "$opts"

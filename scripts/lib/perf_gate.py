@@ -44,7 +44,8 @@ TESTS = ("read_lat", "send_lat", "write_bw", "send_lat_ext", "write_bw_ext")
 # A tool's own code: perftest's binary (its rdtsc inline); jrdma's compiled Java, its FFM stubs, the
 # JVM and the clock. Not the provider or libc, which both call alike, nor "other": blocks of other
 # processes at addresses the client does not map (the plugin counts by address, not by process).
-OWN = ("perftest", "JIT-compiled Java", "FFM downcall stubs", "interpreter, adapters", "libjvm", "clock")
+OWN = ("perftest", "JIT-compiled Java", "FFM downcall stubs", "interpreter, adapters", "libjvm", "clock",
+       "jrdma machine code")
 JVM_RUNTIME = ("interpreter, adapters", "libjvm")
 
 
@@ -181,10 +182,13 @@ def gate(logs):
                 test, "perftest" if tool == "C" else "jrdma", len(rs), median(rs, lambda m: m.total),
                 median(rs, lambda m: m.own(False)), median(rs, lambda m: m.critical), median(rs, lambda m: m.own(True)),
                 median(rs, lambda m: m.spin), median(rs, lambda m: 100 * m.runtime / m.critical)))
-    if j_rows:
-        m = sorted(j_rows, key=lambda m: m.own(True))[len(j_rows) // 2]
+    for test in ("send_lat", "send_lat_ext"):
+        rs = runs[(test, "J")]
+        if not rs:
+            continue
+        m = sorted(rs, key=lambda m: m.own(True))[len(rs) // 2]
         print()
-        print("send_lat, jrdma (%s): the critical path's own symbols, instructions per iteration:" % m.name)
+        print("%s, jrdma (%s): the critical path's own symbols, instructions per iteration:" % (test, m.name))
         for (component, name), v in m.critical_symbols.most_common():
             if v >= 2 and tb_profile.category(component, name).startswith(OWN):
                 print("  %7.1f  %-14.14s %s" % (v, component, name[:110]))

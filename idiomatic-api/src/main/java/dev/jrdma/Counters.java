@@ -42,10 +42,7 @@ public final class Counters extends NativeObject {
             MemorySegment init = arena.allocate(ibv_counters_init_attr.layout());
             MemorySegment errno = Errno.allocate(arena);
             MemorySegment counters = SteeringVerbs.ibv_create_counters(errno, context.handle(), init);
-            if (counters.address() == 0) {
-                int e = Errno.get(errno);
-                throw RdmaException.of(Verb.IBV_CREATE_COUNTERS, context, e, Unsupported.detail(context, e, "counters"));
-            }
+            RdmaException.checkCreated(Verb.IBV_CREATE_COUNTERS, context, errno, counters, context, "counters");
             return wrapCreated(counters, ibv_counters.layout(), h -> new Counters(context, h),
                     SteeringVerbs::ibv_destroy_counters);
         }
@@ -91,9 +88,7 @@ public final class Counters extends NativeObject {
             enter();
             try {
                 int rc = SteeringVerbs.ibv_read_counters(handle, out, values.length, sync ? 0 : 1);
-                if (rc != 0) {
-                    throw RdmaException.of(Verb.IBV_READ_COUNTERS, this, rc, Unsupported.detail(context, rc, "counters"));
-                }
+                RdmaException.check(Verb.IBV_READ_COUNTERS, this, rc, context, "counters");
             } finally {
                 exit();
             }

@@ -8,7 +8,6 @@ import dev.jrdma.bindings.generated.rdma_h;
 import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.ExtensionVerbs;
 import dev.jrdma.bindings.shim.ImportVerbs;
-import dev.jrdma.internal.Unsupported;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Set;
@@ -47,11 +46,8 @@ public final class DeviceMemory extends NativeObject {
             ibv_alloc_dm_attr.log_align_req(attr, logAlignment);
             MemorySegment errno = Errno.allocate(arena);
             MemorySegment dm = ExtensionVerbs.ibv_alloc_dm(errno, context.handle(), attr);
-            if (dm.address() == 0) {
-                int e = Errno.get(errno);
-                throw RdmaException.of(Verb.IBV_ALLOC_DM, context + ", " + length + " bytes", e,
-                        Unsupported.detail(context, e, "device memory"));
-            }
+            RdmaException.checkCreated(Verb.IBV_ALLOC_DM, context + ", " + length + " bytes", errno, dm,
+                    context, "device memory");
             return wrapCreated(dm, ibv_dm.layout(), h -> new DeviceMemory(context, h, length, false),
                     ExtensionVerbs::ibv_free_dm);
         }
@@ -61,11 +57,8 @@ public final class DeviceMemory extends NativeObject {
         try (Arena arena = Arena.ofConfined(); var _ = hold(context)) {
             MemorySegment errno = Errno.allocate(arena);
             MemorySegment dm = ImportVerbs.ibv_import_dm(errno, context.handle(), dmHandle);
-            if (dm.address() == 0) {
-                int e = Errno.get(errno);
-                throw RdmaException.of(Verb.IBV_IMPORT_DM, context + ", handle " + dmHandle, e,
-                        Unsupported.detail(context, e, "importing device memory"));
-            }
+            RdmaException.checkCreated(Verb.IBV_IMPORT_DM, context + ", handle " + dmHandle, errno, dm,
+                    context, "importing device memory");
             return wrapCreated(dm, ibv_dm.layout(), h -> new DeviceMemory(context, h, -1, true),
                     rdma_h::ibv_unimport_dm);
         }
@@ -137,11 +130,8 @@ public final class DeviceMemory extends NativeObject {
             MemorySegment errno = Errno.allocate(arena);
             MemorySegment mr = ExtensionVerbs.ibv_reg_dm_mr(errno, pd.handle(), handle, offset, length,
                     Access.flags(access) | zeroBased);
-            if (mr.address() == 0) {
-                int e = Errno.get(errno);
-                throw RdmaException.of(Verb.IBV_REG_DM_MR, pd + ", " + length + " bytes of " + this, e,
-                        Unsupported.detail(context, e, "device memory regions"));
-            }
+            RdmaException.checkCreated(Verb.IBV_REG_DM_MR, pd + ", " + length + " bytes of " + this, errno, mr,
+                    context, "device memory regions");
             return wrapCreated(mr, ibv_mr.layout(), h -> new UnmappedMemoryRegion(pd, h, "device memory region", false,
                     this), rdma_h::ibv_dereg_mr);
         }

@@ -3,7 +3,6 @@ package dev.jrdma;
 
 import dev.jrdma.bindings.generated.ibv_ece;
 import dev.jrdma.bindings.generated.rdma_h;
-import dev.jrdma.internal.Unsupported;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
@@ -32,10 +31,8 @@ public record Ece(int vendorId, int options) {
         try (Arena arena = Arena.ofConfined(); var _ = NativeResource.hold(qp)) {
             MemorySegment ece = arena.allocate(ibv_ece.layout());
             int rc = rdma_h.ibv_query_ece(qp.handle(), ece);
-            if (rc != 0) {
-                throw RdmaException.of(Verb.IBV_QUERY_ECE, qp, rc,
-                        Unsupported.detail(qp.protectionDomain().context(), rc, "enhanced connection establishment (ECE)"));
-            }
+            RdmaException.check(Verb.IBV_QUERY_ECE, qp, rc,
+                    qp.protectionDomain().context(), "enhanced connection establishment (ECE)");
             return new Ece(ibv_ece.vendor_id(ece), ibv_ece.options(ece));
         }
     }
@@ -56,10 +53,8 @@ public record Ece(int vendorId, int options) {
             ibv_ece.vendor_id(ece, vendorId);
             ibv_ece.options(ece, options);
             int rc = rdma_h.ibv_set_ece(qp.handle(), ece);
-            if (rc != 0) {
-                throw RdmaException.of(Verb.IBV_SET_ECE, qp, rc,
-                        Unsupported.detail(qp.protectionDomain().context(), rc, "enhanced connection establishment (ECE)"));
-            }
+            RdmaException.check(Verb.IBV_SET_ECE, qp, rc,
+                    qp.protectionDomain().context(), "enhanced connection establishment (ECE)");
         }
     }
 }

@@ -6,7 +6,6 @@ import dev.jrdma.bindings.generated.ibv_flow_action;
 import dev.jrdma.bindings.generated.ibv_flow_action_esp_attr;
 import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.SteeringVerbs;
-import dev.jrdma.internal.Unsupported;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
@@ -49,11 +48,8 @@ public final class EspFlowAction extends NativeObject {
         try (Arena arena = Arena.ofConfined(); var _ = hold(context)) {
             MemorySegment errno = Errno.allocate(arena);
             MemorySegment action = SteeringVerbs.ibv_create_flow_action_esp(errno, context.handle(), attributes(arena, esp));
-            if (action.address() == 0) {
-                int e = Errno.get(errno);
-                throw RdmaException.of(Verb.IBV_CREATE_FLOW_ACTION_ESP, context, e,
-                        Unsupported.detail(context, e, "ESP flow actions (IPsec offload)"));
-            }
+            RdmaException.checkCreated(Verb.IBV_CREATE_FLOW_ACTION_ESP, context, errno, action,
+                    context, "ESP flow actions (IPsec offload)");
             return wrapCreated(action, ibv_flow_action.layout(), h -> new EspFlowAction(context, h, esp),
                     SteeringVerbs::ibv_destroy_flow_action);
         }
@@ -71,10 +67,8 @@ public final class EspFlowAction extends NativeObject {
             enter();
             try {
                 int rc = SteeringVerbs.ibv_modify_flow_action_esp(handle, attr);
-                if (rc != 0) {
-                    throw RdmaException.of(Verb.IBV_MODIFY_FLOW_ACTION_ESP, this, rc,
-                            Unsupported.detail(context, rc, "ESP flow actions (IPsec offload)"));
-                }
+                RdmaException.check(Verb.IBV_MODIFY_FLOW_ACTION_ESP, this, rc,
+                        context, "ESP flow actions (IPsec offload)");
             } finally {
                 exit();
             }

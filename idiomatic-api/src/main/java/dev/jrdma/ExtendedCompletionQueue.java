@@ -49,17 +49,11 @@ public final class ExtendedCompletionQueue implements RdmaResource {
     private final long address;
     private final Set<WorkCompletionField> fields;
     private final long fieldMask;
-    private final boolean skipEndAfterEmptyNext;
-    private final MemorySegment pollAttr;
     private final MemorySegment tmInfo;
     /** The provider's functions; package-private for ExtendedCompletions. */
     final ExtendedPollFunctions fn;
-    /** A raw loop is open: startPoll returned true and endPoll has not run. */
-    private boolean polling;
-    /** The raw loop has a current completion (the last start/next_poll found one). */
-    private boolean current;
-    /** next_poll found nothing on a provider whose next_poll already ended the poll. */
-    private boolean endedByNext;
+    /** The start, next and end poll, and the raw loop's state. */
+    private final ExtendedPollLoop loop;
 
     private ExtendedCompletionQueue(CompletionQueue cq, MemorySegment cqEx, Set<WorkCompletionField> fields) {
         this.cq = cq;
@@ -68,10 +62,8 @@ public final class ExtendedCompletionQueue implements RdmaResource {
                 : EnumSet.copyOf(fields));
         this.fieldMask = WorkCompletionField.flags(fields);
         this.fn = ExtendedPollFunctions.of(address);
-        this.skipEndAfterEmptyNext = ExtendedPollVerbs.nextPollReleasesOnEmpty(fn.start());
-        Arena arena = Arena.ofAuto();
-        this.pollAttr = arena.allocate(8, 8);   // struct ibv_poll_cq_attr { uint32_t comp_mask = 0; }
-        this.tmInfo = arena.allocate(16, 8);    // struct ibv_wc_tm_info { uint64_t tag; uint32_t priv; }
+        this.loop = new ExtendedPollLoop(cq, address, fn);
+        this.tmInfo = Arena.ofAuto().allocate(16, 8);   // struct ibv_wc_tm_info { uint64_t tag; uint32_t priv; }
     }
 
     /** Builds an extended completion queue; from {@link Context#extendedCompletionQueue(int)}. */
@@ -196,47 +188,7 @@ public final class ExtendedCompletionQueue implements RdmaResource {
      */
     @Reaches({"ibv_start_poll", "ibv_next_poll", "ibv_end_poll"})
     public int poll(ExtendedCompletions batch) {
-        int capacity = batch.capacity();
-        int n = 0;
-        cq.enter();
-        try {
-            requireNoRawLoop();
-            int rc = ExtendedPollVerbs.startPoll(fn.start(), address, pollAttr.address());
-            if (rc == Errno.ENOENT) {
-                batch.count(0, fieldMask);
-                return 0;
-            }
-            if (rc != 0) {
-                throw RdmaException.of(Verb.IBV_START_POLL, cq, rc);
-            }
-            boolean end = true;
-            int failed = 0;
-            try {
-                while (true) {
-                    batch.read(this, n++);
-                    if (n == capacity) {
-                        break;
-                    }
-                    rc = ExtendedPollVerbs.nextPoll(fn.next(), address);
-                    if (rc != 0) {
-                        end = !(rc == Errno.ENOENT && skipEndAfterEmptyNext);
-                        failed = rc == Errno.ENOENT ? 0 : rc;
-                        break;
-                    }
-                }
-            } finally {
-                if (end) {
-                    ExtendedPollVerbs.endPoll(fn.end(), address);
-                }
-            }
-            if (failed != 0) {
-                throw RdmaException.of(Verb.IBV_NEXT_POLL, cq, failed);
-            }
-        } finally {
-            cq.exit();
-        }
-        batch.count(n, fieldMask);
-        return n;
+        return loop.poll(this, batch, fieldMask);
     }
 
     // ---- the raw loop ----------------------------------------------------------------------
@@ -250,27 +202,7 @@ public final class ExtendedCompletionQueue implements RdmaResource {
      */
     @Reaches("ibv_start_poll")
     public boolean startPoll() {
-        cq.enter();
-        boolean keep = false;
-        try {
-            requireNoRawLoop();
-            int rc = ExtendedPollVerbs.startPoll(fn.start(), address, pollAttr.address());
-            if (rc == Errno.ENOENT) {
-                return false;
-            }
-            if (rc != 0) {
-                throw RdmaException.of(Verb.IBV_START_POLL, cq, rc);
-            }
-            polling = true;
-            current = true;
-            endedByNext = false;
-            keep = true;   // the call stays entered until endPoll: close() waits for it
-            return true;
-        } finally {
-            if (!keep) {
-                cq.exit();
-            }
-        }
+        return loop.start();
     }
 
     /**
@@ -280,66 +212,45 @@ public final class ExtendedCompletionQueue implements RdmaResource {
      */
     @Reaches("ibv_next_poll")
     public boolean nextPoll() {
-        requireCurrent();
-        int rc = ExtendedPollVerbs.nextPoll(fn.next(), address);
-        if (rc == 0) {
-            return true;
-        }
-        current = false;
-        endedByNext = skipEndAfterEmptyNext && rc == Errno.ENOENT;
-        if (rc != Errno.ENOENT) {
-            throw RdmaException.of(Verb.IBV_NEXT_POLL, cq, rc);
-        }
-        return false;
+        return loop.next();
     }
 
     /** Ends the reading that {@link #startPoll()} began ({@code ibv_end_poll}): consumes the completions read and unlocks the queue. */
     @Reaches("ibv_end_poll")
     public void endPoll() {
-        if (!polling) {
-            throw new IllegalStateException("endPoll() on " + cq + " without a successful startPoll()");
-        }
-        try {
-            if (!endedByNext) {
-                ExtendedPollVerbs.endPoll(fn.end(), address);
-            }
-        } finally {
-            polling = false;
-            current = false;
-            cq.exit();
-        }
+        loop.end();
     }
 
     /** {@return the current completion's work request id} */
     public long wrId() {
-        requireCurrent();
+        loop.requireCurrent();
         return ExtendedPollVerbs.wrId(address);
     }
 
     /** {@return the current completion's status} */
     public WorkCompletionStatus status() {
-        requireCurrent();
+        loop.requireCurrent();
         return WorkCompletionStatus.of(ExtendedPollVerbs.status(address));
     }
 
     /** {@return what the current completion's work request did} */
     @Reaches("ibv_wc_read_opcode")
     public WorkCompletionOpcode opcode() {
-        requireCurrent();
+        loop.requireCurrent();
         return WorkCompletionOpcode.of(ExtendedPollVerbs.readInt(fn.opcode(), address));
     }
 
     /** {@return the provider's error detail of the current completion} */
     @Reaches("ibv_wc_read_vendor_err")
     public int vendorError() {
-        requireCurrent();
+        loop.requireCurrent();
         return ExtendedPollVerbs.readInt(fn.vendorErr(), address);
     }
 
     /** {@return the current completion's {@code ibv_wc_flags} (IBV_WC_GRH 1, WITH_IMM 2, IP_CSUM_OK 4, WITH_INV 8, TM 16...)} */
     @Reaches("ibv_wc_read_wc_flags")
     public int completionFlags() {
-        requireCurrent();
+        loop.requireCurrent();
         return ExtendedPollVerbs.readInt(fn.wcFlags(), address);
     }
 
@@ -434,23 +345,10 @@ public final class ExtendedCompletionQueue implements RdmaResource {
     }
 
     private void requireField(MemorySegment fn, WorkCompletionField field) {
-        requireCurrent();
+        loop.requireCurrent();
         if (fn.address() == 0) {
             throw new IllegalStateException(cq + " reports " + fields + ", not " + field
                     + " (choose it when building the queue)");
-        }
-    }
-
-    private void requireCurrent() {
-        if (!current) {
-            throw new IllegalStateException(polling ? "no current completion on " + cq + ": nextPoll() found none"
-                    : "no completion is being read on " + cq + ": call startPoll() first");
-        }
-    }
-
-    private void requireNoRawLoop() {
-        if (polling) {
-            throw new IllegalStateException("a startPoll() on " + cq + " has not been ended: call endPoll() first");
         }
     }
 

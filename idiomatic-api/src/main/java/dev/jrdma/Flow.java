@@ -8,7 +8,6 @@ import dev.jrdma.bindings.generated.ibv_flow_spec_eth;
 import dev.jrdma.bindings.generated.rdma_h;
 import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.SteeringVerbs;
-import dev.jrdma.internal.Unsupported;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -77,10 +76,7 @@ public final class Flow extends NativeObject {
             }
             MemorySegment errno = Errno.allocate(arena);
             MemorySegment flow = SteeringVerbs.ibv_create_flow(errno, qp.handle(), attr);
-            if (flow.address() == 0) {
-                int e = Errno.get(errno);
-                throw RdmaException.of(Verb.IBV_CREATE_FLOW, qp, e, Unsupported.detail(context, e, "flow steering"));
-            }
+            RdmaException.checkCreated(Verb.IBV_CREATE_FLOW, qp, errno, flow, context, "flow steering");
             return wrapCreated(flow, ibv_flow.layout(), h -> new Flow(qp, h), SteeringVerbs::ibv_destroy_flow);
         }
     }

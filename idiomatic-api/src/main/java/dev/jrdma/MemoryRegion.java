@@ -353,10 +353,7 @@ public final class MemoryRegion extends NativeResource {
             int advice = access.contains(Access.LOCAL_WRITE) ? rdma_h.IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE()
                     : rdma_h.IBV_ADVISE_MR_ADVICE_PREFETCH();
             int rc = ExtensionVerbs.ibv_advise_mr(pd.handle(), advice, 0, sge, 1);
-            if (rc != 0) {
-                throw RdmaException.of(Verb.IBV_ADVISE_MR, this, rc,
-                        Unsupported.detail(pd.context(), rc, "advice on memory regions (ibv_advise_mr)"));
-            }
+            RdmaException.check(Verb.IBV_ADVISE_MR, this, rc, pd.context(), "advice on memory regions (ibv_advise_mr)");
         }
     }
 

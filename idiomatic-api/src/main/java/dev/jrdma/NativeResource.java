@@ -101,6 +101,17 @@ public abstract sealed class NativeResource implements RdmaResource
     private Thread closer;
     /** The only thread that may call and close this resource, or null when any thread may ({@link Confinement}). */
     final Thread confinedTo;
+    /**
+     * The confined fast path's one test: {@link #confinedTo} while this resource is open, null from
+     * the moment {@link #close()} marks it closed. A confined post or poll compares it with the
+     * current thread: one load and one compare where the owner and the closed flag took two of
+     * each (send_lat's loop makes four such calls an iteration;
+     * research/notes/2026-11-28-send-lat-checks.md). Plain, not volatile: a thread that is not the
+     * owner fails the compare whatever it reads (the field is only ever the owner or null), and
+     * the owner reads its own write, since close() runs on the owner (Confinement refuses every
+     * other thread while the owner lives).
+     */
+    Thread openOwner;
 
     /**
      * Registers this resource with each owner. Call this last in the subclass constructor path
@@ -119,6 +130,7 @@ public abstract sealed class NativeResource implements RdmaResource
      */
     NativeResource(Thread confinedTo, NativeResource... owners) {
         this.confinedTo = confinedTo;
+        this.openOwner = confinedTo;
         if (confinedTo != null) {
             Confinement.created();
         }
@@ -378,6 +390,7 @@ public abstract sealed class NativeResource implements RdmaResource
                 }
             }
             closed = true;
+            openOwner = null;
             CALLS.getAndBitwiseOr(this, CLOSED);
             closer = Thread.currentThread();
             // Not cleared: each dependent leaves the set as it closes, so that while the newest

@@ -32,13 +32,13 @@ final class PostGuard {
      * @throws IllegalStateException when it is closed
      */
     static <R extends NativeResource> int post(R request, Inside<R> inside) {
-        Thread owner = request.confinedTo;
-        // Confined to this thread: no other thread posts or closes the request or, while this
-        // thread lives, anything it depends on, so nothing can be destroyed under the call.
-        if (owner == Thread.currentThread() && !request.isClosed()) {
+        // Confined to this thread and open (openOwner is null once closed): no other thread posts
+        // or closes the request or, while this thread lives, anything it depends on, so nothing
+        // can be destroyed under the call.
+        if (request.openOwner == Thread.currentThread()) {
             return inside.post(request);
         }
-        if (owner != null) {
+        if (request.confinedTo != null) {
             throw refusal(request, "post");
         }
         if (!request.enterSolo()) {

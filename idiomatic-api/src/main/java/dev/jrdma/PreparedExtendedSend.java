@@ -1,10 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma;
 
-import dev.jrdma.bindings.generated.ibv_send_wr;
-import dev.jrdma.bindings.generated.ibv_sge;
 import dev.jrdma.bindings.shim.Errno;
-import dev.jrdma.bindings.shim.ExtendedPostVerbs;
+import dev.jrdma.bindings.shim.ExtendedPostTrampoline;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -36,8 +34,15 @@ import java.lang.foreign.MemorySegment;
  * queue's lock. A post claims the queue pair's send queue first (one compare-and-set, shared
  * with {@link ExtendedSendQueue#start()}): a batch open on the same queue pair in the same
  * thread makes the post throw {@link IllegalStateException} instead of spinning forever in
- * {@code wr_start}, and one open in another thread makes it wait in Java until it ends. An
- * exception between {@code wr_start} and {@code wr_complete} aborts ({@code ibv_wr_abort}).
+ * {@code wr_start}, and one open in another thread makes it wait in Java until it ends.
+ *
+ * <p>On x86-64 Linux the post is one downcall, as the inlines of {@code verbs.h} are one C
+ * call site: a routine of machine code ({@code ExtendedPostTrampoline} in the bindings) calls
+ * the provider's functions in order with the arguments this object keeps in a block of native
+ * memory, which the setters below update. Elsewhere, or with
+ * {@code -Djrdma.extendedPost.trampoline=false}, each function is a downcall of its own, and
+ * an exception between {@code wr_start} and {@code wr_complete} aborts ({@code ibv_wr_abort}).
+ * See research/notes/2026-11-28-extended-post-trampoline.md.
  *
  * <p>Closing the queue pair, the region or the address handle closes this object first (waiting
  * for a post running in another thread); its next post throws {@link IllegalStateException}.
@@ -65,121 +70,32 @@ import java.lang.foreign.MemorySegment;
  * <p>{@link #toString()}: {@code prepared extended send (<opcode>) on <queue pair>}.
  */
 public final class PreparedExtendedSend extends NativeResource {
-    private static final int SEND = 0;
-    private static final int SEND_IMM = 1;
-    private static final int WRITE = 2;
-    private static final int WRITE_IMM = 3;
-    private static final int READ = 4;
-    private static final int CMP_SWP = 5;
-    private static final int FETCH_ADD = 6;
-    private static final int NO_DATA = 0;
-    private static final int SGE = 1;
-    private static final int INLINE_DATA = 2;
-
     private final QueuePair qp;
-    private final long qpEx;
     private final SendQueueClaim claim;
-    private final MemorySegment start;
-    private final MemorySegment complete;
-    private final MemorySegment abort;
-    private final MemorySegment operation;
-    private final MemorySegment setter;
-    private final MemorySegment setUdAddr;
     private final SendOpcode opcode;
-    private final int kind;
-    private final int data;
-    private final boolean datagram;
-    private final int lkey;
-    private final long dataAddress;
-    private final int maxLength;
-    private final int rkey;
-    /** The remote address and length prepared; -1 length without remote memory. */
-    private final long remoteBase;
-    private final long remoteLength;
-    private final long compareAdd;
-    private final long swap;
-    private final long ah;
-    private final int remoteQpn;
-    private final int remoteQkey;
+    /** The functions and arguments, in Java fields and in the one-call routine's block. */
+    private final ExtendedPostRequest request;
+    /** The block's address: the one-call post reads nothing else of {@link #request}. */
+    private final long block;
     /** The scope of caller-owned memory the SGE uses, or null for a region that owns its memory. */
     private final MemorySegment.Scope callerScope;
     private final String description;
 
-    private long wrId;
-    private int flags;
-    /** Network order, as the builders take it. */
-    private int immediate;
-    private int length;
-    private long remoteOffset;
-
     private PreparedExtendedSend(ExtendedSendQueue sq, SendRequest r, SendOp op, Thread confinedTo,
             NativeResource[] owners) {
         super(confinedTo, owners);
-        SendOperations ops = sq.engine();
-        ExtendedPostFunctions fn = ops.functions();
         this.qp = sq.queuePair();
-        this.qpEx = ops.qpEx();
         this.claim = qp.posts.extendedClaim;
-        this.start = fn.start();
-        this.complete = fn.complete();
-        this.abort = fn.abort();
         this.opcode = r.opcode();
-        this.kind = kind(opcode);
-        this.operation = switch (kind) {
-            case SEND -> fn.send();
-            case SEND_IMM -> fn.sendImm();
-            case WRITE -> fn.rdmaWrite();
-            case WRITE_IMM -> fn.rdmaWriteImm();
-            case READ -> fn.rdmaRead();
-            case CMP_SWP -> fn.cmpSwp();
-            default -> fn.fetchAdd();
-        };
-        MemorySegment wr = r.wr;
-        this.wrId = ibv_send_wr.wr_id(wr);
-        this.flags = ibv_send_wr.send_flags(wr);
-        this.immediate = ibv_send_wr.imm_data(wr);
-        boolean inline = (flags & SendOperations.INLINE) != 0;
-        if (r.sgeCount() == 0) {
-            this.data = NO_DATA;
-            this.setter = MemorySegment.NULL;
-            this.lkey = 0;
-            this.dataAddress = 0;
-            this.maxLength = 0;
-            this.callerScope = null;
-        } else {
-            MemorySegment sge = ibv_send_wr.sg_list(wr).reinterpret(ibv_sge.layout().byteSize());
-            this.data = inline ? INLINE_DATA : SGE;
-            this.setter = inline ? fn.setInline() : fn.setSge();
-            this.lkey = ibv_sge.lkey(sge);
-            this.dataAddress = ibv_sge.addr(sge);
-            this.maxLength = ibv_sge.length(sge);
-            this.callerScope = r.sges.region(0).callerScope();
-        }
-        this.length = maxLength;
-        boolean atomic = kind == CMP_SWP || kind == FETCH_ADD;
-        boolean remote = kind >= WRITE;
-        MemorySegment union = ibv_send_wr.wr(wr);
-        if (atomic) {
-            MemorySegment a = ibv_send_wr.wr.atomic(union);
-            this.remoteBase = ibv_send_wr.wr.atomic.remote_addr(a);
-            this.rkey = ibv_send_wr.wr.atomic.rkey(a);
-            this.compareAdd = ibv_send_wr.wr.atomic.compare_add(a);
-            this.swap = ibv_send_wr.wr.atomic.swap(a);
-        } else {
-            MemorySegment rdma = ibv_send_wr.wr.rdma(union);
-            this.remoteBase = remote ? ibv_send_wr.wr.rdma.remote_addr(rdma) : 0;
-            this.rkey = remote ? ibv_send_wr.wr.rdma.rkey(rdma) : 0;
-            this.compareAdd = 0;
-            this.swap = 0;
-        }
-        this.remoteLength = remote ? r.remoteLength() : -1;
-        this.datagram = qp.type() == QueuePairType.UD;
-        this.setUdAddr = datagram ? fn.setUdAddr() : MemorySegment.NULL;
-        MemorySegment ud = ibv_send_wr.wr.ud(union);
-        this.ah = datagram ? ibv_send_wr.wr.ud.ah(ud).address() : 0;
-        this.remoteQpn = datagram ? ibv_send_wr.wr.ud.remote_qpn(ud) : 0;
-        this.remoteQkey = datagram ? ibv_send_wr.wr.ud.remote_qkey(ud) : 0;
+        this.callerScope = r.sgeCount() == 0 ? null : r.sges.region(0).callerScope();
         this.description = "prepared extended send (" + opcode + ") on " + qp;
+        try {
+            this.request = new ExtendedPostRequest(sq.engine(), qp, r);
+        } catch (RuntimeException | Error e) {
+            close();
+            throw e;
+        }
+        this.block = request.blockAddress;
         requireFunctions(op);
     }
 
@@ -268,26 +184,16 @@ public final class PreparedExtendedSend extends NativeResource {
         };
     }
 
-    private static int kind(SendOpcode opcode) {
-        return switch (opcode) {
-            case SEND -> SEND;
-            case SEND_WITH_IMM -> SEND_IMM;
-            case RDMA_WRITE -> WRITE;
-            case RDMA_WRITE_WITH_IMM -> WRITE_IMM;
-            case RDMA_READ -> READ;
-            case ATOMIC_CMP_AND_SWP -> CMP_SWP;
-            default -> FETCH_ADD;
-        };
-    }
-
     // A NULL function would make the downcall refuse (the binding checks) between wr_start and
     // wr_complete: refuse here instead, once. Closes this object, which the owners adopted.
     private void requireFunctions(SendOp op) {
-        boolean batch = start.address() != 0 && complete.address() != 0 && abort.address() != 0;
+        ExtendedPostRequest r = request;
+        boolean batch = r.start.address() != 0 && r.complete.address() != 0 && r.abort.address() != 0;
         String missing = !batch ? "wr_start, wr_complete or wr_abort"
-                : operation.address() == 0 ? op + " builder"
-                : data != NO_DATA && setter.address() == 0 ? (data == SGE ? "wr_set_sge" : "wr_set_inline_data")
-                : datagram && setUdAddr.address() == 0 ? "wr_set_ud_addr" : null;
+                : r.operation.address() == 0 ? op + " builder"
+                : r.data != ExtendedPostRequest.NO_DATA && r.setter.address() == 0
+                        ? (r.data == ExtendedPostRequest.SGE ? "wr_set_sge" : "wr_set_inline_data")
+                : r.datagram && r.setUdAddr.address() == 0 ? "wr_set_ud_addr" : null;
         if (missing != null) {
             close();
             throw RdmaException.of(Verb.IBV_QP_TO_QP_EX, qp, Errno.EOPNOTSUPP, "the provider has no " + missing);
@@ -364,46 +270,16 @@ public final class PreparedExtendedSend extends NativeResource {
         SendQueueClaim sendQueue = claim;
         sendQueue.claim(qp);
         try {
-            long q = qpEx;
-            ExtendedPostVerbs.wrStart(start, q);
-            try {
-                build(q);
-            } catch (RuntimeException | Error e) {
-                // The provider holds the send queue's lock until complete or abort.
-                ExtendedPostVerbs.wrAbort(abort, q);
-                throw e;
-            }
-            return ExtendedPostVerbs.wrComplete(complete, q);
+            // One downcall: nothing between wr_start and wr_complete can throw, so no abort path.
+            return ExtendedPostRequest.ONE_CALL ? ExtendedPostTrampoline.post(block) : request.postCallByCall();
         } finally {
             sendQueue.release();
         }
     }
 
-    /** The operation and its setters, between wr_start and wr_complete. */
-    private void build(long q) {
-        ExtendedPostVerbs.setRequest(q, wrId, flags);
-        long remote = remoteBase + remoteOffset;
-        switch (kind) {
-            case SEND -> ExtendedPostVerbs.wrSend(operation, q);
-            case SEND_IMM -> ExtendedPostVerbs.wrInt(operation, q, immediate);
-            case WRITE, READ -> ExtendedPostVerbs.wrRemote(operation, q, rkey, remote);
-            case WRITE_IMM -> ExtendedPostVerbs.wrIntLongInt(operation, q, rkey, remote, immediate);
-            case CMP_SWP -> ExtendedPostVerbs.wrAtomicCmpSwp(operation, q, rkey, remote, compareAdd, swap);
-            default -> ExtendedPostVerbs.wrIntLongLong(operation, q, rkey, remote, compareAdd);
-        }
-        if (data == SGE) {
-            ExtendedPostVerbs.wrIntLongInt(setter, q, lkey, dataAddress, length);
-        } else if (data == INLINE_DATA) {
-            ExtendedPostVerbs.wrLongLong(setter, q, dataAddress, length);
-        }
-        if (datagram) {
-            ExtendedPostVerbs.wrSetUdAddr(setUdAddr, q, ah, remoteQpn, remoteQkey);
-        }
-    }
-
     // Out of line: messages are built only on the failure paths, keeping post() small for C2.
     private IllegalStateException refused() {
-        return PostRefusals.send(qp, "work request wr_id " + wrId + " (" + opcode + ")", qp.lastState);
+        return PostRefusals.send(qp, "work request wr_id " + request.wrId + " (" + opcode + ")", qp.lastState);
     }
 
     private IllegalStateException callerMemoryClosed() {
@@ -412,7 +288,7 @@ public final class PreparedExtendedSend extends NativeResource {
     }
 
     private RdmaException failed(int rc) {
-        return RdmaException.of(Verb.IBV_WR_COMPLETE, qp, rc, "work request wr_id " + wrId + " of " + this
+        return RdmaException.of(Verb.IBV_WR_COMPLETE, qp, rc, "work request wr_id " + request.wrId + " of " + this
                 + " was not posted");
     }
 
@@ -423,13 +299,13 @@ public final class PreparedExtendedSend extends NativeResource {
      * @return this request
      */
     public PreparedExtendedSend wrId(long wrId) {
-        this.wrId = wrId;
+        request.wrId(wrId);
         return this;
     }
 
     /** {@return the wr_id the next post carries} */
     public long wrId() {
-        return wrId;
+        return request.wrId;
     }
 
     /**
@@ -439,7 +315,8 @@ public final class PreparedExtendedSend extends NativeResource {
      * @return this request
      */
     public PreparedExtendedSend signaled(boolean signaled) {
-        flags = signaled ? flags | SendOperations.SIGNALED : flags & ~SendOperations.SIGNALED;
+        int flags = request.flags;
+        request.flags(signaled ? flags | SendOperations.SIGNALED : flags & ~SendOperations.SIGNALED);
         return this;
     }
 
@@ -451,16 +328,17 @@ public final class PreparedExtendedSend extends NativeResource {
      * @throws IllegalStateException when the operation carries no immediate data
      */
     public PreparedExtendedSend immediateData(int value) {
-        if (kind != SEND_IMM && kind != WRITE_IMM) {
+        int kind = request.kind;
+        if (kind != ExtendedPostRequest.SEND_IMM && kind != ExtendedPostRequest.WRITE_IMM) {
             throw new IllegalStateException(this + " carries no immediate data");
         }
-        this.immediate = Integer.reverseBytes(value);
+        request.immediate(Integer.reverseBytes(value));
         return this;
     }
 
     /** {@return the number of bytes the next post carries} */
     public int byteLength() {
-        return length;
+        return request.length;
     }
 
     /**
@@ -474,18 +352,19 @@ public final class PreparedExtendedSend extends NativeResource {
      * @throws IndexOutOfBoundsException when the length is out of those bounds
      */
     public PreparedExtendedSend length(int bytes) {
-        if (kind == CMP_SWP || kind == FETCH_ADD || data == NO_DATA) {
+        ExtendedPostRequest r = request;
+        if (atomic(r) || r.data == ExtendedPostRequest.NO_DATA) {
             throw new IllegalStateException(this + ": only the length of a non-atomic request's SGE can change");
         }
-        if (bytes < 0 || bytes > maxLength) {
+        if (bytes < 0 || bytes > r.maxLength) {
             throw new IndexOutOfBoundsException("length " + bytes + " of " + this + ": it was prepared with "
-                    + maxLength + " bytes, the most it may carry");
+                    + r.maxLength + " bytes, the most it may carry");
         }
-        if (remoteLength >= 0 && remoteOffset + bytes > remoteLength) {
-            throw new IndexOutOfBoundsException(bytes + " bytes at remote offset " + remoteOffset + " overrun the "
-                    + remoteLength + " bytes of remote memory of " + this);
+        if (r.remoteLength >= 0 && r.remoteOffset + bytes > r.remoteLength) {
+            throw new IndexOutOfBoundsException(bytes + " bytes at remote offset " + r.remoteOffset + " overrun the "
+                    + r.remoteLength + " bytes of remote memory of " + this);
         }
-        this.length = bytes;
+        r.length(bytes);
         return this;
     }
 
@@ -499,22 +378,30 @@ public final class PreparedExtendedSend extends NativeResource {
      * @throws IndexOutOfBoundsException when the data would not fit the remote memory from there
      */
     public PreparedExtendedSend remoteOffset(long offset) {
-        if (remoteLength < 0) {
+        ExtendedPostRequest r = request;
+        if (r.remoteLength < 0) {
             throw new IllegalStateException(this + " has no remote memory");
         }
-        boolean atomic = kind == CMP_SWP || kind == FETCH_ADD;
-        long bytes = atomic ? 8 : length;
-        if (offset < 0 || offset > remoteLength - bytes || (atomic && ((remoteBase + offset) & 7) != 0)) {
+        boolean atomic = atomic(r);
+        long bytes = atomic ? 8 : r.length;
+        if (offset < 0 || offset > r.remoteLength - bytes || (atomic && ((r.remoteBase + offset) & 7) != 0)) {
             throw new IndexOutOfBoundsException("remote offset " + offset + " of " + this + ": " + bytes
-                    + " bytes must fit, aligned for atomics, in the " + remoteLength + " bytes prepared");
+                    + " bytes must fit, aligned for atomics, in the " + r.remoteLength + " bytes prepared");
         }
-        this.remoteOffset = offset;
+        r.remoteOffset(offset);
         return this;
     }
 
-    /** Nothing native of its own: the request lives in Java fields and the provider's send queue. */
+    private static boolean atomic(ExtendedPostRequest r) {
+        return r.kind == ExtendedPostRequest.CMP_SWP || r.kind == ExtendedPostRequest.FETCH_ADD;
+    }
+
+    /** Frees the post block (null when the constructor failed before it). */
     @Override
     protected void release() {
+        if (request != null) {
+            request.free();
+        }
     }
 
     @Override

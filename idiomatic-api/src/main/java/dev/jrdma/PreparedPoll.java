@@ -134,7 +134,7 @@ public final class PreparedPoll extends NativeResource {
     public int poll() {
         int n;
         // Confined to this thread: nothing it depends on can be destroyed under the call (Confinement).
-        if (confinedTo == Thread.currentThread() && !isClosed()) {
+        if (openOwner == Thread.currentThread()) {   // confined to this thread, and open
             n = bound ? BoundVerbs.pollCq(cqAddress, 1, wcAddress) : InlineVerbs.pollCq(pollFn, cqAddress, 1, wcAddress);
         } else if (confinedTo == null && enterSolo()) {
             try {

@@ -52,6 +52,12 @@ abstract sealed class PreparedWork extends NativeResource permits PreparedSend, 
     final int[] length;
     /** The scopes of caller-owned memory that the chain uses; empty for regions that own their memory. */
     private final MemorySegment.Scope[] callerScopes;
+    /**
+     * Whether {@link #callerScopes} has any: a byte the post tests, where the array's length took
+     * a load of the array, its null check and a load of the length (under TCG, where scripts/jrdma
+     * sets PerMethodTrapLimit=0, C2 compiles the null check as an explicit test).
+     */
+    private final boolean usesCallerMemory;
 
     /**
      * Copies {@code chain} (its requests in order, each already checked for its queue) into new
@@ -102,6 +108,7 @@ abstract sealed class PreparedWork extends NativeResource permits PreparedSend, 
         this.first = memory.address();
         this.badWr = memory.address() + sge;
         this.callerScopes = scopes.isEmpty() ? NO_SCOPES : scopes.toArray(MemorySegment.Scope[]::new);
+        this.usesCallerMemory = !scopes.isEmpty();
     }
 
     /** The requests of the chain that starts at {@code head}, in order. */
@@ -119,13 +126,13 @@ abstract sealed class PreparedWork extends NativeResource permits PreparedSend, 
      * memory the caller registered.
      */
     final void checkCallerMemory() {
-        if (callerScopes.length != 0) {
+        if (usesCallerMemory) {
             checkCallerScopes();
         }
     }
 
     // Out of line: most prepared requests use regions that own their memory, and their posts
-    // then compile only the length test above.
+    // then compile only the test above.
     private void checkCallerScopes() {
         for (MemorySegment.Scope scope : callerScopes) {
             if (!scope.isAlive()) {

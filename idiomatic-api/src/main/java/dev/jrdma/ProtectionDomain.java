@@ -8,7 +8,6 @@ import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.ErrnoVerbs;
 import dev.jrdma.bindings.shim.ExtensionVerbs;
 import dev.jrdma.bindings.shim.ImportVerbs;
-import dev.jrdma.internal.Unsupported;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Set;
@@ -50,11 +49,8 @@ public final class ProtectionDomain extends NativeObject {
         try (Arena arena = Arena.ofConfined(); var _ = hold(context)) {
             MemorySegment errno = Errno.allocate(arena);
             MemorySegment pd = ImportVerbs.ibv_import_pd(errno, context.handle(), pdHandle);
-            if (pd.address() == 0) {
-                int e = Errno.get(errno);
-                throw RdmaException.of(Verb.IBV_IMPORT_PD, context + ", handle " + pdHandle, e,
-                        Unsupported.detail(context, e, "importing protection domains"));
-            }
+            RdmaException.checkCreated(Verb.IBV_IMPORT_PD, context + ", handle " + pdHandle, errno, pd,
+                    context, "importing protection domains");
             return wrapCreated(pd, ibv_pd.layout(),
                     h -> new ProtectionDomain(context, h, "imported protection domain", true, context),
                     rdma_h::ibv_unimport_pd);
@@ -344,11 +340,8 @@ public final class ProtectionDomain extends NativeObject {
         try (Arena arena = Arena.ofConfined(); var _ = hold(this)) {
             MemorySegment errno = Errno.allocate(arena);
             MemorySegment mr = ImportVerbs.ibv_reg_dmabuf_mr(errno, handle, offset, length, iova, fd, Access.flags(access));
-            if (mr.address() == 0) {
-                int e = Errno.get(errno);
-                throw RdmaException.of(Verb.IBV_REG_DMABUF_MR, this + ", dmabuf fd " + fd + ", " + length + " bytes", e,
-                        Unsupported.detail(context, e, "dmabuf memory regions"));
-            }
+            RdmaException.checkCreated(Verb.IBV_REG_DMABUF_MR, this + ", dmabuf fd " + fd + ", " + length + " bytes",
+                    errno, mr, context, "dmabuf memory regions");
             return wrapCreated(mr, ibv_mr.layout(), h -> new UnmappedMemoryRegion(this, h, "dmabuf memory region", false),
                     rdma_h::ibv_dereg_mr);
         }
@@ -367,10 +360,7 @@ public final class ProtectionDomain extends NativeObject {
         try (Arena arena = Arena.ofConfined(); var _ = hold(this)) {
             MemorySegment errno = Errno.allocate(arena);
             MemorySegment mr = ExtensionVerbs.ibv_alloc_null_mr(errno, handle);
-            if (mr.address() == 0) {
-                int e = Errno.get(errno);
-                throw RdmaException.of(Verb.IBV_ALLOC_NULL_MR, this, e, Unsupported.detail(context, e, "the null memory region"));
-            }
+            RdmaException.checkCreated(Verb.IBV_ALLOC_NULL_MR, this, errno, mr, context, "the null memory region");
             return wrapCreated(mr, ibv_mr.layout(), h -> new UnmappedMemoryRegion(this, h, "null memory region", false),
                     rdma_h::ibv_dereg_mr);
         }
@@ -389,11 +379,8 @@ public final class ProtectionDomain extends NativeObject {
         try (Arena arena = Arena.ofConfined(); var _ = hold(this)) {
             MemorySegment errno = Errno.allocate(arena);
             MemorySegment mr = ImportVerbs.ibv_import_mr(errno, handle, mrHandle);
-            if (mr.address() == 0) {
-                int e = Errno.get(errno);
-                throw RdmaException.of(Verb.IBV_IMPORT_MR, this + ", handle " + mrHandle, e,
-                        Unsupported.detail(context, e, "importing memory regions"));
-            }
+            RdmaException.checkCreated(Verb.IBV_IMPORT_MR, this + ", handle " + mrHandle, errno, mr,
+                    context, "importing memory regions");
             return wrapCreated(mr, ibv_mr.layout(), h -> new UnmappedMemoryRegion(this, h, "imported memory region", true),
                     rdma_h::ibv_unimport_mr);
         }

@@ -2,6 +2,7 @@
 package dev.jrdma;
 
 import dev.jrdma.internal.Libc;
+import dev.jrdma.internal.Unsupported;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -63,6 +64,30 @@ public class RdmaException extends RuntimeException {
     static MemorySegment checkCreated(Verb verb, Object object, MemorySegment errno, MemorySegment created) {
         if (created.address() == 0) {
             throw of(verb, object, dev.jrdma.bindings.shim.Errno.get(errno));
+        }
+        return created;
+    }
+
+    /**
+     * As {@link #check(Verb, Object, int)} for a verb that {@code context}'s device may not
+     * implement: EOPNOTSUPP then names the device and the {@code capability} it lacks.
+     */
+    static void check(Verb verb, Object object, int rc, Context context, String capability) {
+        if (rc != 0) {
+            throw of(verb, object, rc, Unsupported.detail(context, rc, capability));
+        }
+    }
+
+    /**
+     * As {@link #checkCreated(Verb, Object, MemorySegment, MemorySegment)} for a verb that
+     * {@code context}'s device may not implement: EOPNOTSUPP then names the device and the
+     * {@code capability} it lacks.
+     */
+    static MemorySegment checkCreated(Verb verb, Object object, MemorySegment errno, MemorySegment created,
+                                      Context context, String capability) {
+        if (created.address() == 0) {
+            int e = dev.jrdma.bindings.shim.Errno.get(errno);
+            throw of(verb, object, e, Unsupported.detail(context, e, capability));
         }
         return created;
     }

@@ -7,7 +7,6 @@ import dev.jrdma.bindings.generated.ibv_rwq_ind_table;
 import dev.jrdma.bindings.generated.ibv_rwq_ind_table_init_attr;
 import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.SteeringVerbs;
-import dev.jrdma.internal.Unsupported;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
@@ -55,11 +54,8 @@ public final class RwqIndirectionTable extends NativeObject {
             try (var _ = hold(context)) {
                 created = SteeringVerbs.ibv_create_rwq_ind_table(errno, context.handle(), init);
             }
-            if (created.address() == 0) {
-                int e = Errno.get(errno);
-                throw RdmaException.of(Verb.IBV_CREATE_RWQ_IND_TABLE, context + ", " + size + " work queues", e,
-                        Unsupported.detail(context, e, "receive-side scaling (RWQ indirection tables)"));
-            }
+            RdmaException.checkCreated(Verb.IBV_CREATE_RWQ_IND_TABLE, context + ", " + size + " work queues", errno, created,
+                    context, "receive-side scaling (RWQ indirection tables)");
             return wrapCreated(created, ibv_rwq_ind_table.layout(), h -> new RwqIndirectionTable(context, h, queues),
                     SteeringVerbs::ibv_destroy_rwq_ind_table);
         }

@@ -20,7 +20,10 @@ import java.util.concurrent.locks.LockSupport;
  * before {@code wr_start}: the same thread is refused with {@link IllegalStateException}, another
  * thread waits here (spinning, then parking in short steps, up to 30 s) until it is free.
  *
- * <p>A free claim costs one compare-and-set and one release store.
+ * <p>A free claim costs one compare-and-set and one release store. The holder is the thread's
+ * id ({@link Thread#threadId()}, never reused while the JVM runs), not the {@code Thread}: a
+ * reference stored into the heap carries the collector's write barrier (a card mark under
+ * Serial, a pre- and post-barrier under G1) on every post.
  */
 final class SendQueueClaim {
     private static final VarHandle HOLDER;
@@ -29,15 +32,15 @@ final class SendQueueClaim {
 
     static {
         try {
-            HOLDER = MethodHandles.lookup().findVarHandle(SendQueueClaim.class, "holder", Thread.class);
+            HOLDER = MethodHandles.lookup().findVarHandle(SendQueueClaim.class, "holder", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
     }
 
-    /** The thread inside a wr_start..wr_complete section of the queue pair, or null. */
+    /** The id of the thread inside a wr_start..wr_complete section of the queue pair, or 0 (no thread has id 0). */
     @SuppressWarnings("unused")   // through HOLDER
-    private volatile Thread holder;
+    private volatile long holder;
 
     /**
      * Claims the send queue for one wr_start..wr_complete section of {@code qp}; pair with
@@ -47,27 +50,27 @@ final class SendQueueClaim {
      *                               it for 30 s
      */
     void claim(QueuePair qp) {
-        Thread me = Thread.currentThread();
-        if (!HOLDER.compareAndSet(this, null, me)) {
+        long me = Thread.currentThread().threadId();
+        if (!HOLDER.compareAndSet(this, 0L, me)) {
             claimContended(qp, me);
         }
     }
 
     // Out of line: the free claim above is all a post compiles in its loop.
-    private void claimContended(QueuePair qp, Thread me) {
+    private void claimContended(QueuePair qp, long me) {
         long start = System.nanoTime();
         for (int spins = 0; ; spins++) {
-            Thread now = holder;
+            long now = holder;
             if (now == me) {
                 throw new IllegalStateException("a wr_start..wr_complete section on " + qp + " is open in this thread"
                         + " (an ExtendedSendQueue batch not completed or aborted): a second ibv_wr_start would wait"
                         + " forever for the provider's send queue lock");
             }
-            if (now == null && HOLDER.compareAndSet(this, null, me)) {
+            if (now == 0 && HOLDER.compareAndSet(this, 0L, me)) {
                 return;
             }
             if (System.nanoTime() - start > WAIT_NANOS) {
-                throw new IllegalStateException(now + " has held the send queue of " + qp + " (an open extended post"
+                throw new IllegalStateException("thread id " + now + " has held the send queue of " + qp + " (an open extended post"
                         + " batch) for 30 s");
             }
             if (spins < 1_000) {
@@ -80,6 +83,6 @@ final class SendQueueClaim {
 
     /** Ends the section {@link #claim} began. */
     void release() {
-        HOLDER.setRelease(this, null);
+        HOLDER.setRelease(this, 0L);
     }
 }

@@ -16,7 +16,6 @@ import dev.jrdma.bindings.shim.ErrnoVerbs;
 import dev.jrdma.bindings.shim.ExtensionVerbs;
 import dev.jrdma.bindings.shim.InlineVerbs;
 import dev.jrdma.internal.NativeCreator;
-import dev.jrdma.internal.Unsupported;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.ref.Reference;
@@ -65,26 +64,7 @@ public final class SharedReceiveQueue extends NativeObject {
     }
 
     static SharedReceiveQueue create(ProtectionDomain pd, int maxWorkRequests, int maxSges) {
-        if (maxWorkRequests < 1 || maxSges < 1) {
-            throw new IllegalArgumentException("a shared receive queue needs at least 1 work request and 1 SGE, not "
-                    + maxWorkRequests + " and " + maxSges);
-        }
-        try (Arena arena = Arena.ofConfined(); var _ = hold(pd)) {
-            MemorySegment init = arena.allocate(ibv_srq_init_attr.layout());
-            MemorySegment attr = ibv_srq_init_attr.attr(init);
-            ibv_srq_attr.max_wr(attr, maxWorkRequests);
-            ibv_srq_attr.max_sge(attr, maxSges);
-            MemorySegment errno = Errno.allocate(arena);
-            MemorySegment srq = ErrnoVerbs.ibv_create_srq(errno, pd.handle(), init);
-            if (srq.address() == 0) {
-                throw RdmaException.of(Verb.IBV_CREATE_SRQ, pd + ", " + maxWorkRequests + " work requests, " + maxSges
-                        + " SGEs", Errno.get(errno));
-            }
-            // As for QPs, the provider writes back what it granted.
-            return wrapCreated(srq, ibv_srq.layout(),
-                    h -> new SharedReceiveQueue(pd, null, h, ibv_srq_attr.max_wr(attr), ibv_srq_attr.max_sge(attr)),
-                    rdma_h::ibv_destroy_srq);
-        }
+        return create(pd, null, maxWorkRequests, maxSges);
     }
 
     /** Wraps an SRQ {@code ibv_create_srq_ex} created ({@link SharedReceiveQueue.Builder}), destroying it if that fails. */
@@ -117,34 +97,37 @@ public final class SharedReceiveQueue extends NativeObject {
             } finally {
                 exit();
             }
-            if (rc != 0) {
-                throw RdmaException.of(Verb.IBV_GET_SRQ_NUM, this, rc,
-                        Unsupported.detail(pd.context(), rc, "SRQ numbers (XRC)"));
-            }
+            RdmaException.check(Verb.IBV_GET_SRQ_NUM, this, rc, pd.context(), "SRQ numbers (XRC)");
             return number.get(java.lang.foreign.ValueLayout.JAVA_INT, 0);
         }
     }
 
-    /** Creates an SRQ through {@code creator} (an rdma_cm id's {@code rdma_create_srq}, then {@code id->srq}). */
+    /**
+     * Creates an SRQ with {@code ibv_create_srq}, or through {@code creator} when there is one (an
+     * rdma_cm id's {@code rdma_create_srq}, then {@code id->srq}).
+     */
     static SharedReceiveQueue create(ProtectionDomain pd, NativeCreator creator, int maxWorkRequests, int maxSges) {
         if (maxWorkRequests < 1 || maxSges < 1) {
             throw new IllegalArgumentException("a shared receive queue needs at least 1 work request and 1 SGE, not "
                     + maxWorkRequests + " and " + maxSges);
         }
-        try (Arena arena = Arena.ofConfined(); var _ = hold(pd, creator.owner())) {
+        try (Arena arena = Arena.ofConfined(); var _ = hold(pd, creator == null ? null : creator.owner())) {
             MemorySegment init = arena.allocate(ibv_srq_init_attr.layout());
             MemorySegment attr = ibv_srq_init_attr.attr(init);
             ibv_srq_attr.max_wr(attr, maxWorkRequests);
             ibv_srq_attr.max_sge(attr, maxSges);
             MemorySegment errno = Errno.allocate(arena);
-            MemorySegment srq = creator.create(errno, pd.handle(), init);
+            MemorySegment srq = creator == null ? ErrnoVerbs.ibv_create_srq(errno, pd.handle(), init)
+                    : creator.create(errno, pd.handle(), init);
             if (srq.address() == 0) {
-                throw RdmaException.of(creator.verb(), creator.owner() + ", " + pd + ", " + maxWorkRequests
-                        + " work requests, " + maxSges + " SGEs", Errno.get(errno));
+                throw RdmaException.of(creator == null ? Verb.IBV_CREATE_SRQ : creator.verb(),
+                        (creator == null ? "" : creator.owner() + ", ") + pd + ", " + maxWorkRequests
+                                + " work requests, " + maxSges + " SGEs", Errno.get(errno));
             }
+            // As for QPs, the provider writes back what it granted.
             return wrapCreated(srq, ibv_srq.layout(),
                     h -> new SharedReceiveQueue(pd, creator, h, ibv_srq_attr.max_wr(attr), ibv_srq_attr.max_sge(attr)),
-                    h -> creator.destroy());
+                    creator == null ? rdma_h::ibv_destroy_srq : h -> creator.destroy());
         }
     }
 
@@ -419,12 +402,9 @@ public final class SharedReceiveQueue extends NativeObject {
                 ibv_srq_init_attr_ex.comp_mask(init, mask);
                 MemorySegment errno = Errno.allocate(arena);
                 MemorySegment srq = ExtensionVerbs.ibv_create_srq_ex(errno, context.handle(), init);
-                if (srq.address() == 0) {
-                    int e = Errno.get(errno);
-                    throw RdmaException.of(Verb.IBV_CREATE_SRQ_EX, pd + ", " + maxWorkRequests + " work requests, "
-                            + maxSges + " SGEs" + (completionQueue == null ? "" : ", " + completionQueue), e,
-                            Unsupported.detail(context, e, kind));
-                }
+                RdmaException.checkCreated(Verb.IBV_CREATE_SRQ_EX, pd + ", " + maxWorkRequests + " work requests, "
+                        + maxSges + " SGEs" + (completionQueue == null ? "" : ", " + completionQueue), errno, srq,
+                        context, kind);
                 return SharedReceiveQueue.wrap(pd, srq, ibv_srq_attr.max_wr(attr), ibv_srq_attr.max_sge(attr),
                         completionQueue, xrcDomain);
             }

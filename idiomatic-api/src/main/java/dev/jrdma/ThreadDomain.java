@@ -8,7 +8,6 @@ import dev.jrdma.bindings.generated.ibv_td_init_attr;
 import dev.jrdma.bindings.generated.rdma_h;
 import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.ExtensionVerbs;
-import dev.jrdma.internal.Unsupported;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
@@ -32,10 +31,7 @@ public final class ThreadDomain extends NativeObject {
             MemorySegment init = arena.allocate(ibv_td_init_attr.layout());
             MemorySegment errno = Errno.allocate(arena);
             MemorySegment td = ExtensionVerbs.ibv_alloc_td(errno, context.handle(), init);
-            if (td.address() == 0) {
-                int e = Errno.get(errno);
-                throw RdmaException.of(Verb.IBV_ALLOC_TD, context, e, Unsupported.detail(context, e, "thread domains"));
-            }
+            RdmaException.checkCreated(Verb.IBV_ALLOC_TD, context, errno, td, context, "thread domains");
             return wrapCreated(td, ibv_td.layout(), h -> new ThreadDomain(context, h), ExtensionVerbs::ibv_dealloc_td);
         }
     }
@@ -52,11 +48,8 @@ public final class ThreadDomain extends NativeObject {
             ibv_parent_domain_init_attr.td(attr, td == null ? MemorySegment.NULL : td.handle());
             MemorySegment errno = Errno.allocate(arena);
             MemorySegment parent = ExtensionVerbs.ibv_alloc_parent_domain(errno, context.handle(), attr);
-            if (parent.address() == 0) {
-                int e = Errno.get(errno);
-                throw RdmaException.of(Verb.IBV_ALLOC_PARENT_DOMAIN, context + ", " + pd + (td == null ? "" : ", " + td), e,
-                        Unsupported.detail(context, e, "parent domains"));
-            }
+            RdmaException.checkCreated(Verb.IBV_ALLOC_PARENT_DOMAIN, context + ", " + pd + (td == null ? "" : ", " + td), errno, parent,
+                    context, "parent domains");
             return NativeResource.wrapCreated(parent, ibv_pd.layout(),
                     h -> ProtectionDomain.parentDomain(context, h, pd, td), rdma_h::ibv_dealloc_pd);
         }

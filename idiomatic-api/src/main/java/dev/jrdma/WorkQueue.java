@@ -55,10 +55,7 @@ public final class WorkQueue extends NativeObject {
             ibv_wq_init_attr.cq(init, cq.handle());
             MemorySegment errno = Errno.allocate(arena);
             MemorySegment wq = SteeringVerbs.ibv_create_wq(errno, context.handle(), init);
-            if (wq.address() == 0) {
-                int e = Errno.get(errno);
-                throw RdmaException.of(Verb.IBV_CREATE_WQ, pd + ", " + cq, e, Unsupported.detail(context, e, "work queues"));
-            }
+            RdmaException.checkCreated(Verb.IBV_CREATE_WQ, pd + ", " + cq, errno, wq, context, "work queues");
             return wrapCreated(wq, ibv_wq.layout(), h -> {
                 WorkQueue queue = new WorkQueue(context, pd, h);
                 queue.dependOn(cq);

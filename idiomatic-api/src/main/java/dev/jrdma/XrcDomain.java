@@ -8,7 +8,6 @@ import dev.jrdma.bindings.generated.ibv_xrcd_init_attr;
 import dev.jrdma.bindings.generated.rdma_h;
 import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.ExtensionVerbs;
-import dev.jrdma.internal.Unsupported;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
@@ -66,10 +65,7 @@ public final class XrcDomain extends NativeObject {
             ibv_xrcd_init_attr.oflags(init, options.create() ? O_CREAT : 0);
             MemorySegment errno = Errno.allocate(arena);
             MemorySegment xrcd = ExtensionVerbs.ibv_open_xrcd(errno, context.handle(), init);
-            if (xrcd.address() == 0) {
-                int e = Errno.get(errno);
-                throw RdmaException.of(Verb.IBV_OPEN_XRCD, context, e, Unsupported.detail(context, e, "XRC domains"));
-            }
+            RdmaException.checkCreated(Verb.IBV_OPEN_XRCD, context, errno, xrcd, context, "XRC domains");
             return wrapCreated(xrcd, ibv_xrcd.layout(), h -> new XrcDomain(context, h), ExtensionVerbs::ibv_close_xrcd);
         }
     }
@@ -110,11 +106,8 @@ public final class XrcDomain extends NativeObject {
             ibv_qp_open_attr.qp_type(attr, rdma_h.IBV_QPT_XRC_RECV());
             MemorySegment errno = Errno.allocate(arena);
             MemorySegment qp = ExtensionVerbs.ibv_open_qp(errno, context.handle(), attr);
-            if (qp.address() == 0) {
-                int e = Errno.get(errno);
-                throw RdmaException.of(Verb.IBV_OPEN_QP, this + ", QP " + qpNumber, e,
-                        Unsupported.detail(context, e, "opening shared XRC target QPs"));
-            }
+            RdmaException.checkCreated(Verb.IBV_OPEN_QP, this + ", QP " + qpNumber, errno, qp,
+                    context, "opening shared XRC target QPs");
             return wrapCreated(qp, ibv_qp.layout(), h -> new XrcQueuePair(context, h, "opened XRC target QP", this),
                     rdma_h::ibv_destroy_qp);
         }

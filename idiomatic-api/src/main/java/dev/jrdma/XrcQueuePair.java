@@ -7,7 +7,6 @@ import dev.jrdma.bindings.generated.ibv_qp_init_attr_ex;
 import dev.jrdma.bindings.generated.rdma_h;
 import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.VerbsContextOps;
-import dev.jrdma.internal.Unsupported;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
@@ -60,11 +59,7 @@ public final class XrcQueuePair extends NativeObject {
         try (Arena arena = Arena.ofConfined(); var _ = hold(context)) {
             MemorySegment errno = Errno.allocate(arena);
             MemorySegment qp = VerbsContextOps.ibv_create_qp_ex(errno, context.handle(), attr);
-            if (qp.address() == 0) {
-                int e = Errno.get(errno);
-                throw RdmaException.of(Verb.IBV_CREATE_QP, kind + " on " + on, e,
-                        Unsupported.detail(context, e, "XRC queue pairs"));
-            }
+            RdmaException.checkCreated(Verb.IBV_CREATE_QP, kind + " on " + on, errno, qp, context, "XRC queue pairs");
             return wrapCreated(qp, ibv_qp.layout(), h -> new XrcQueuePair(context, h, kind, owners),
                     rdma_h::ibv_destroy_qp);
         }

@@ -41,6 +41,33 @@ final class Allocations {
         }
     }
 
+    /** One step of a loop that should allocate nothing; returns something to sum, so that the JIT keeps the work. */
+    interface Step {
+        long run(int i);
+    }
+
+    /** What {@link #steadyState} found: the last pass's allocated bytes, the steps' sum, and the passes run. */
+    record Steady(long bytes, long sum, int passes) {}
+
+    /**
+     * Runs passes of 20,000 steps ({@code i} from 0) until a pass allocates nothing, at most 12:
+     * C2 may still compile, or deoptimise, in the first passes on a loaded host, while an
+     * allocation per step shows in every pass.
+     */
+    static Steady steadyState(Step step) {
+        long bytes = -1;
+        long sum = 0;
+        int passes = 0;
+        for (; passes < 12 && bytes != 0; passes++) {
+            long before = allocatedBytes();
+            for (int i = 0; i < 20_000; i++) {
+                sum += step.run(i);
+            }
+            bytes = since(before);
+        }
+        return new Steady(bytes, sum, passes);
+    }
+
     /** Bytes this thread allocated since {@code before} (a value of {@link #allocatedBytes()}), measuring cost excluded. */
     static long since(long before) {
         return allocatedBytes() - before - OVERHEAD;

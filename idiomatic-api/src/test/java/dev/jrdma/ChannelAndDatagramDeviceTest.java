@@ -19,20 +19,30 @@ import org.junit.jupiter.api.Test;
 @DeviceTest
 @EveryKernel
 class ChannelAndDatagramDeviceTest {
+    /** Two queue pairs of one type, connected to each other, whose 16-entry CQ signals a completion channel. */
+    private record Channelled(CompletionChannel channel, CompletionQueue cq, ProtectionDomain pd, QueuePair a,
+                              QueuePair b) {
+        static Channelled open(Context context, QueuePairType type) {
+            CompletionChannel channel = context.createCompletionChannel();
+            CompletionQueue cq = context.createCompletionQueue(16, channel);
+            ProtectionDomain pd = context.allocateProtectionDomain();
+            QueuePair a = pd.queuePair(type).completionQueue(cq).build();
+            QueuePair b = pd.queuePair(type).completionQueue(cq).build();
+            TestDevices.connectEachOther(a, b);
+            return new Channelled(channel, cq, pd, a, b);
+        }
+    }
+
     @Test
     @Exercises({"ibv_create_comp_channel", "ibv_req_notify_cq", "ibv_get_cq_event", "ibv_ack_cq_events"})
     void aCompletionChannelWakesTheWaiterForTheRightQueue() {
         try (Context context = TestDevices.device().open()) {
-            CompletionChannel channel = context.createCompletionChannel();
-            CompletionQueue cq = context.createCompletionQueue(16, channel);
-            ProtectionDomain pd = context.allocateProtectionDomain();
-            QueuePair a = pd.queuePair(QueuePairType.RC).completionQueue(cq).build();
-            QueuePair b = pd.queuePair(QueuePairType.RC).completionQueue(cq).build();
-            Endpoint ea = a.localEndpoint();
-            Endpoint eb = b.localEndpoint();
-            a.connect(eb);
-            b.connect(ea);
-            MemoryRegion mr = pd.allocate(4096);
+            Channelled c = Channelled.open(context, QueuePairType.RC);
+            CompletionChannel channel = c.channel();
+            CompletionQueue cq = c.cq();
+            QueuePair a = c.a();
+            QueuePair b = c.b();
+            MemoryRegion mr = c.pd().allocate(4096);
 
             cq.requestNotification(false);
             RdmaTimeoutException quiet = assertThrows(RdmaTimeoutException.class,
@@ -68,18 +78,15 @@ class ChannelAndDatagramDeviceTest {
     @Exercises({"ibv_req_notify_cq", "ibv_get_cq_event", "ibv_ack_cq_events"})
     void aCompletionChannelWakesTheWaiterForUdDatagrams() {
         try (Context context = TestDevices.device().open()) {
-            CompletionChannel channel = context.createCompletionChannel();
-            CompletionQueue cq = context.createCompletionQueue(16, channel);
-            ProtectionDomain pd = context.allocateProtectionDomain();
-            QueuePair a = pd.queuePair(QueuePairType.UD).completionQueue(cq).build();
-            QueuePair b = pd.queuePair(QueuePairType.UD).completionQueue(cq).build();
+            Channelled c = Channelled.open(context, QueuePairType.UD);
+            CompletionChannel channel = c.channel();
+            CompletionQueue cq = c.cq();
+            QueuePair a = c.a();
+            QueuePair b = c.b();
             int gid = TestDevices.gid(context).index();
-            Endpoint ea = a.localEndpoint();
             Endpoint eb = b.localEndpoint();
-            a.connect(eb);
-            b.connect(ea);
-            MemoryRegion mr = pd.allocate(4096);
-            AddressHandle ah = pd.createAddressHandle(eb, TestDevices.PORT, gid);
+            MemoryRegion mr = c.pd().allocate(4096);
+            AddressHandle ah = c.pd().createAddressHandle(eb, TestDevices.PORT, gid);
             WorkCompletion wc = new WorkCompletion();
             for (int round = 0; round < 2; round++) {
                 boolean solicited = round == 1;

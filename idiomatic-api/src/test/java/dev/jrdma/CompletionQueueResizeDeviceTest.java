@@ -29,10 +29,7 @@ class CompletionQueueResizeDeviceTest extends DeviceFixture {
         CompletionQueue receives = context.createCompletionQueue(3);
         QueuePair a = pd.queuePair(QueuePairType.RC).completionQueue(sends).build();
         QueuePair b = pd.queuePair(QueuePairType.RC).sendCompletionQueue(sends).receiveCompletionQueue(receives).build();
-        Endpoint ea = a.localEndpoint();
-        Endpoint eb = b.localEndpoint();
-        a.connect(eb);
-        b.connect(ea);
+        TestDevices.connectEachOther(a, b);
         MemoryRegion mr = pd.allocate(4096);
 
         receives.resize(1);

@@ -30,10 +30,7 @@ class CompletionVectorDeviceTest extends DeviceFixture {
         }
         QueuePair a = pd.queuePair(QueuePairType.RC).completionQueue(cq).build();
         QueuePair b = pd.queuePair(QueuePairType.RC).completionQueue(cq).build();
-        Endpoint ea = a.localEndpoint();
-        Endpoint eb = b.localEndpoint();
-        a.connect(eb);
-        b.connect(ea);
+        TestDevices.connectEachOther(a, b);
         MemoryRegion mr = pd.allocate(4096);
 
         cq.requestNotification(false);

@@ -71,17 +71,11 @@ class ConcurrentCloseDeviceTest {
                 sender = pd.queuePair(QueuePairType.RC).completionQueue(cq).maxInlineData(64).maxWorkRequests(64, 1)
                         .build();
                 receiver = pd.queuePair(QueuePairType.RC).completionQueue(cq).sharedReceiveQueue(srq).build();
-                Endpoint es = sender.localEndpoint();
-                Endpoint er = receiver.localEndpoint();
-                sender.connect(er);
-                receiver.connect(es);
+                TestDevices.connectEachOther(sender, receiver);
                 extended = pd.queuePair(QueuePairType.RC).completionQueue(cq).maxInlineData(64)
                         .maxWorkRequests(64, 1).extendedPost(SendOp.SEND).build();
                 extendedPeer = pd.queuePair(QueuePairType.RC).completionQueue(cq).sharedReceiveQueue(srq).build();
-                Endpoint ex = extended.localEndpoint();
-                Endpoint ep = extendedPeer.localEndpoint();
-                extended.connect(ep);
-                extendedPeer.connect(ex);
+                TestDevices.connectEachOther(extended, extendedPeer);
             } catch (RuntimeException | Error e) {
                 context.close();
                 throw e;
@@ -331,9 +325,7 @@ class ConcurrentCloseDeviceTest {
                 MemoryRegion mr = pd.allocate(4096, BINDABLE);
                 QueuePair a = pd.queuePair(QueuePairType.RC).completionQueue(cq).build();
                 QueuePair b = pd.queuePair(QueuePairType.RC).completionQueue(cq).maxWorkRequests(64, 1).build();
-                Endpoint ea = a.localEndpoint();
-                a.connect(b.localEndpoint());
-                b.connect(ea);
+                TestDevices.connectEachOther(a, b);
                 QueuePair ud = pd.queuePair(QueuePairType.UD).completionQueue(cq).build();
                 MemoryWindow mw = pd.allocateMemoryWindow(MemoryWindowType.TYPE_2);
                 // Another group than the worker's: the provider keeps one attachment per QP and group.

@@ -57,10 +57,7 @@ class ConfinedCloseDeviceTest {
                 sender = pd.queuePair(QueuePairType.RC).completionQueue(cq).maxInlineData(64).maxWorkRequests(64, 1)
                         .extendedPost(SendOp.RDMA_WRITE).build();
                 receiver = pd.queuePair(QueuePairType.RC).completionQueue(cq).maxWorkRequests(1, 64).build();
-                Endpoint es = sender.localEndpoint();
-                Endpoint er = receiver.localEndpoint();
-                sender.connect(er);
-                receiver.connect(es);
+                TestDevices.connectEachOther(sender, receiver);
             } catch (RuntimeException | Error e) {
                 context.close();
                 throw e;

@@ -161,52 +161,93 @@ class ConfinedExtendedSendTest {
         assertEquals(2, wc.wrId());
     }
 
+    /**
+     * Each operation the loops post, with the values a wrong argument register, a swapped pair
+     * or a 32-bit truncation would change: a remote address with its high bits set, an rkey and
+     * an immediate with bit 31 set, distinct compare and swap operands; and the values the
+     * setters change after prepare (wr_id, signalled, immediate, length, remote offset), which
+     * the one-call post reads from its block. Both post paths run it (the build's second test
+     * run sets -Djrdma.extendedPost.trampoline=false).
+     */
     @Test
     void everyBuilderTheLoopsCallReachesTheProvider() {
         ExtendedStubProviderBench.Fixture f = ExtendedStubProviderBench.open(16, SendOp.SEND, SendOp.SEND_WITH_IMM,
                 SendOp.RDMA_WRITE, SendOp.RDMA_WRITE_WITH_IMM, SendOp.RDMA_READ, SendOp.ATOMIC_CMP_AND_SWP,
                 SendOp.ATOMIC_FETCH_AND_ADD);
         MemoryRegion mr = f.base().mr();
-        RemoteMemory remote = mr.remote();
-        record Case(SendRequest request, int opcode, int imm, boolean remote, boolean inline) {
-            Case(SendRequest request, int opcode, int imm, boolean remote) {
-                this(request, opcode, imm, remote, false);
-            }
-        }
+        RemoteMemory remote = new RemoteMemory(0xF0E1_D2C3_B4A5_9680L, 4096, 0x8765_4321);
+        long compare = 0x8000_0000_0000_0003L;
+        long swap = 0x7FFF_FFFF_FFFF_FFFCL;
+        int imm = 0x89AB_CDEF;
+        record Case(SendRequest request, int opcode, boolean imm, boolean remote, boolean atomic, boolean inline) {}
         List<Case> cases = List.of(
+                new Case(new SendRequest().sge(mr, 0, 16), rdma_h.IBV_WR_SEND(), false, false, false, false),
                 new Case(new SendRequest().opcode(SendOpcode.SEND_WITH_IMM).immediateData(7).sge(mr, 0, 16),
-                        rdma_h.IBV_WR_SEND_WITH_IMM(), 7, false),
+                        rdma_h.IBV_WR_SEND_WITH_IMM(), true, false, false, false),
                 new Case(new SendRequest().opcode(SendOpcode.RDMA_WRITE).sge(mr, 0, 16).remote(remote),
-                        rdma_h.IBV_WR_RDMA_WRITE(), 0, true),
+                        rdma_h.IBV_WR_RDMA_WRITE(), false, true, false, false),
                 new Case(new SendRequest().opcode(SendOpcode.RDMA_WRITE_WITH_IMM).immediateData(9).sge(mr, 0, 16)
-                        .remote(remote), rdma_h.IBV_WR_RDMA_WRITE_WITH_IMM(), 9, true),
+                        .remote(remote), rdma_h.IBV_WR_RDMA_WRITE_WITH_IMM(), true, true, false, false),
                 new Case(new SendRequest().opcode(SendOpcode.RDMA_READ).sge(mr, 0, 16).remote(remote),
-                        rdma_h.IBV_WR_RDMA_READ(), 0, true),
+                        rdma_h.IBV_WR_RDMA_READ(), false, true, false, false),
                 new Case(new SendRequest().opcode(SendOpcode.ATOMIC_CMP_AND_SWP).sge(mr, 0, 8).remote(remote)
-                        .compareAdd(3).swap(4), rdma_h.IBV_WR_ATOMIC_CMP_AND_SWP(), 0, true),
+                        .compareAdd(compare).swap(swap), rdma_h.IBV_WR_ATOMIC_CMP_AND_SWP(), false, true, true, false),
                 new Case(new SendRequest().opcode(SendOpcode.ATOMIC_FETCH_AND_ADD).sge(mr, 0, 8).remote(remote)
-                        .compareAdd(5), rdma_h.IBV_WR_ATOMIC_FETCH_AND_ADD(), 0, true),
-                new Case(new SendRequest().sge(mr, 32, 16).inline(true), rdma_h.IBV_WR_SEND(), 0, false, true));
-        long wrId = 100;
+                        .compareAdd(compare), rdma_h.IBV_WR_ATOMIC_FETCH_AND_ADD(), false, true, true, false),
+                new Case(new SendRequest().sge(mr, 32, 16).inline(true), rdma_h.IBV_WR_SEND(), false, false, false,
+                        true));
+        long wrId = 0x1234_5678_9ABC_DEF0L;
         for (Case c : cases) {
+            boolean signaled = c.opcode() % 2 == 0;
             try (PreparedExtendedSend send = PreparedExtendedSend.ofConfined(f.sq(), c.request().signaled(false))) {
-                send.wrId(++wrId).post();
+                send.wrId(++wrId).signaled(signaled);
+                if (c.imm()) {
+                    send.immediateData(imm);
+                }
+                if (c.remote()) {
+                    send.remoteOffset(64);
+                }
+                if (!c.atomic()) {
+                    send.length(12);
+                }
+                send.post();
                 MemorySegment wqe = ExtendedStubProviderBench.lastWqe(f);
                 String what = c.request().opcode() + (c.inline() ? ", inline" : "");
                 assertEquals(wrId, wqe.get(JAVA_LONG, StubProvider.WQE_WR_ID), what);
                 assertEquals(c.opcode(), wqe.get(JAVA_INT, StubProvider.WQE_OPCODE), what);
-                assertEquals(c.imm(), Integer.reverseBytes(wqe.get(JAVA_INT, StubProvider.WQE_IMM_DATA)), what);
+                int flags = (signaled ? rdma_h.IBV_SEND_SIGNALED() : 0) | (c.inline() ? rdma_h.IBV_SEND_INLINE() : 0);
+                assertEquals(flags, wqe.get(JAVA_INT, StubProvider.WQE_FLAGS), what);
+                assertEquals(c.imm() ? imm : 0, Integer.reverseBytes(wqe.get(JAVA_INT, StubProvider.WQE_IMM_DATA)),
+                        what);
                 assertEquals(1, wqe.get(JAVA_INT, StubProvider.WQE_NUM_SGE), what);
                 assertEquals(c.inline() ? 0 : mr.lkey(), wqe.get(JAVA_INT, StubProvider.WQE_SGE0_LKEY), what);
+                assertEquals(mr.address() + (c.inline() ? 32 : 0), wqe.get(JAVA_LONG, StubProvider.WQE_SGE0_ADDR), what);
+                assertEquals(c.atomic() ? 8 : 12, wqe.get(JAVA_INT, StubProvider.WQE_SGE0_LENGTH), what);
                 if (c.remote()) {
                     MemorySegment r = ExtendedStubProviderBench.lastRemote(f);
-                    assertEquals(remote.address(), r.get(JAVA_LONG, ExtendedStubProviderBench.REMOTE_ADDR), what);
+                    assertEquals(remote.address() + 64, r.get(JAVA_LONG, ExtendedStubProviderBench.REMOTE_ADDR), what);
                     assertEquals(remote.rkey(), r.get(JAVA_INT, ExtendedStubProviderBench.REMOTE_RKEY), what);
+                    assertEquals(c.atomic() ? compare : 0, r.get(JAVA_LONG, ExtendedStubProviderBench.REMOTE_COMPARE_ADD),
+                            what);
+                    boolean cmpSwp = c.opcode() == rdma_h.IBV_WR_ATOMIC_CMP_AND_SWP();
+                    assertEquals(cmpSwp ? swap : 0, r.get(JAVA_LONG, ExtendedStubProviderBench.REMOTE_SWAP), what);
+                }
+                WorkCompletion wc = new WorkCompletion();
+                assertEquals(signaled ? 1 : 0, f.base().sendCq().poll(wc), what);
+                if (signaled) {
+                    assertEquals(wrId, wc.wrId(), what);
                 }
             }
         }
-        MemorySegment r = ExtendedStubProviderBench.lastRemote(f);
-        assertEquals(5, r.get(JAVA_LONG, ExtendedStubProviderBench.REMOTE_COMPARE_ADD), "fetch-and-add's operand");
+    }
+
+    /** The post path is the one this test run asks for: the one-call routine on x86-64 Linux unless turned off. */
+    @Test
+    void postsTakeThePathThisRunAsksFor() {
+        String arch = System.getProperty("os.arch");
+        boolean x86Linux = (arch.equals("amd64") || arch.equals("x86_64")) && System.getProperty("os.name").equals("Linux");
+        boolean off = "false".equals(System.getProperty("jrdma.extendedPost.trampoline"));
+        assertEquals(x86Linux && !off, ExtendedPostRequest.ONE_CALL);
     }
 
     @Test

@@ -37,10 +37,7 @@ class ExtendedWindowDeviceTest {
             Set<Access> bindable = EnumSet.copyOf(Loopback.ALL);
             bindable.add(Access.MW_BIND);
             MemoryRegion memB = pd.allocate(4096, bindable);
-            Endpoint ea = a.localEndpoint();
-            Endpoint eb = b.localEndpoint();
-            a.connect(eb);
-            b.connect(ea);
+            TestDevices.connectEachOther(a, b);
             ExtendedSendQueue sa = ExtendedSendQueue.of(a);
             ExtendedSendQueue sb = ExtendedSendQueue.of(b);
             ExtendedCompletions batch = new ExtendedCompletions(4);

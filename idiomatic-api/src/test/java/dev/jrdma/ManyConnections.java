@@ -102,23 +102,19 @@ final class ManyConnections {
 
     /** Resident memory of this process, KiB (VmRSS of /proc/self/status). */
     static long residentKib() {
-        try {
-            for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/self/status"))) {
-                if (line.startsWith("VmRSS:")) {
-                    return Long.parseLong(line.replaceAll("[^0-9]", ""));
-                }
-            }
-        } catch (java.io.IOException e) {
-            return -1;
-        }
-        return -1;
+        return kib("/proc/self/status", "VmRSS:");
     }
 
     /** The system's available memory, KiB (MemAvailable of /proc/meminfo). */
     static long availableKib() {
+        return kib("/proc/meminfo", "MemAvailable:");
+    }
+
+    /** The number on the line of {@code file} that starts with {@code key} (a /proc file's KiB), or -1. */
+    private static long kib(String file, String key) {
         try {
-            for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/meminfo"))) {
-                if (line.startsWith("MemAvailable:")) {
+            for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of(file))) {
+                if (line.startsWith(key)) {
                     return Long.parseLong(line.replaceAll("[^0-9]", ""));
                 }
             }
@@ -332,10 +328,13 @@ final class ManyConnections {
         }
     }
 
-    /** The server side of one connection: accept, echo {@code rounds} verified messages, await the disconnect. */
-    private static void serve(CmId id, int index, Settings s) {
-        try (id) {
-            String who = "server";
+    /**
+     * One end's verbs objects on an rdma_cm id: an RC queue pair on an 8-entry CQ (with a channel
+     * if the settings ask), a region of two messages (received at 0, sent from the second) and
+     * the first receive posted.
+     */
+    private record EchoQueues(CompletionQueue cq, QueuePair qp, MemoryRegion mr, ReceiveRequest receive, SendRequest send) {
+        static EchoQueues open(CmId id, Settings s) {
             Context context = id.context();
             ProtectionDomain pd = context.allocateProtectionDomain();
             CompletionQueue cq = s.channels() ? context.createCompletionQueue(8, context.createCompletionChannel())
@@ -346,6 +345,19 @@ final class ManyConnections {
             ReceiveRequest receive = new ReceiveRequest().sge(mr, 0, n);
             SendRequest send = new SendRequest().sge(mr, n, n);
             qp.post(receive.wrId(0));
+            return new EchoQueues(cq, qp, mr, receive, send);
+        }
+    }
+
+    /** The server side of one connection: accept, echo {@code rounds} verified messages, await the disconnect. */
+    private static void serve(CmId id, int index, Settings s) {
+        try (id) {
+            String who = "server";
+            EchoQueues q = EchoQueues.open(id, s);
+            CompletionQueue cq = q.cq();
+            QueuePair qp = q.qp();
+            int n = s.messageBytes();
+            MemoryRegion mr = q.mr();
             id.accept(new byte[0], s.timeout());
             WorkCompletion wc = new WorkCompletion();
             int sendsDone = 0;
@@ -354,9 +366,9 @@ final class ManyConnections {
                 verify(mr.segment().asSlice(0, n), index, r, who);
                 mr.segment().asSlice(n, n).copyFrom(mr.segment().asSlice(0, n));
                 if (r + 1 < s.rounds()) {
-                    qp.post(receive.wrId(r + 1));   // before the echo: the next message may follow it at once
+                    qp.post(q.receive().wrId(r + 1));   // before the echo: the next message may follow it at once
                 }
-                qp.post(send.wrId(100 + r));
+                qp.post(q.send().wrId(100 + r));
             }
             while (sendsDone < s.rounds()) {
                 cq.take(wc, s.timeout(), s.strategy()).checkSuccess();
@@ -378,16 +390,11 @@ final class ManyConnections {
             String who = "client";
             id.resolveAddress(new InetSocketAddress(address, port), s.timeout());
             id.resolveRoute(s.timeout());
-            Context context = id.context();
-            ProtectionDomain pd = context.allocateProtectionDomain();
-            CompletionQueue cq = s.channels() ? context.createCompletionQueue(8, context.createCompletionChannel())
-                    : context.createCompletionQueue(8);
-            QueuePair qp = id.createQueuePair(pd.queuePair(QueuePairType.RC).completionQueue(cq).maxWorkRequests(2, 2));
+            EchoQueues q = EchoQueues.open(id, s);
+            CompletionQueue cq = q.cq();
+            QueuePair qp = q.qp();
             int n = s.messageBytes();
-            MemoryRegion mr = pd.allocate(2L * n);
-            ReceiveRequest receive = new ReceiveRequest().sge(mr, 0, n);
-            SendRequest send = new SendRequest().sge(mr, n, n);
-            qp.post(receive.wrId(0));
+            MemoryRegion mr = q.mr();
             byte[] hello = ByteBuffer.allocate(5).put(kind).putInt(index).array();
             if (kind == REJECT) {
                 try {
@@ -409,11 +416,11 @@ final class ManyConnections {
                 for (int p = 0; p < n; p++) {
                     out.set(JAVA_BYTE, p, pattern(index, r, p));
                 }
-                qp.post(send.wrId(100 + r));
+                qp.post(q.send().wrId(100 + r));
                 sendsDone += awaitReceive(cq, wc, r, s, who);
                 verify(mr.segment().asSlice(0, n), index, r, "the echo to client");
                 if (r + 1 < rounds) {
-                    qp.post(receive.wrId(r + 1));
+                    qp.post(q.receive().wrId(r + 1));
                 }
             }
             while (sendsDone < rounds) {

@@ -16,7 +16,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@link PreparedExtendedSend} on rxe: sends (inline, with immediate data), RDMA writes at
- * changing remote offsets, reads and fetch-and-add, each posted several times from one
+ * changing remote offsets, reads, fetch-and-add and compare-and-swap, UD sends with their
+ * destination, each posted several times from one
  * preparation, with the bytes checked at the other end; closing the region or the queue pair
  * makes the next post throw, and a batch this thread left open makes a post refuse instead of
  * spinning in the provider's {@code wr_start}.
@@ -101,6 +102,50 @@ class PreparedExtendedSendDeviceTest {
                     assertEquals(40 + 2 * i, lo.memA.segment().get(JAVA_LONG, 6144));
                 }
                 assertEquals(46, counter.get(JAVA_LONG, 0));
+            }
+
+            // CMP_SWP: compare 46, swap a value with its high bit set; the old value lands locally.
+            long swap = 0x8000_0000_0000_0005L;
+            try (PreparedExtendedSend cas = PreparedExtendedSend.of(lo.sa, new SendRequest().wrId(20)
+                    .opcode(SendOpcode.ATOMIC_CMP_AND_SWP).compareAdd(46).swap(swap).sge(lo.memA, 6152, 8)
+                    .remote(remote.address() + 7168, 8, remote.rkey()))) {
+                cas.post();
+                Completion c = lo.take(1).get(0);
+                assertEquals(WorkCompletionOpcode.COMP_SWAP, c.opcode());
+                assertEquals(WorkCompletionStatus.SUCCESS, c.status());
+                assertEquals(46, lo.memA.segment().get(JAVA_LONG, 6152));
+                assertEquals(swap, counter.get(JAVA_LONG, 0));
+            }
+        }
+    }
+
+    /** UD: each post carries its destination (ibv_wr_set_ud_addr: address handle, QPN, Q_Key). */
+    @Test
+    void aPreparedDatagramCarriesItsDestinationOnEveryPost() {
+        try (ExtendedLoopback lo = new ExtendedLoopback(QueuePairType.UD, SendOp.SEND, SendOp.SEND_WITH_IMM)) {
+            fill(lo.memA.segment().asSlice(0, 64), 3);
+            lo.b.post(new ReceiveRequest().wrId(100).sge(lo.memB, 0, 40 + 256));
+            lo.b.post(new ReceiveRequest().wrId(101).sge(lo.memB, 512, 40 + 256));
+            AddressHandle ah = lo.pd.createAddressHandle(lo.endpointB, TestDevices.PORT,
+                    TestDevices.gid(lo.context).index());
+            int qkey = ConnectionOptions.DEFAULTS.qkey();
+            try (PreparedExtendedSend send = PreparedExtendedSend.of(lo.sa, new SendRequest().wrId(1)
+                    .opcode(SendOpcode.SEND_WITH_IMM).immediateData(0x8000_0021).sge(lo.memA, 0, 64).signaled(true)
+                    .datagram(ah, lo.endpointB.qpn(), qkey))) {
+                send.post();
+                send.wrId(2).length(24).post();
+                List<Completion> all = lo.take(4);
+                assertEquals(WorkCompletionStatus.SUCCESS, ExtendedLoopback.byId(all, 1).status());
+                assertEquals(WorkCompletionStatus.SUCCESS, ExtendedLoopback.byId(all, 2).status());
+                Completion first = ExtendedLoopback.byId(all, 100);
+                Completion second = ExtendedLoopback.byId(all, 101);
+                assertEquals(40 + 64, first.byteLength());
+                assertEquals(40 + 24, second.byteLength());
+                assertEquals(0x8000_0021, first.immediate());
+                assertEquals(lo.a.qpNumber(), first.sourceQp());
+                assertEquals(lo.a.qpNumber(), second.sourceQp());
+                assertArrayEquals(bytes(lo.memA, 0, 64), bytes(lo.memB, 40, 64));
+                assertArrayEquals(bytes(lo.memA, 0, 24), bytes(lo.memB, 512 + 40, 24));
             }
         }
     }

@@ -53,18 +53,12 @@ class PreparedPollTest {
         StubProvider.Fixture f = StubProvider.open(1024, 4096);
         PreparedSend send = PreparedSend.of(f.qp(), new SendRequest().sge(f.mr(), 0, 64).signaled(true));
         PreparedPoll poll = PreparedPoll.of(f.sendCq());
-        long bytes = -1;
-        long polled = 0;
-        for (int pass = 0; pass < 12 && bytes != 0; pass++) {   // as PreparedRequestTest: until C2 has compiled
-            long before = Allocations.allocatedBytes();
-            for (int i = 0; i < 20_000; i++) {
-                send.wrId(i).post();
-                polled += poll.poll() == PreparedPoll.SUCCESS ? 1 : 0;
-                polled += poll.poll() == PreparedPoll.EMPTY ? 0 : 1_000_000;
-            }
-            bytes = Allocations.since(before);
-        }
-        assertEquals(0, bytes, "bytes allocated by 20000 prepared sends and two polls each");
+        Allocations.Steady run = Allocations.steadyState(i -> {
+            send.wrId(i).post();
+            return (poll.poll() == PreparedPoll.SUCCESS ? 1 : 0) + (poll.poll() == PreparedPoll.EMPTY ? 0 : 1_000_000);
+        });
+        long polled = run.sum();
+        assertEquals(0, run.bytes(), "bytes allocated by 20000 prepared sends and two polls each");
         assertTrue(polled > 0 && polled < 1_000_000, "each send completed once: " + polled);
     }
 

@@ -9,8 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.jrdma.testing.DeviceTest;
 import dev.jrdma.testing.Exercises;
 import java.lang.foreign.MemorySegment;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -21,18 +19,7 @@ import org.junit.jupiter.api.Test;
  * to its completion view.
  */
 @DeviceTest
-class PreparedRequestDeviceTest {
-    private Loopback lo;
-
-    @BeforeEach
-    void open() {
-        lo = new Loopback();
-    }
-
-    @AfterEach
-    void close() {
-        lo.close();
-    }
+class PreparedRequestDeviceTest extends LoopbackFixture {
 
     private static void fill(MemorySegment s, long offset, int length, int seed) {
         for (int i = 0; i < length; i++) {

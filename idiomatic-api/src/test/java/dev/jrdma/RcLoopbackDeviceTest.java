@@ -15,25 +15,12 @@ import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** The data path over two connected RC queue pairs on one device. */
 @DeviceTest
 @EveryKernel
-class RcLoopbackDeviceTest {
-    private Loopback lo;
-
-    @BeforeEach
-    void open() {
-        lo = new Loopback();
-    }
-
-    @AfterEach
-    void close() {
-        lo.close();
-    }
+class RcLoopbackDeviceTest extends LoopbackFixture {
 
     /** Polls {@code n} completions, all successful, keyed by wr_id (copies: the view is reused). */
     private Map<Long, String> takeAll(int n) {
@@ -229,10 +216,7 @@ class RcLoopbackDeviceTest {
         lo.a.reset();
         assertEquals(QueuePairState.RESET, lo.a.state());
         lo.b.reset();
-        Endpoint ea = lo.a.localEndpoint();
-        Endpoint eb = lo.b.localEndpoint();
-        lo.a.connect(eb);
-        lo.b.connect(ea);
+        TestDevices.connectEachOther(lo.a, lo.b);
         lo.b.post(new ReceiveRequest().wrId(1).sge(lo.memB));
         lo.a.post(new SendRequest().wrId(2).sge(lo.memA, 0, 1));
         assertEquals(2, takeAll(2).size());

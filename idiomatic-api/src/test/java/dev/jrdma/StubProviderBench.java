@@ -5,18 +5,9 @@ import dev.jrdma.bindings.shim.InlineVerbs;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OperationsPerInvocation;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * The binding's overhead on a real CPU (issue #29, gate 2): the public API's post and poll
@@ -32,13 +23,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * {@code pollEmptyConfined} a {@link PreparedPoll#ofConfined} poll. Run by {@code bench/stub-provider}; figures in
  * bench/README.md. Not a test: surefire finds no {@code @Test} here.
  */
-@State(Scope.Thread)
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 5, time = 1)
-@Measurement(iterations = 5, time = 1)
-@Fork(value = 1, jvmArgsAppend = "--enable-native-access=ALL-UNNAMED")
-public class StubProviderBench {
+public class StubProviderBench extends StubBenchSettings {
     static final int LOOP = 1000;
 
     private StubProvider.Fixture f;

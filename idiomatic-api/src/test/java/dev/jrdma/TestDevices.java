@@ -34,6 +34,14 @@ public final class TestDevices {
         }
     }
 
+    /** Connects {@code a} and {@code b} to each other's endpoint: a loopback through the device. */
+    static void connectEachOther(QueuePair a, QueuePair b) {
+        Endpoint ea = a.localEndpoint();
+        Endpoint eb = b.localEndpoint();
+        a.connect(eb);
+        b.connect(ea);
+    }
+
     /** An RC queue pair, in RESET, on a new protection domain and an 8-entry completion queue of {@code context}. */
     static QueuePair rcQueuePair(Context context) {
         ProtectionDomain pd = context.allocateProtectionDomain();

@@ -2,17 +2,8 @@
 package dev.jrdma;
 
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * What one idle step of a wait costs (issue #38): an empty poll of a stub-provider CQ and the
@@ -23,13 +14,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * timeout: the wait's own prologue. Run with {@code -jvmArgsAppend -Djmh.executor=VIRTUAL_TPE}
  * to measure on virtual threads. Run by {@code bench/stub-provider}; figures in bench/README.md.
  */
-@State(Scope.Thread)
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 5, time = 1)
-@Measurement(iterations = 5, time = 1)
-@Fork(value = 1, jvmArgsAppend = "--enable-native-access=ALL-UNNAMED")
-public class WaitStrategyBench {
+public class WaitStrategyBench extends StubBenchSettings {
     private static final WaitStrategy BUSY_POLL = WaitStrategy.busyPoll();
     private static final WaitStrategy BUSY_SPIN = WaitStrategy.busySpin();
     private static final WaitStrategy YIELDING = WaitStrategy.yielding();

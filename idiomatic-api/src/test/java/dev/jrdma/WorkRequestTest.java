@@ -59,25 +59,16 @@ class WorkRequestTest {
         SendRequest send = new SendRequest(2);
         ReceiveRequest recv = new ReceiveRequest();
         WorkCompletion wc = new WorkCompletion();
-        long sum = 0;
-        long bytes = -1;
-        int passes = 0;
-        // Until a pass allocates nothing, at most 12: on a loaded host C2 may still be compiling
-        // (or deoptimising) in pass 4; an allocation per request shows in every pass.
-        for (; passes < 12 && bytes != 0; passes++) {
-            long before = Allocations.allocatedBytes();
-            for (int i = 0; i < 20_000; i++) {
-                send.wrId(i).opcode((i & 1) == 0 ? SendOpcode.RDMA_WRITE : SendOpcode.SEND_WITH_IMM)
-                        .remote(0x10000L + i, 64, 0x1234).signaled((i & 7) == 0).inline((i & 2) == 0)
-                        .immediateData(i).compareAdd(i).swap(-i);
-                recv.wrId(i);
-                sum += wc.wrId() + wc.byteLength() + wc.status().ordinal() + wc.opcode().ordinal() + wc.qpNumber()
-                        + (wc.isSuccess() ? 1 : 0) + (wc.hasImmediate() ? wc.immediateData() : 0);
-            }
-            bytes = Allocations.since(before);
-        }
-        assertEquals(0, bytes, "bytes allocated re-building 20000 requests and reading completions");
-        assertEquals(20_000L * passes, sum, "each zeroed completion reads as SUCCESS (ordinal 0) + isSuccess");
+        Allocations.Steady run = Allocations.steadyState(i -> {
+            send.wrId(i).opcode((i & 1) == 0 ? SendOpcode.RDMA_WRITE : SendOpcode.SEND_WITH_IMM)
+                    .remote(0x10000L + i, 64, 0x1234).signaled((i & 7) == 0).inline((i & 2) == 0)
+                    .immediateData(i).compareAdd(i).swap(-i);
+            recv.wrId(i);
+            return wc.wrId() + wc.byteLength() + wc.status().ordinal() + wc.opcode().ordinal() + wc.qpNumber()
+                    + (wc.isSuccess() ? 1 : 0) + (wc.hasImmediate() ? wc.immediateData() : 0);
+        });
+        assertEquals(0, run.bytes(), "bytes allocated re-building 20000 requests and reading completions");
+        assertEquals(20_000L * run.passes(), run.sum(), "each zeroed completion reads as SUCCESS (ordinal 0) + isSuccess");
     }
 
     @Test

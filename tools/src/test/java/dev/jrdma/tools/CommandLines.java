@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma.tools;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import dev.jrdma.tools.perftest.PerftestSettings;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -22,6 +25,18 @@ final class CommandLines {
         StringWriter err = new StringWriter();
         int code = Jrdma.run(new PrintWriter(out), new PrintWriter(err), args);
         return new Result(code, out.toString(), err.toString());
+    }
+
+    /**
+     * Runs {@code args} and asserts a usage error: exit code 2 and one line on stderr that
+     * contains {@code expected}; returns the run for further checks.
+     */
+    static Result usageError(String expected, String... args) {
+        Result r = run(args);
+        assertEquals(2, r.code(), r.err());
+        assertTrue(r.err().contains(expected), () -> "'" + r.err() + "' should contain '" + expected + "'");
+        assertEquals(1, r.err().strip().lines().count(), () -> "one line: " + r.err());
+        return r;
     }
 
     static PerftestSettings settings(String... args) {

@@ -2,6 +2,7 @@
 package dev.jrdma.tools;
 
 import static dev.jrdma.tools.JrdmaRuns.DEVICE;
+import static dev.jrdma.tools.JrdmaRuns.collectLines;
 import static dev.jrdma.tools.JrdmaRuns.TIMEOUT_S;
 import static dev.jrdma.tools.JrdmaRuns.exec;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -12,9 +13,6 @@ import static org.junit.jupiter.api.Assertions.fail;
 import dev.jrdma.testing.DeviceTest;
 import dev.jrdma.testing.Jvm;
 import dev.jrdma.tools.perftest.PerftestFormat;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -54,16 +52,7 @@ class ConnectionlessDeviceTest {
                 "--run_infinitely", "-D", "2", "--warm-up", "0", "--timeout", "5"));
         Process listener = new ProcessBuilder(command).redirectErrorStream(true).start();
         List<String> lines = Collections.synchronizedList(new ArrayList<>());
-        Thread reader = Thread.ofPlatform().daemon().start(() -> {
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(listener.getInputStream(),
-                    StandardCharsets.UTF_8))) {
-                for (String l; (l = r.readLine()) != null; ) {
-                    lines.add(l);
-                }
-            } catch (java.io.IOException e) {
-                lines.add("reader: " + e);
-            }
-        });
+        Thread reader = collectLines(listener, lines);
         try {
             // Four 2 s periods: longer than --timeout 5, which a quiet group must not end.
             await(listener, lines, l -> rows(l).size() >= 4);

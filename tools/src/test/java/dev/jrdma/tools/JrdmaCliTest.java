@@ -1,42 +1,25 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma.tools;
 
+import static dev.jrdma.tools.CommandLines.run;
+import static dev.jrdma.tools.CommandLines.settings;
+import static dev.jrdma.tools.CommandLines.usageError;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.jrdma.tools.CommandLines.Result;
 import dev.jrdma.tools.perftest.PerftestSchedule;
 import dev.jrdma.tools.perftest.PerftestSettings;
 import dev.jrdma.tools.perftest.TestKind;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.util.List;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import picocli.CommandLine;
 
 class JrdmaCliTest {
-    private record Result(int code, String out, String err) {
-    }
-
-    private static Result run(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int code = Jrdma.run(new PrintWriter(out), new PrintWriter(err), args);
-        return new Result(code, out.toString(), err.toString());
-    }
-
-    /** Parses a test command line and returns the resolved settings without running anything. */
-    private static PerftestSettings settings(String... args) {
-        CommandLine cl = Jrdma.commandLine(new PrintWriter(new StringWriter()), new PrintWriter(new StringWriter()));
-        CommandLine.ParseResult pr = cl.parseArgs(args);
-        CommandLine sub = pr.subcommand().commandSpec().commandLine();
-        return ((PerftestCommands.Base) sub.getCommand()).settings();
-    }
-
     @Test
     void helpListsEveryCommand() {
         Result r = run("--help");
@@ -117,10 +100,7 @@ class JrdmaCliTest {
         "bogus | Unmatched argument",
     })
     void usageErrorsAreOneLineNamingTheOptionWithExitCode2(String line, String expected) {
-        Result r = run(line.trim().split(" "));
-        assertEquals(2, r.code(), r.err());
-        assertTrue(r.err().contains(expected.trim()), () -> "'" + r.err() + "' should contain '" + expected + "'");
-        assertEquals(1, r.err().strip().lines().count(), () -> "one line: " + r.err());
+        Result r = usageError(expected.trim(), line.trim().split(" "));
         assertTrue(r.err().startsWith("jrdma"), r.err());
         assertEquals("", r.out());
     }

@@ -10,11 +10,14 @@ import static dev.jrdma.tools.JrdmaRuns.awaitListening;
 import static dev.jrdma.tools.JrdmaRuns.freePort;
 import static dev.jrdma.tools.JrdmaRuns.jrdma;
 import static dev.jrdma.tools.JrdmaRuns.jrdmaArgs;
+import static dev.jrdma.tools.JrdmaRuns.jsonValue;
+import static dev.jrdma.tools.JrdmaRuns.serverAndClient;
 import static dev.jrdma.tools.JrdmaRuns.withoutWarmUpNotes;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.jrdma.testing.DeviceTest;
+import dev.jrdma.tools.JrdmaRuns.Pair;
 import dev.jrdma.tools.JrdmaRuns.Result;
 import dev.jrdma.tools.perftest.PerftestFormat;
 import dev.jrdma.tools.perftest.TestKind;
@@ -25,7 +28,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -51,14 +53,9 @@ class JrdmaRunDeviceTest {
                 int port = freePort();
                 List<String> common = List.of(test, "-d", DEVICE, "-x", "1", "-p", Integer.toString(port), "-n", "200",
                         "--json", "--warm-up", warmUp);
-                CompletableFuture<Result> s = CompletableFuture.supplyAsync(() -> jrdma(common.toArray(String[]::new)));
-                awaitListening(port, s);
-                List<String> client = new ArrayList<>(common);
-                client.add(ADDRESS);
-                Result c = jrdma(client.toArray(String[]::new));
-                Result sr = s.get(TIMEOUT_S, TimeUnit.SECONDS);
-                assertEquals(0, c.code(), c.all() + "\nserver: " + sr.all());
-                assertEquals(0, sr.code(), sr.all());
+                Pair both = serverAndClient(port, common).succeeded();
+                Result c = both.client();
+                Result sr = both.server();
                 boolean on = !warmUp.equals("0");
                 assertEquals(on, warmUpRounds(c.out()) >= 1, test + " client: " + c.out());
                 assertEquals(on && test.equals("send-lat"), warmUpRounds(sr.out()) >= 1, test + " server: " + sr.out());
@@ -87,18 +84,10 @@ class JrdmaRunDeviceTest {
         int port = freePort();
         List<String> common = List.of("send-lat", "-d", DEVICE, "-x", "1", "-p", Integer.toString(port), "-n", "200",
                 "--json", "--warm-up", WARM_UP);
-        CompletableFuture<Result> s = CompletableFuture.supplyAsync(() -> {
-            List<String> server = new ArrayList<>(common);
-            server.addAll(List.of("--pin-cpu", serverCpu));
-            return jrdma(server.toArray(String[]::new));
-        });
-        awaitListening(port, s);
-        List<String> client = new ArrayList<>(common);
-        client.addAll(List.of("--pin-cpu", clientCpu, ADDRESS));
-        Result c = jrdma(client.toArray(String[]::new));
-        Result sr = s.get(TIMEOUT_S, TimeUnit.SECONDS);
-        assertEquals(0, c.code(), c.all() + "\nserver: " + sr.all());
-        assertEquals(0, sr.code(), sr.all());
+        Pair both = serverAndClient(port, false, common, List.of("--pin-cpu", serverCpu),
+                List.of("--pin-cpu", clientCpu)).succeeded();
+        Result c = both.client();
+        Result sr = both.server();
         assertTrue(Pattern.compile("\"bytes\"\\s*:\\s*2,\\s*\"iterations\"\\s*:\\s*200,").matcher(c.out()).find(),
                 "a 2-byte row of 200 iterations: " + c.out());
         assertEquals(allowed, dev.jrdma.tools.perftest.CpuAffinity.allowedCpus(), "the thread's CPUs are restored");
@@ -138,14 +127,9 @@ class JrdmaRunDeviceTest {
         if (disableOption) {
             common.add("--disable_pcie_relaxed");
         }
-        CompletableFuture<Result> s = CompletableFuture.supplyAsync(() -> jrdma(common.toArray(String[]::new)));
-        awaitListening(port, s);
-        List<String> client = new ArrayList<>(common);
-        client.add(ADDRESS);
-        Result c = jrdma(client.toArray(String[]::new));
-        Result sr = s.get(TIMEOUT_S, TimeUnit.SECONDS);
-        assertEquals(0, c.code(), c.all() + "\nserver: " + sr.all());
-        assertEquals(0, sr.code(), sr.all());
+        Pair both = serverAndClient(port, common).succeeded();
+        Result c = both.client();
+        Result sr = both.server();
         for (Result r : List.of(c, sr)) {
             assertTrue(r.out().contains("\n PCIe relax order: OFF\n"), r.out());
             assertTrue(r.out().contains("Transport type : IB\n"), "rxe is RoCE: " + r.out());
@@ -153,9 +137,7 @@ class JrdmaRunDeviceTest {
     }
 
     private static int warmUpRounds(String json) {
-        Matcher m = Pattern.compile("\"warm_up_rounds\"\\s*:\\s*(\\d+)").matcher(json);
-        assertTrue(m.find(), "no warm_up_rounds in " + json);
-        return Integer.parseInt(m.group(1));
+        return Integer.parseInt(jsonValue(json, "warm_up_rounds"));
     }
 
     @Test

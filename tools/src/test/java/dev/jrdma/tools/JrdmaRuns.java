@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma.tools;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.jrdma.testing.TestDevice;
 import dev.jrdma.tools.perftest.TestKind;
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.ServerSocket;
@@ -17,6 +20,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
@@ -47,11 +51,81 @@ final class JrdmaRuns {
         }
     }
 
+    /** Both sides of one run. */
+    record Pair(Result server, Result client) {
+        /** Asserts that both sides exited 0, each message with both outputs. */
+        Pair succeeded() {
+            assertEquals(0, client.code(), client.all() + "\nserver: " + server.all());
+            assertEquals(0, server.code(), server.all());
+            return this;
+        }
+    }
+
     static Result jrdma(String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
         int code = Jrdma.run(new PrintWriter(out), new PrintWriter(err), args);
         return new Result(code, out.toString(), err.toString());
+    }
+
+    /**
+     * Runs the server side ({@code common} then {@code serverOptions}) in this JVM, waits until it
+     * listens (on {@code port}, or with {@code rdmaCm} as an rdma_cm id), then the client
+     * ({@code common}, {@code clientOptions} and {@link #ADDRESS}).
+     */
+    static Pair serverAndClient(int port, boolean rdmaCm, List<String> common, List<String> serverOptions,
+                                List<String> clientOptions) throws Exception {
+        CompletableFuture<Result> s = CompletableFuture.supplyAsync(() -> {
+            List<String> server = new ArrayList<>(common);
+            server.addAll(serverOptions);
+            return jrdma(server.toArray(String[]::new));
+        });
+        awaitListening(port, s, rdmaCm);
+        List<String> client = new ArrayList<>(common);
+        client.addAll(clientOptions);
+        client.add(ADDRESS);
+        Result c = jrdma(client.toArray(String[]::new));
+        return new Pair(s.get(TIMEOUT_S, TimeUnit.SECONDS), c);
+    }
+
+    /** {@link #serverAndClient} over TCP with the same arguments on both sides. */
+    static Pair serverAndClient(int port, List<String> common) throws Exception {
+        return serverAndClient(port, false, common, List.of(), List.of());
+    }
+
+    /**
+     * {@link #serverAndClient} of {@code test} on a free port, GID index 1, without the warm-up
+     * and with a 30 s --timeout, each side with its own options.
+     */
+    static Pair quickRun(String test, List<String> serverOptions, List<String> clientOptions) throws Exception {
+        int port = freePort();
+        List<String> common = List.of(test, "-d", DEVICE, "-x", "1", "-p", Integer.toString(port), "--warm-up", "0",
+                "--timeout", "30");
+        return serverAndClient(port, false, common, serverOptions, clientOptions);
+    }
+
+    /** The value of {@code name} in a --json report (a number, or a string without its quotes). */
+    static String jsonValue(String json, String name) {
+        Matcher m = Pattern.compile("\"" + name + "\"\\s*:\\s*\"?([^,\"}\\s]+)").matcher(json);
+        assertTrue(m.find(), "no " + name + " in " + json);
+        return m.group(1);
+    }
+
+    /**
+     * Reads {@code p}'s output into {@code lines} on a daemon thread as it comes (a test may
+     * watch the lines of a run that has not ended); join the thread after the process ended.
+     */
+    static Thread collectLines(Process p, List<String> lines) {
+        return Thread.ofPlatform().daemon().start(() -> {
+            try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(),
+                    StandardCharsets.UTF_8))) {
+                for (String l; (l = r.readLine()) != null; ) {
+                    lines.add(l);
+                }
+            } catch (IOException e) {
+                lines.add("reader: " + e);
+            }
+        });
     }
 
     static String exec(String... command) throws Exception {

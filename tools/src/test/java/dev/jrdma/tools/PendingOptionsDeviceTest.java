@@ -2,21 +2,16 @@
 package dev.jrdma.tools;
 
 import static dev.jrdma.tools.JrdmaRuns.ADDRESS;
-import static dev.jrdma.tools.JrdmaRuns.DEVICE;
-import static dev.jrdma.tools.JrdmaRuns.TIMEOUT_S;
-import static dev.jrdma.tools.JrdmaRuns.awaitListening;
-import static dev.jrdma.tools.JrdmaRuns.freePort;
 import static dev.jrdma.tools.JrdmaRuns.jrdma;
+import static dev.jrdma.tools.JrdmaRuns.quickRun;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.jrdma.testing.DeviceTest;
+import dev.jrdma.tools.JrdmaRuns.Pair;
 import dev.jrdma.tools.JrdmaRuns.Result;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -27,20 +22,8 @@ import org.junit.jupiter.api.Test;
 @DeviceTest
 class PendingOptionsDeviceTest {
     private static Result[] pair(String test, List<String> server, List<String> client) throws Exception {
-        int port = freePort();
-        List<String> common = List.of(test, "-d", DEVICE, "-x", "1", "-p", Integer.toString(port), "--warm-up", "0",
-                "--timeout", "30");
-        CompletableFuture<Result> s = CompletableFuture.supplyAsync(() -> {
-            List<String> a = new ArrayList<>(common);
-            a.addAll(server);
-            return jrdma(a.toArray(String[]::new));
-        });
-        awaitListening(port, s);
-        List<String> a = new ArrayList<>(common);
-        a.addAll(client);
-        a.add(ADDRESS);
-        Result c = jrdma(a.toArray(String[]::new));
-        Result[] both = {s.get(TIMEOUT_S, TimeUnit.SECONDS), c};
+        Pair p = quickRun(test, server, client);
+        Result[] both = {p.server(), p.client()};
         assertEquals(0, both[0].code(), "server: " + both[0].all() + "\nclient: " + both[1].all());
         assertEquals(0, both[1].code(), "client: " + both[1].all() + "\nserver: " + both[0].all());
         return both;

@@ -8,8 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.jrdma.tools.perftest.PerftestSettings;
 import dev.jrdma.tools.perftest.PostSettings;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -98,10 +96,6 @@ class PostOptionsTest {
         "send-lat --disable_dynamic_polling | Unknown option: '--disable_dynamic_polling'",
     })
     void usageErrorsNameTheOption(String args, String expected) {
-        StringWriter err = new StringWriter();
-        int code = Jrdma.run(new PrintWriter(new StringWriter()), new PrintWriter(err), line(args));
-        assertEquals(2, code, err.toString());
-        assertTrue(err.toString().contains(expected.trim()), () -> "'" + err + "' should contain '" + expected + "'");
-        assertEquals(1, err.toString().strip().lines().count(), () -> "one line: " + err);
+        CommandLines.usageError(expected.trim(), line(args));
     }
 }

@@ -3,22 +3,19 @@ package dev.jrdma.tools;
 
 import static dev.jrdma.tools.JrdmaRuns.ADDRESS;
 import static dev.jrdma.tools.JrdmaRuns.DEVICE;
-import static dev.jrdma.tools.JrdmaRuns.TIMEOUT_S;
-import static dev.jrdma.tools.JrdmaRuns.awaitListening;
 import static dev.jrdma.tools.JrdmaRuns.freePort;
 import static dev.jrdma.tools.JrdmaRuns.jrdma;
+import static dev.jrdma.tools.JrdmaRuns.jsonValue;
+import static dev.jrdma.tools.JrdmaRuns.serverAndClient;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.jrdma.testing.DeviceTest;
 import dev.jrdma.testing.Exercises;
+import dev.jrdma.tools.JrdmaRuns.Pair;
 import dev.jrdma.tools.JrdmaRuns.Result;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -35,9 +32,6 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 @DeviceTest
 class PostingDeviceTest {
-    private record Pair(Result server, Result client) {
-    }
-
     /** Posts through the extended post API on rxe too, for the "ibv_wr" cases; cleared after each test. */
     private static final String EXTENDED_POST = "jrdma.extendedPost";
 
@@ -61,21 +55,11 @@ class PostingDeviceTest {
         List<String> common = new ArrayList<>(List.of(test, "-d", DEVICE, "-x", "1", "-p", Integer.toString(port),
                 "--json", "--warm-up", "0"));
         common.addAll(List.of(options));
-        CompletableFuture<Result> s = CompletableFuture.supplyAsync(() -> jrdma(common.toArray(String[]::new)));
-        awaitListening(port, s);
-        List<String> client = new ArrayList<>(common);
-        client.add(ADDRESS);
-        Result c = jrdma(client.toArray(String[]::new));
-        Result sr = s.get(TIMEOUT_S, TimeUnit.SECONDS);
-        assertEquals(0, c.code(), c.all() + "\nserver: " + sr.all());
-        assertEquals(0, sr.code(), sr.all());
-        return new Pair(sr, c);
+        return serverAndClient(port, common).succeeded();
     }
 
     private static String parameter(String json, String name) {
-        Matcher m = Pattern.compile("\"" + name + "\"\\s*:\\s*\"?([^,\"}\\s]+)").matcher(json);
-        assertTrue(m.find(), "no " + name + " in " + json);
-        return m.group(1);
+        return jsonValue(json, name);
     }
 
     private static long count(String json, String name) {

@@ -3,15 +3,15 @@ package dev.jrdma.tools;
 
 import static dev.jrdma.tools.JrdmaRuns.ADDRESS;
 import static dev.jrdma.tools.JrdmaRuns.DEVICE;
-import static dev.jrdma.tools.JrdmaRuns.TIMEOUT_S;
-import static dev.jrdma.tools.JrdmaRuns.awaitListening;
-import static dev.jrdma.tools.JrdmaRuns.freePort;
 import static dev.jrdma.tools.JrdmaRuns.jrdma;
+import static dev.jrdma.tools.JrdmaRuns.jsonValue;
+import static dev.jrdma.tools.JrdmaRuns.quickRun;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.jrdma.testing.DeviceTest;
+import dev.jrdma.tools.JrdmaRuns.Pair;
 import dev.jrdma.tools.JrdmaRuns.Result;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -19,10 +19,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -36,26 +32,12 @@ import org.junit.jupiter.api.io.TempDir;
 class RateMemoryDeviceTest {
     /** Runs a server and a client of {@code test} with the given options per side; both results. */
     private static Result[] pair(String test, List<String> serverOptions, List<String> clientOptions) throws Exception {
-        int port = freePort();
-        List<String> common = List.of(test, "-d", DEVICE, "-x", "1", "-p", Integer.toString(port), "--warm-up", "0",
-                "--timeout", "30");
-        CompletableFuture<Result> s = CompletableFuture.supplyAsync(() -> {
-            List<String> a = new ArrayList<>(common);
-            a.addAll(serverOptions);
-            return jrdma(a.toArray(String[]::new));
-        });
-        awaitListening(port, s);
-        List<String> a = new ArrayList<>(common);
-        a.addAll(clientOptions);
-        a.add(ADDRESS);
-        Result c = jrdma(a.toArray(String[]::new));
-        return new Result[] {s.get(TIMEOUT_S, TimeUnit.SECONDS), c};
+        Pair both = quickRun(test, serverOptions, clientOptions);
+        return new Result[] {both.server(), both.client()};
     }
 
     private static double msgRate(String json) {
-        Matcher m = Pattern.compile("\"msg_rate_mpps\"\\s*:\\s*([0-9.eE+-]+)").matcher(json);
-        assertTrue(m.find(), "no msg_rate_mpps in " + json);
-        return Double.parseDouble(m.group(1));
+        return Double.parseDouble(jsonValue(json, "msg_rate_mpps"));
     }
 
     /**

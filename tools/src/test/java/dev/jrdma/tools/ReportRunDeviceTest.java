@@ -3,6 +3,7 @@ package dev.jrdma.tools;
 
 import static dev.jrdma.tools.JrdmaRuns.ADDRESS;
 import static dev.jrdma.tools.JrdmaRuns.DEVICE;
+import static dev.jrdma.tools.JrdmaRuns.collectLines;
 import static dev.jrdma.tools.JrdmaRuns.TIMEOUT_S;
 import static dev.jrdma.tools.JrdmaRuns.awaitListening;
 import static dev.jrdma.tools.JrdmaRuns.exec;
@@ -19,9 +20,6 @@ import dev.jrdma.testing.Jvm;
 import dev.jrdma.tools.JrdmaRuns.Result;
 import dev.jrdma.tools.perftest.CpuClock;
 import dev.jrdma.tools.perftest.PerftestFormat;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -90,16 +88,7 @@ class ReportRunDeviceTest {
         command.add(ADDRESS);
         Process client = new ProcessBuilder(command).redirectErrorStream(true).start();
         List<String> lines = Collections.synchronizedList(new ArrayList<>());
-        Thread reader = Thread.ofPlatform().daemon().start(() -> {
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(client.getInputStream(),
-                    StandardCharsets.UTF_8))) {
-                for (String l; (l = r.readLine()) != null; ) {
-                    lines.add(l);
-                }
-            } catch (java.io.IOException e) {
-                lines.add("reader: " + e);
-            }
-        });
+        Thread reader = collectLines(client, lines);
         try {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT_S);
             while (rows(lines).size() < 2) {

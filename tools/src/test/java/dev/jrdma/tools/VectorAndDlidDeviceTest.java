@@ -7,6 +7,7 @@ import static dev.jrdma.tools.JrdmaRuns.TIMEOUT_S;
 import static dev.jrdma.tools.JrdmaRuns.awaitListening;
 import static dev.jrdma.tools.JrdmaRuns.freePort;
 import static dev.jrdma.tools.JrdmaRuns.jrdma;
+import static dev.jrdma.tools.JrdmaRuns.serverAndClient;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -14,6 +15,7 @@ import dev.jrdma.Context;
 import dev.jrdma.LinkLayer;
 import dev.jrdma.Rdma;
 import dev.jrdma.testing.DeviceTest;
+import dev.jrdma.tools.JrdmaRuns.Pair;
 import dev.jrdma.tools.JrdmaRuns.Result;
 import java.util.ArrayList;
 import java.util.List;
@@ -35,12 +37,8 @@ class VectorAndDlidDeviceTest {
         List<String> common = new ArrayList<>(List.of(test, "-d", DEVICE, "-p", Integer.toString(port), "--warm-up",
                 "0", "-n", "50", "--timeout", "30"));
         common.addAll(options);
-        CompletableFuture<Result> server = CompletableFuture.supplyAsync(() -> jrdma(common.toArray(String[]::new)));
-        awaitListening(port, server);
-        List<String> client = new ArrayList<>(common);
-        client.add(ADDRESS);
-        Result c = jrdma(client.toArray(String[]::new));
-        return new Result[] {c, server.get(TIMEOUT_S, TimeUnit.SECONDS)};
+        Pair both = serverAndClient(port, common);
+        return new Result[] {both.client(), both.server()};
     }
 
     private static int vectors() {
@@ -83,12 +81,9 @@ class VectorAndDlidDeviceTest {
             int port = freePort();
             List<String> common = List.of(test, "-d", DEVICE, "-p", Integer.toString(port), "--warm-up", "0", "-n",
                     "50", "--timeout", "30", "-z");
-            CompletableFuture<Result> server = CompletableFuture.supplyAsync(() -> jrdma(common.toArray(String[]::new)));
-            awaitListening(port, server, true);
-            List<String> client = new ArrayList<>(common);
-            client.add(ADDRESS);
-            Result c = jrdma(client.toArray(String[]::new));
-            Result s = server.get(TIMEOUT_S, TimeUnit.SECONDS);
+            Pair both = serverAndClient(port, true, common, List.of(), List.of());
+            Result c = both.client();
+            Result s = both.server();
             for (Result side : List.of(c, s)) {
                 assertEquals(0, side.code(), test + " client: " + c.all() + "\nserver: " + s.all());
                 assertTrue(side.out().contains(" rdma_cm QPs\t : OFF\n Data ex. method : rdma_cm\n"), side.out());

@@ -2,6 +2,7 @@
 package dev.jrdma.tools.runner;
 
 import dev.jrdma.CompletionQueue;
+import dev.jrdma.PreparedExtendedSend;
 import dev.jrdma.PreparedPoll;
 import dev.jrdma.PreparedReceive;
 import dev.jrdma.PreparedSend;
@@ -63,8 +64,13 @@ final class LatencyLoops {
              PreparedPoll recvPoll = PreparedPoll.ofConfined(recvCq);
              PreparedPoll sendPoll = PreparedPoll.ofConfined(sendCq)) {
             PreparedSend direct = send.prepared();
+            PreparedExtendedSend extended = send.preparedExtended();
             if (spin && direct != null && !immediate && !rule.hasGap()) {
                 sendCounted(side, rule, client, send, direct, recv, recvPoll, sendPoll);
+                return;
+            }
+            if (spin && extended != null && !immediate && !rule.hasGap()) {
+                sendCountedExtended(side, rule, client, send, extended, recv, recvPoll, sendPoll);
                 return;
             }
             rule.start(System.nanoTime());
@@ -162,6 +168,47 @@ final class LatencyLoops {
         }
     }
 
+    /**
+     * {@link #sendCounted} posting through the extended post API ({@code ibv_wr_*}, one
+     * {@link PreparedExtendedSend}): the same loop with the other request class, written out
+     * rather than shared through an interface, so that each loop's post is a call C2 binds
+     * statically and inlines with no class check (the two loops never run in the same process).
+     */
+    private static void sendCountedExtended(Side side, StopRule rule, boolean client, SendPoster send,
+                                            PreparedExtendedSend direct, PreparedReceive recv, PreparedPoll recvPoll,
+                                            PreparedPoll sendPoll) throws IOException {
+        Completions c = Objects.requireNonNull(side.completions);
+        Objects.requireNonNull(direct);
+        Objects.requireNonNull(recv);
+        Objects.requireNonNull(recvPoll);
+        Objects.requireNonNull(sendPoll);
+        int iters = Math.toIntExact(rule.iterations());
+        long[] posted = rule.postStamps();
+        int lastRepost = iters - side.s.rxDepth();
+        rule.start(System.nanoTime());
+        int scnt = 0;
+        int rcnt = 0;
+        try {
+            while (scnt < iters || rcnt < iters) {
+                if (rcnt < iters && (scnt > 0 || !client)) {
+                    c.spin(recvPoll, "receive");
+                    if (++rcnt <= lastRepost) {
+                        recv.post();
+                    }
+                }
+                if (scnt < iters) {
+                    direct.post();
+                    posted[scnt++] = PostClock.now();
+                    c.spin(sendPoll, "send");
+                }
+            }
+        } finally {
+            int reposted = Math.max(0, Math.min(rcnt, lastRepost));
+            side.post.receivesPosted(reposted, reposted);
+            send.addPosts(scnt);
+        }
+    }
+
     /** run_iter_lat_write: write the counter into the peer's last byte, spin on our own; the server writes first. */
     static void write(Side side, long size, StopRule rule) throws IOException {
         Completions c = side.completions;
@@ -242,8 +289,13 @@ final class LatencyLoops {
         try (SendPoster r = SendPoster.single(side, 0, size, side.opcode());
              PreparedPoll poll = PreparedPoll.ofConfined(cq)) {
             PreparedSend direct = r.prepared();
+            PreparedExtendedSend extended = r.preparedExtended();
             if (spin && direct != null && !rule.hasGap()) {
                 roundTripCounted(c, rule, what, r, direct, poll);
+                return;
+            }
+            if (spin && extended != null && !rule.hasGap()) {
+                roundTripCountedExtended(c, rule, what, r, extended, poll);
                 return;
             }
             rule.start(System.nanoTime());
@@ -278,6 +330,27 @@ final class LatencyLoops {
             for (; i < iters; i++) {
                 direct.post();
                 posted[i] = PostClock.now();   // after the post, as in send()
+                c.spin(poll, what);
+            }
+        } finally {
+            r.addPosts(i);
+        }
+    }
+
+    /** {@link #roundTripCounted} through the extended post API, written out as {@link #sendCountedExtended} is. */
+    private static void roundTripCountedExtended(Completions c, StopRule rule, String what, SendPoster r,
+                                                 PreparedExtendedSend direct, PreparedPoll poll) throws IOException {
+        Objects.requireNonNull(c);
+        Objects.requireNonNull(direct);
+        Objects.requireNonNull(poll);
+        int iters = Math.toIntExact(rule.iterations());
+        long[] posted = rule.postStamps();
+        rule.start(System.nanoTime());
+        int i = 0;
+        try {
+            for (; i < iters; i++) {
+                direct.post();
+                posted[i] = PostClock.now();
                 c.spin(poll, what);
             }
         } finally {

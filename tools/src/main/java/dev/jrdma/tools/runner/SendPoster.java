@@ -65,6 +65,15 @@ abstract sealed class SendPoster implements AutoCloseable {
         return null;
     }
 
+    /**
+     * The single {@link PreparedExtendedSend} this poster posts through the extended post API,
+     * or null (a list, or {@code ibv_post_send}): the count-mode loops post it themselves, as
+     * {@link #prepared()}'s.
+     */
+    PreparedExtendedSend preparedExtended() {
+        return null;
+    }
+
     /** Adds the posts counted so far to --json's counts; {@link #close()} does. */
     final void flushCounts() {
         counts.sendPosts += posts;
@@ -255,6 +264,11 @@ abstract sealed class SendPoster implements AutoCloseable {
             } finally {
                 q.close();   // aborts the batch when an operation threw before complete()
             }
+        }
+
+        @Override
+        PreparedExtendedSend preparedExtended() {
+            return prepared;
         }
 
         @Override

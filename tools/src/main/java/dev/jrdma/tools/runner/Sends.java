@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma.tools.runner;
 
+import dev.jrdma.PreparedExtendedSend;
 import dev.jrdma.PreparedSend;
 import dev.jrdma.SendOpcode;
 import dev.jrdma.WorkCompletion;
@@ -156,8 +157,13 @@ abstract sealed class Sends implements AutoCloseable {
                 }
                 SendPoster r = reqs[q];
                 PreparedSend single = list == 1 ? r.prepared() : null;
-                if (single != null) {
-                    postSingles(single, first, limit);
+                PreparedExtendedSend extended = list == 1 ? r.preparedExtended() : null;
+                if (single != null || extended != null) {
+                    if (single != null) {
+                        postSingles(single, first, limit);
+                    } else {
+                        postExtendedSingles(extended, first, limit);
+                    }
                     r.addPosts(limit - first);
                     scnt[q] = limit;
                     totscnt += limit - first;
@@ -191,6 +197,22 @@ abstract sealed class Sends implements AutoCloseable {
          * (research/notes/2026-11-28-latency-loop-instructions.md).
          */
         private void postSingles(PreparedSend send, int first, int limit) {
+            int cqMod = this.cqMod;
+            int last = iters - 1;
+            boolean peak = this.peak;
+            long[] posted = this.posted;
+            int t = totscnt;
+            for (int idx = first; idx < limit; idx++) {
+                send.signaled(idx % cqMod == cqMod - 1 || idx == last);
+                if (peak) {
+                    posted[t++] = PostClock.now();
+                }
+                send.post();
+            }
+        }
+
+        /** {@link #postSingles} through the extended post API: written out, so each loop's post binds statically. */
+        private void postExtendedSingles(PreparedExtendedSend send, int first, int limit) {
             int cqMod = this.cqMod;
             int last = iters - 1;
             boolean peak = this.peak;

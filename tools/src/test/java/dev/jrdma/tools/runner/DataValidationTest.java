@@ -17,9 +17,7 @@ class DataValidationTest {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment buf = arena.allocate(3 * 4096);
             long base = 4096;
-            for (long j = 0; j < 4096; j++) {
-                buf.set(ValueLayout.JAVA_BYTE, base + j, DataValidation.expected(2, j));
-            }
+            writePattern(buf, base, 4096, 2);
             assertEquals(-1, DataValidation.firstMismatch(buf, base, 4096, 2), "the pattern as written");
             assertEquals(0, DataValidation.firstMismatch(buf, base, 4096, 1), "another QP's pattern differs");
             buf.set(ValueLayout.JAVA_BYTE, base + 1234, (byte) (buf.get(ValueLayout.JAVA_BYTE, base + 1234) ^ 0x10));
@@ -33,9 +31,7 @@ class DataValidationTest {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment buf = arena.allocate(2 * 4096);
             long base = 4096;
-            for (long j = 0; j < 64; j++) {
-                buf.set(ValueLayout.JAVA_BYTE, base + j, DataValidation.expected(1, j));
-            }
+            writePattern(buf, base, 64, 1);
             assertEquals("QP 1: bytes [4096, 4160) of the buffer, pattern 1 + (31 * offset + 17 * 1) % 251: 64 bytes "
                     + "checked, all as expected", DataValidation.describe(1, base, 64, -1));
             buf.set(ValueLayout.JAVA_BYTE, base + 20, (byte) 0);
@@ -56,6 +52,13 @@ class DataValidationTest {
             assertEquals("00", f[8]);
             assertTrue(DataValidation.window(buf, base, 64, 1, 2, false).startsWith("found    offset 0:"),
                     "the window stays inside the message");
+        }
+    }
+
+    /** Writes QP {@code qp}'s pattern into {@code length} bytes of {@code buf} from {@code base}, as its peer would. */
+    private static void writePattern(MemorySegment buf, long base, long length, int qp) {
+        for (long j = 0; j < length; j++) {
+            buf.set(ValueLayout.JAVA_BYTE, base + j, DataValidation.expected(qp, j));
         }
     }
 

@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.jrdma.bindings.shim;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.jrdma.bindings.generated.ibv_qp_ex;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The one-call extended post's machine code is what its listing says: GNU as assembles the
+ * listing's text and its bytes must equal the hex the routine is written from, so a hand-made
+ * encoding error (a wrong register, displacement or jump) fails here. binutils comes with the
+ * gcc the stub provider's tests need. What the routine does with a provider is tested through
+ * the stub provider (idiomatic-api's ConfinedExtendedSendTest and PreparedExtendedSendTest).
+ */
+class ExtendedPostTrampolineTest {
+    @Test
+    void theBytesAreWhatTheAssemblerMakesOfTheListing(@TempDir Path dir) throws Exception {
+        String text = ExtendedPostTrampoline.LISTING.stream().map(ExtendedPostTrampoline.Line::asm)
+                .collect(Collectors.joining("\n", ".text\n", "\n"));
+        Path source = Files.writeString(dir.resolve("post.s"), text);
+        run(dir, "as", "--64", "-o", "post.o", source.toString());
+        run(dir, "objcopy", "-O", "binary", "-j", ".text", "post.o", "post.bin");
+        String assembled = HexFormat.of().formatHex(Files.readAllBytes(dir.resolve("post.bin")));
+        assertEquals(assembled, HexFormat.of().formatHex(ExtendedPostTrampoline.code()),
+                "the listing's bytes against GNU as's; objdump -d of post.o:\n" + run(dir, "objdump", "-d", "post.o"));
+    }
+
+    @Test
+    void theListingStoresWrIdAndFlagsWhereTheGeneratedLayoutHasThem() {
+        assertEquals(ibv_qp_ex.wr_id$offset(), ExtendedPostTrampoline.QP_EX_WR_ID);
+        assertEquals(ibv_qp_ex.wr_flags$offset(), ExtendedPostTrampoline.QP_EX_WR_FLAGS);
+        String text = ExtendedPostTrampoline.LISTING.stream().map(ExtendedPostTrampoline.Line::asm)
+                .collect(Collectors.joining("\n"));
+        assertTrue(text.contains("%rax, " + ExtendedPostTrampoline.QP_EX_WR_ID + "(%rdi)"), text);
+        assertTrue(text.contains("%eax, " + ExtendedPostTrampoline.QP_EX_WR_FLAGS + "(%rdi)"), text);
+    }
+
+    /** The slots the listing loads are the block's offsets (8 bytes each, in order). */
+    @Test
+    void theListingReadsTheBlockAtItsOffsets() {
+        String text = ExtendedPostTrampoline.LISTING.stream().map(ExtendedPostTrampoline.Line::asm)
+                .collect(Collectors.joining("\n"));
+        for (String load : List.of("call *" + ExtendedPostTrampoline.START_AT + "(%rbx)",
+                "mov " + ExtendedPostTrampoline.WR_ID_AT + "(%rbx), %rax",
+                "mov " + ExtendedPostTrampoline.WR_FLAGS_AT + "(%rbx), %eax",
+                "mov " + ExtendedPostTrampoline.OPERATION_ARGS_AT + "(%rbx), %rsi",
+                "mov " + (ExtendedPostTrampoline.OPERATION_ARGS_AT + 24) + "(%rbx), %r8",
+                "call *" + ExtendedPostTrampoline.OPERATION_AT + "(%rbx)",
+                "mov " + ExtendedPostTrampoline.DATA_AT + "(%rbx), %rax",
+                "mov " + (ExtendedPostTrampoline.DATA_ARGS_AT + 16) + "(%rbx), %rcx",
+                "mov " + ExtendedPostTrampoline.UD_AT + "(%rbx), %rax",
+                "mov " + (ExtendedPostTrampoline.UD_ARGS_AT + 16) + "(%rbx), %rcx",
+                "mov " + ExtendedPostTrampoline.COMPLETE_AT + "(%rbx), %rax")) {
+            assertTrue(text.contains(load), load);
+        }
+        assertEquals(ExtendedPostTrampoline.COMPLETE_AT + 8, ExtendedPostTrampoline.BLOCK_SIZE);
+    }
+
+    /** On this host (x86-64 Linux, the build's) the routine must be in use, not silently the fallback. */
+    @Test
+    void theRoutineIsUsedOnX8664Linux() {
+        String arch = System.getProperty("os.arch");
+        boolean x86 = arch.equals("amd64") || arch.equals("x86_64");
+        if (x86 && System.getProperty("os.name").equals("Linux")
+                && !"false".equals(System.getProperty("jrdma.extendedPost.trampoline"))) {
+            assertNull(ExtendedPostTrampoline.unavailable());
+            assertTrue(ExtendedPostTrampoline.available());
+        }
+    }
+
+    private static String run(Path dir, String... command) throws IOException, InterruptedException {
+        Process p;
+        try {
+            p = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true).start();
+        } catch (IOException e) {
+            throw new IllegalStateException(command[0] + " (binutils) is needed to check the listing: install"
+                    + " binutils (it comes with gcc, which the stub provider's tests need)", e);
+        }
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS), command[0] + " finished");
+        assertEquals(0, p.exitValue(), String.join(" ", command) + ":\n" + out);
+        return out;
+    }
+}
