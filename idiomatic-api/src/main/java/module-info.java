@@ -11,4 +11,5 @@ module dev.jrdma {
     requires jdk.jfr;
     exports dev.jrdma;
     exports dev.jrdma.cm;
+    exports dev.jrdma.rsocket;
 }

@@ -8,7 +8,7 @@ import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
 /**
- * The rdma-core C functions ({@code infiniband/verbs.h}, {@code rdma/rdma_cma.h},
+ * The rdma-core C functions ({@code infiniband/verbs.h}, {@code rdma/rdma_cma.h}, {@code rdma/rsocket.h},
  * {@code rdma/rdma_verbs.h}) that this API member is the way to reach, e.g.
  * {@code @Reaches("ibv_modify_srq")}. Documentation only: the coverage page
  * (docs/guide/coverage.md) is generated from these annotations, and its test fails when a

@@ -32,7 +32,8 @@ import java.util.regex.Pattern;
  */
 final class HeaderFunctions {
     /** The headers, as an application includes them. */
-    static final List<String> HEADERS = List.of("infiniband/verbs.h", "rdma/rdma_cma.h", "rdma/rdma_verbs.h");
+    static final List<String> HEADERS =
+            List.of("infiniband/verbs.h", "rdma/rdma_cma.h", "rdma/rdma_verbs.h", "rdma/rsocket.h");
 
     /** One aux-info line: {@code /* FILE:LINE:NC * / extern TYPE NAME (ARGS);} (NF for a definition). */
     private static final Pattern AUX_LINE = Pattern.compile("^/\\* (\\S+):\\d+:N[CF] \\*/ .*?\\b([A-Za-z_]\\w*) \\(");
