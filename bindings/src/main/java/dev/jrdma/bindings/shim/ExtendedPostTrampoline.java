@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 package dev.jrdma.bindings.shim;
 
-import static java.lang.foreign.ValueLayout.ADDRESS;
-import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
@@ -147,11 +145,6 @@ public final class ExtendedPostTrampoline {
         return out.toByteArray();
     }
 
-    private static final int PROT_READ = 0x1;
-    private static final int PROT_WRITE = 0x2;
-    private static final int PROT_EXEC = 0x4;
-    private static final int MAP_PRIVATE_ANONYMOUS = 0x02 | 0x20;
-    private static final long PAGE = 4096;
 
     /** Why the routine is not used, or null when it is. */
     private static final String UNAVAILABLE;
@@ -210,28 +203,12 @@ public final class ExtendedPostTrampoline {
             return null;
         }
         try {
-            Linker linker = Linker.nativeLinker();
-            var libc = linker.defaultLookup();
-            MethodHandle mmap = linker.downcallHandle(libc.find("mmap").orElseThrow(),
-                    FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG));
-            MethodHandle mprotect = linker.downcallHandle(libc.find("mprotect").orElseThrow(),
-                    FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT));
-            MemorySegment page = (MemorySegment) mmap.invokeExact(MemorySegment.NULL, PAGE, PROT_READ | PROT_WRITE,
-                    MAP_PRIVATE_ANONYMOUS, -1, 0L);
-            if (page.address() == -1L) {
-                why[0] = "mmap refused a page for the routine";
-                return null;
-            }
-            // Never unmapped: one page per process, and compiled code may call it until the JVM exits.
-            page = page.reinterpret(PAGE);
-            byte[] code = code();
-            MemorySegment.copy(code, 0, page, JAVA_BYTE, 0, code.length);
-            if ((int) mprotect.invokeExact(page, PAGE, PROT_READ | PROT_EXEC) != 0) {
-                why[0] = "executable memory is refused (mprotect PROT_EXEC)";
-                return null;
-            }
-            return linker.downcallHandle(page, FunctionDescriptor.of(JAVA_INT, JAVA_LONG),
+            MemorySegment page = ExecutablePage.of(code());
+            return Linker.nativeLinker().downcallHandle(page, FunctionDescriptor.of(JAVA_INT, JAVA_LONG),
                     Linker.Option.critical(false));
+        } catch (IllegalStateException e) {
+            why[0] = e.getMessage();
+            return null;
         } catch (Throwable t) {
             why[0] = "setting up the routine failed: " + t;
             return null;

@@ -15,6 +15,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
 
+import dev.jrdma.bindings.shim.ExecutablePage;
+
 /**
  * The clock the measurement loops stamp their posts (and the bandwidth loops their completions)
  * with: perftest's, the CPU's time-stamp counter ({@code get_cycles()}: {@code rdtsc}) where the
@@ -45,11 +47,6 @@ final class PostClock {
         (byte) 0xc3};
     private static final int PR_GET_TSC = 25;
     private static final int PR_TSC_ENABLE = 1;
-    private static final int PROT_READ = 0x1;
-    private static final int PROT_WRITE = 0x2;
-    private static final int PROT_EXEC = 0x4;
-    private static final int MAP_PRIVATE_ANONYMOUS = 0x02 | 0x20;
-    private static final long PAGE = 4096;
 
     /** Why the counter is not used, or null when it is. */
     private static final String WHY_NOT;
@@ -147,21 +144,11 @@ final class PostClock {
                     return null;
                 }
             }
-            MethodHandle mmap = linker.downcallHandle(libc.find("mmap").orElseThrow(),
-                    FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG));
-            MethodHandle mprotect = linker.downcallHandle(libc.find("mprotect").orElseThrow(),
-                    FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT));
-            MemorySegment page = (MemorySegment) mmap.invokeExact(MemorySegment.NULL, PAGE, PROT_READ | PROT_WRITE,
-                    MAP_PRIVATE_ANONYMOUS, -1, 0L);
-            if (page.address() == -1L) {
-                why[0] = "mmap refused a page for the counter's code";
-                return null;
-            }
-            // Never unmapped: one page per process, and a compiled loop may call it until the JVM exits.
-            page = page.reinterpret(PAGE);
-            MemorySegment.copy(RDTSC, 0, page, java.lang.foreign.ValueLayout.JAVA_BYTE, 0, RDTSC.length);
-            if ((int) mprotect.invokeExact(page, PAGE, PROT_READ | PROT_EXEC) != 0) {
-                why[0] = "executable memory is refused (mprotect PROT_EXEC)";
+            MemorySegment page;
+            try {
+                page = ExecutablePage.of(RDTSC);
+            } catch (IllegalStateException e) {
+                why[0] = e.getMessage();
                 return null;
             }
             MethodHandle counter = linker.downcallHandle(page, FunctionDescriptor.of(JAVA_LONG),
