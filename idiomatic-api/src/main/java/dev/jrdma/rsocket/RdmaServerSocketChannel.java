@@ -18,7 +18,6 @@ import java.nio.channels.ClosedChannelException;
 import java.nio.channels.NetworkChannel;
 import java.nio.channels.NotYetBoundException;
 import java.time.Duration;
-import java.util.Objects;
 import java.util.Set;
 
 /**
@@ -75,11 +74,7 @@ public final class RdmaServerSocketChannel implements NetworkChannel {
      * @return this channel
      */
     public RdmaServerSocketChannel timeout(Duration timeout) {
-        Objects.requireNonNull(timeout, "timeout");
-        if (timeout.isNegative() || timeout.isZero()) {
-            throw new IllegalArgumentException("timeout must be positive, got " + timeout);
-        }
-        this.timeoutMillis = timeout.toMillis();
+        this.timeoutMillis = Rsockets.timeoutMillis(timeout);
         return this;
     }
 

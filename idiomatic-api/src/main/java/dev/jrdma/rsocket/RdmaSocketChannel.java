@@ -133,11 +133,7 @@ public final class RdmaSocketChannel implements ByteChannel, ScatteringByteChann
      * @return this channel
      */
     public RdmaSocketChannel timeout(Duration timeout) {
-        Objects.requireNonNull(timeout, "timeout");
-        if (timeout.isNegative() || timeout.isZero()) {
-            throw new IllegalArgumentException("timeout must be positive, got " + timeout);
-        }
-        this.timeoutMillis = timeout.toMillis();
+        this.timeoutMillis = Rsockets.timeoutMillis(timeout);
         return this;
     }
 

@@ -20,6 +20,8 @@ import java.net.UnknownHostException;
 import java.nio.ByteOrder;
 import java.nio.channels.UnresolvedAddressException;
 import java.nio.channels.UnsupportedAddressTypeException;
+import java.time.Duration;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
@@ -151,6 +153,15 @@ final class Rsockets {
             }
             return decode(sa);
         }
+    }
+
+    /** The bound of a channel's blocking waits, in milliseconds: positive, or the call is refused. */
+    static long timeoutMillis(Duration timeout) {
+        Objects.requireNonNull(timeout, "timeout");
+        if (timeout.isNegative() || timeout.isZero()) {
+            throw new IllegalArgumentException("timeout must be positive, got " + timeout);
+        }
+        return timeout.toMillis();
     }
 
     /** Why a bounded wait ended without readiness: the channel closed, an interrupt, or the time. */
