@@ -4,6 +4,8 @@
 # the wire, UD and -b; JRDMA_TWO_NODE_ONLY="" runs all 66 cases), then the fault suite's CI
 # subset (scripts/fault-suite --ci: 1 % loss, the link down past the retry budget, a peer
 # killed, node 2 powered off; JRDMA_TWO_NODE_FAULTS=0 leaves it out). Fails if either failed.
+# The two-node tests include the rsocket interop (RsocketTwoNodeInteropDeviceTest: jrdma on node 1
+# against rstream and riostream on node 2, both roles, byte-verified; ~16 s of the run).
 # SPDX-License-Identifier: Apache-2.0
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)

@@ -8,6 +8,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
 import java.util.Objects;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -46,60 +47,77 @@ final class ChannelIo {
         this.writeIov = arena.allocate(IOV_SIZE * MAX_IOV, 8);
     }
 
-    int read(ByteBuffer dst) throws IOException {
-        Objects.requireNonNull(dst, "dst");
-        readLock.lock();
+    /** Takes {@code side}'s lock, then the guard (ClosedChannelException when closed). */
+    private void begin(ReentrantLock side) throws ClosedChannelException {
+        side.lock();
         try {
             channel.guard.begin();
-            try {
-                return readOnce(dst, channel.isBlocking());
-            } finally {
-                channel.guard.end();
-            }
+        } catch (ClosedChannelException e) {
+            side.unlock();
+            throw e;
+        }
+    }
+
+    private void end(ReentrantLock side) {
+        channel.guard.end();
+        side.unlock();
+    }
+
+    int read(ByteBuffer dst) throws IOException {
+        Objects.requireNonNull(dst, "dst");
+        begin(readLock);
+        try {
+            return readOnce(dst, channel.isBlocking(), false);
         } finally {
-            readLock.unlock();
+            end(readLock);
         }
     }
 
     long read(ByteBuffer[] dsts, int offset, int length) throws IOException {
         Objects.checkFromIndexSize(offset, length, dsts.length);
-        readLock.lock();
+        begin(readLock);
         try {
-            channel.guard.begin();
-            try {
-                long total = 0;
-                for (int i = offset; i < offset + length; i++) {
-                    ByteBuffer dst = dsts[i];
-                    if (!dst.hasRemaining()) {
-                        continue;
-                    }
-                    // Only the first transfer may wait; after it, take what is there.
-                    int n = dst.isDirect() ? readvOnce(dst, channel.isBlocking() && total == 0)
-                            : readOnce(dst, channel.isBlocking() && total == 0);
-                    if (n < 0) {
-                        return total == 0 ? -1 : total;
-                    }
-                    total += n;
-                    if (dst.hasRemaining()) {
-                        break;
-                    }
+            long total = 0;
+            for (int i = offset; i < offset + length; i++) {
+                ByteBuffer dst = dsts[i];
+                if (!dst.hasRemaining()) {
+                    continue;
                 }
-                return total;
-            } finally {
-                channel.guard.end();
+                // Only the first transfer may wait; after it, take what is there.
+                int n = readOnce(dst, channel.isBlocking() && total == 0, dst.isDirect());
+                if (n < 0) {
+                    return total == 0 ? -1 : total;
+                }
+                total += n;
+                if (dst.hasRemaining()) {
+                    break;
+                }
             }
+            return total;
         } finally {
-            readLock.unlock();
+            end(readLock);
         }
     }
 
-    private int readOnce(ByteBuffer dst, boolean block) throws IOException {
+    /**
+     * One receive into {@code dst}: {@code rreadv} with one iovec ({@code vectored}, direct
+     * buffers only) or {@code rrecv}; waits first when {@code block}. The bytes read, -1 at end of
+     * stream, 0 when non-blocking and nothing is there.
+     */
+    private int readOnce(ByteBuffer dst, boolean block, boolean vectored) throws IOException {
         if (!checkReadable(dst)) {
             return channel.inputShut ? -1 : 0;
         }
         while (true) {
             MemorySegment seg = MemorySegment.ofBuffer(dst);
-            long n = RsocketVerbs.recv(readErrno, channel.fd, seg, seg.byteSize(), 0);
+            long n;
+            if (vectored) {
+                readIov.set(ValueLayout.ADDRESS, 0, seg);
+                readIov.set(ValueLayout.JAVA_LONG, 8, seg.byteSize());
+                n = RsocketVerbs.readv(readErrno, channel.fd, readIov, 1);
+            } else {
+                n = RsocketVerbs.recv(readErrno, channel.fd, seg, seg.byteSize(), 0);
+            }
             if (n > 0) {
                 dst.position(dst.position() + (int) n);
                 return (int) n;
@@ -107,29 +125,7 @@ final class ChannelIo {
             if (n == 0) {
                 return -1;
             }
-            if (!readAgain("rrecv", block)) {
-                return 0;
-            }
-        }
-    }
-
-    private int readvOnce(ByteBuffer dst, boolean block) throws IOException {
-        if (!checkReadable(dst)) {
-            return channel.inputShut ? -1 : 0;
-        }
-        MemorySegment seg = MemorySegment.ofBuffer(dst);
-        readIov.set(ValueLayout.ADDRESS, 0, seg);
-        readIov.set(ValueLayout.JAVA_LONG, 8, seg.byteSize());
-        while (true) {
-            long n = RsocketVerbs.readv(readErrno, channel.fd, readIov, 1);
-            if (n > 0) {
-                dst.position(dst.position() + (int) n);
-                return (int) n;
-            }
-            if (n == 0) {
-                return -1;
-            }
-            if (!readAgain("rreadv", block)) {
+            if (!readAgain(vectored ? "rreadv" : "rrecv", block)) {
                 return 0;
             }
         }
@@ -137,29 +133,24 @@ final class ChannelIo {
 
     /** {@code rread} into an array (the InputStream); blocking. */
     int readArray(byte[] b, int off, int len) throws IOException {
-        readLock.lock();
+        begin(readLock);
         try {
-            channel.guard.begin();
-            try {
-                channel.ensureConnected();
-                if (channel.inputShut) {
+            channel.ensureConnected();
+            if (channel.inputShut) {
+                return -1;
+            }
+            while (true) {
+                long n = RsocketVerbs.read(readErrno, channel.fd, MemorySegment.ofArray(b).asSlice(off, len), len);
+                if (n > 0) {
+                    return (int) n;
+                }
+                if (n == 0) {
                     return -1;
                 }
-                while (true) {
-                    long n = RsocketVerbs.read(readErrno, channel.fd, MemorySegment.ofArray(b).asSlice(off, len), len);
-                    if (n > 0) {
-                        return (int) n;
-                    }
-                    if (n == 0) {
-                        return -1;
-                    }
-                    readAgain("rread", true);
-                }
-            } finally {
-                channel.guard.end();
+                readAgain("rread", true);
             }
         } finally {
-            readLock.unlock();
+            end(readLock);
         }
     }
 
@@ -193,58 +184,45 @@ final class ChannelIo {
 
     int write(ByteBuffer src) throws IOException {
         Objects.requireNonNull(src, "src");
-        writeLock.lock();
+        begin(writeLock);
         try {
-            channel.guard.begin();
-            try {
-                checkWritable();
-                int written = 0;
-                while (src.hasRemaining()) {
-                    MemorySegment seg = MemorySegment.ofBuffer(src);
-                    long n = RsocketVerbs.send(writeErrno, channel.fd, seg, seg.byteSize(), 0);
-                    if (n > 0) {
-                        src.position(src.position() + (int) n);
-                        written += (int) n;
-                    } else if (!writeAgain("rsend", n)) {
-                        break;
-                    }
+            checkWritable();
+            int written = 0;
+            while (src.hasRemaining()) {
+                long n = sendOnce(src);
+                if (n < 0) {
+                    break;   // non-blocking and full
                 }
-                return written;
-            } finally {
-                channel.guard.end();
+                written += (int) n;
             }
+            return written;
         } finally {
-            writeLock.unlock();
+            end(writeLock);
         }
     }
 
     long write(ByteBuffer[] srcs, int offset, int length) throws IOException {
         Objects.checkFromIndexSize(offset, length, srcs.length);
-        writeLock.lock();
+        begin(writeLock);
         try {
-            channel.guard.begin();
-            try {
-                checkWritable();
-                long total = 0;
-                int i = offset;
-                int end = offset + length;
-                while (i < end) {
-                    if (!srcs[i].hasRemaining()) {
-                        i++;
-                        continue;
-                    }
-                    long n = srcs[i].isDirect() ? writev(srcs, i, end) : writeHeap(srcs[i]);
-                    if (n < 0) {
-                        break;   // non-blocking and full: the rest must wait
-                    }
-                    total += n;
+            checkWritable();
+            long total = 0;
+            int i = offset;
+            int end = offset + length;
+            while (i < end) {
+                if (!srcs[i].hasRemaining()) {
+                    i++;
+                    continue;
                 }
-                return total;
-            } finally {
-                channel.guard.end();
+                long n = srcs[i].isDirect() ? writev(srcs, i, end) : sendOnce(srcs[i]);
+                if (n < 0) {
+                    break;   // non-blocking and full: the rest must wait
+                }
+                total += n;
             }
+            return total;
         } finally {
-            writeLock.unlock();
+            end(writeLock);
         }
     }
 
@@ -276,8 +254,8 @@ final class ChannelIo {
         }
     }
 
-    /** One rsend of a heap buffer; -1 when non-blocking and full. */
-    private long writeHeap(ByteBuffer src) throws IOException {
+    /** One rsend of {@code src} (heap or direct); -1 when non-blocking and full. */
+    private long sendOnce(ByteBuffer src) throws IOException {
         while (true) {
             MemorySegment seg = MemorySegment.ofBuffer(src);
             long n = RsocketVerbs.send(writeErrno, channel.fd, seg, seg.byteSize(), 0);
@@ -293,26 +271,21 @@ final class ChannelIo {
 
     /** {@code rwrite} of an array (the OutputStream); blocking, writes all of it. */
     void writeArray(byte[] b, int off, int len) throws IOException {
-        writeLock.lock();
+        begin(writeLock);
         try {
-            channel.guard.begin();
-            try {
-                checkWritable();
-                MemorySegment all = MemorySegment.ofArray(b);
-                int done = 0;
-                while (done < len) {
-                    long n = RsocketVerbs.write(writeErrno, channel.fd, all.asSlice(off + done, len - done), len - done);
-                    if (n > 0) {
-                        done += (int) n;
-                    } else {
-                        writeAgain("rwrite", n);   // blocking: true or throws
-                    }
+            checkWritable();
+            MemorySegment all = MemorySegment.ofArray(b);
+            int done = 0;
+            while (done < len) {
+                long n = RsocketVerbs.write(writeErrno, channel.fd, all.asSlice(off + done, len - done), len - done);
+                if (n > 0) {
+                    done += (int) n;
+                } else {
+                    writeAgain("rwrite", n);   // blocking: true or throws
                 }
-            } finally {
-                channel.guard.end();
             }
         } finally {
-            writeLock.unlock();
+            end(writeLock);
         }
     }
 
@@ -321,41 +294,36 @@ final class ChannelIo {
      * writes all of it, non-blocking what fits now.
      */
     long iowrite(MemorySegment src, long offset) throws IOException {
-        writeLock.lock();
+        begin(writeLock);
         try {
-            channel.guard.begin();
-            try {
-                channel.ensureConnected();
-                long written = 0;
-                while (written < src.byteSize()) {
-                    long n = RsocketVerbs.iowrite(writeErrno, channel.fd, src.asSlice(written), src.byteSize() - written,
-                            offset + written, 0);
-                    if (n > 0) {
-                        written += n;
-                    } else if (n == 0) {
-                        // riowrite stops at the first byte no peer mapping covers and returns
-                        // what it wrote: 0 here is "unmapped", not "full" (that is -1, EAGAIN).
-                        throw new java.net.SocketException("riowrite on rsocket " + channel.fd + ": no mapping of the"
-                                + " peer covers offset " + (offset + written) + " (the peer maps regions with iomap;"
-                                + " this side needs RdmaSocketOptions.IOMAP_SIZE set before connect to learn of them)");
-                    } else if (!writeAgain("riowrite(" + (src.byteSize() - written) + " bytes at peer offset "
-                            + (offset + written) + ")", n)) {
-                        break;
-                    }
+            channel.ensureConnected();
+            long written = 0;
+            while (written < src.byteSize()) {
+                long n = RsocketVerbs.iowrite(writeErrno, channel.fd, src.asSlice(written), src.byteSize() - written,
+                        offset + written, 0);
+                if (n > 0) {
+                    written += n;
+                } else if (n == 0) {
+                    // riowrite stops at the first byte no peer mapping covers and returns
+                    // what it wrote: 0 here is "unmapped", not "full" (that is -1, EAGAIN).
+                    throw new java.net.SocketException("riowrite on rsocket " + channel.fd + ": no mapping of the"
+                            + " peer covers offset " + (offset + written) + " (the peer maps regions with iomap;"
+                            + " this side needs RdmaSocketOptions.IOMAP_SIZE set before connect to learn of them)");
+                } else if (!writeAgain("riowrite(" + (src.byteSize() - written) + " bytes at peer offset "
+                        + (offset + written) + ")", n)) {
+                    break;
                 }
-                return written;
-            } finally {
-                channel.guard.end();
             }
+            return written;
         } finally {
-            writeLock.unlock();
+            end(writeLock);
         }
     }
 
     private void checkWritable() throws IOException {
         channel.ensureConnected();
         if (channel.outputShut) {
-            throw new java.nio.channels.ClosedChannelException();
+            throw new ClosedChannelException();
         }
     }
 
@@ -382,20 +350,15 @@ final class ChannelIo {
     void shutdown(int how, String name) throws IOException {
         // Under the lock of the side it shuts: no rsend runs beside a SHUT_WR.
         ReentrantLock side = how == 0 ? readLock : writeLock;
-        side.lock();
-        try {
-            channel.guard.begin();
-            try (Arena a = Arena.ofConfined()) {
-                channel.ensureConnected();
-                MemorySegment errno = Errno.allocate(a);
-                if (RsocketVerbs.shutdown(errno, channel.fd, how) != 0) {
-                    throw Rsockets.failure("rshutdown(" + name + ")", "rsocket " + channel.fd, Errno.get(errno));
-                }
-            } finally {
-                channel.guard.end();
+        begin(side);
+        try (Arena a = Arena.ofConfined()) {
+            channel.ensureConnected();
+            MemorySegment errno = Errno.allocate(a);
+            if (RsocketVerbs.shutdown(errno, channel.fd, how) != 0) {
+                throw Rsockets.failure("rshutdown(" + name + ")", "rsocket " + channel.fd, Errno.get(errno));
             }
         } finally {
-            side.unlock();
+            end(side);
         }
     }
 }

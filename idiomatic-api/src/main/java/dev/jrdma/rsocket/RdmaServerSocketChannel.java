@@ -26,61 +26,23 @@ import java.util.Set;
  * timeout. A blocking {@link #accept} waits at most {@link #timeout()} (default 30 s) for a
  * client, then throws {@link SocketTimeoutException}.
  */
-public final class RdmaServerSocketChannel implements NetworkChannel {
-    private final int fd;
-    private final Guard guard = new Guard();
-    private volatile boolean blocking = true;
-    private volatile long timeoutMillis = RdmaSocketChannel.DEFAULT_TIMEOUT.toMillis();
+public final class RdmaServerSocketChannel extends RsocketChannel<RdmaServerSocketChannel> {
     private volatile boolean bound;
+    private int backlog;   // of the bind under way
 
     private RdmaServerSocketChannel(int fd) {
-        this.fd = fd;
+        super(fd);
     }
 
     /**
-     * Opens an unbound listening rsocket.
+     * Opens an unbound listening rsocket. Accepted channels start with its RDMA options and its
+     * {@link #timeout()}, which also bounds a blocking {@link #accept}.
      *
      * @return the channel, in blocking mode
      * @throws IOException if rsocket fails (no RDMA device with an IP address, say)
      */
     public static RdmaServerSocketChannel open() throws IOException {
         return new RdmaServerSocketChannel(Rsockets.openStream(Rsockets.AF_INET));
-    }
-
-    /**
-     * Chooses blocking or non-blocking accepts.
-     *
-     * @param block true for blocking
-     * @return this channel
-     * @throws ClosedChannelException if the channel is closed
-     */
-    public RdmaServerSocketChannel configureBlocking(boolean block) throws IOException {
-        if (guard.isClosed()) {
-            throw new ClosedChannelException();
-        }
-        this.blocking = block;
-        return this;
-    }
-
-    /** {@return whether accept blocks} */
-    public boolean isBlocking() {
-        return blocking;
-    }
-
-    /**
-     * Bounds a blocking accept. Accepted channels start with the same timeout.
-     *
-     * @param timeout positive
-     * @return this channel
-     */
-    public RdmaServerSocketChannel timeout(Duration timeout) {
-        this.timeoutMillis = Rsockets.timeoutMillis(timeout);
-        return this;
-    }
-
-    /** {@return the bound on a blocking accept} */
-    public Duration timeout() {
-        return Duration.ofMillis(timeoutMillis);
     }
 
     @Override
@@ -97,30 +59,30 @@ public final class RdmaServerSocketChannel implements NetworkChannel {
      * @throws IOException if the rsocket call fails (the message names the call and errno)
      */
     @Reaches({"rbind", "rlisten"})
-    public RdmaServerSocketChannel bind(SocketAddress local, int backlog) throws IOException {
+    public synchronized RdmaServerSocketChannel bind(SocketAddress local, int backlog) throws IOException {
         if (backlog < 0) {
             throw new IllegalArgumentException("backlog must not be negative, got " + backlog);
         }
-        guard.begin();
-        try (Arena a = Arena.ofConfined()) {
-            if (bound) {
-                throw new AlreadyBoundException();
-            }
-            SocketAddress address = local == null ? new InetSocketAddress(0) : local;
-            MemorySegment sa = a.allocate(Rsockets.SOCKADDR_SIZE);
-            int len = Rsockets.encode(address, sa);
-            MemorySegment errno = Errno.allocate(a);
-            if (RsocketVerbs.bind(errno, fd, sa, len) != 0) {
-                throw Rsockets.failure("rbind", address, Errno.get(errno));
-            }
-            if (RsocketVerbs.listen(errno, fd, backlog == 0 ? 128 : backlog) != 0) {
-                throw Rsockets.failure("rlisten", address, Errno.get(errno));
-            }
-            bound = true;
-            return this;
-        } finally {
-            guard.end();
+        this.backlog = backlog == 0 ? 128 : backlog;
+        return super.bind(local);
+    }
+
+    @Override
+    void checkBindable() {
+        if (bound) {
+            throw new AlreadyBoundException();
         }
+    }
+
+    @Override
+    void bound() throws IOException {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment errno = Errno.allocate(a);
+            if (RsocketVerbs.listen(errno, fd, backlog) != 0) {
+                throw Rsockets.failure("rlisten", "rsocket " + fd + ", backlog " + backlog, Errno.get(errno));
+            }
+        }
+        bound = true;
     }
 
     /**
@@ -161,7 +123,7 @@ public final class RdmaServerSocketChannel implements NetworkChannel {
                 if (e != Rsockets.EAGAIN) {
                     throw Rsockets.failure("raccept", "rsocket " + fd, e);
                 }
-                if (!blocking) {
+                if (!isBlocking()) {
                     return null;
                 }
                 if (Rsockets.await(fd, Rsockets.POLLIN, timeoutMillis, guard) == 0) {
@@ -174,59 +136,8 @@ public final class RdmaServerSocketChannel implements NetworkChannel {
     }
 
     @Override
-    public InetSocketAddress getLocalAddress() throws IOException {
-        guard.begin();
-        try {
-            return Rsockets.name(fd, false);
-        } finally {
-            guard.end();
-        }
-    }
-
-    @Override
-    public <T> RdmaServerSocketChannel setOption(SocketOption<T> name, T value) throws IOException {
-        guard.begin();
-        try {
-            SocketOptionCodec.set(fd, name, value);
-            return this;
-        } finally {
-            guard.end();
-        }
-    }
-
-    @Override
-    public <T> T getOption(SocketOption<T> name) throws IOException {
-        guard.begin();
-        try {
-            return SocketOptionCodec.get(fd, name);
-        } finally {
-            guard.end();
-        }
-    }
-
-    @Override
     public Set<SocketOption<?>> supportedOptions() {
         return SocketOptionCodec.STREAM_OPTIONS;
-    }
-
-    @Override
-    public boolean isOpen() {
-        return !guard.isClosed();
-    }
-
-    /** Closes the listener; an accept waiting in another thread ends with {@link AsynchronousCloseException}. */
-    @Override
-    @Reaches({"rclose"})
-    public void close() throws IOException {
-        if (!guard.close()) {
-            return;
-        }
-        try (Arena a = Arena.ofConfined()) {
-            MemorySegment errno = Errno.allocate(a);
-            if (RsocketVerbs.close(errno, fd) != 0) {
-                throw Rsockets.failure("rclose", "rsocket " + fd, Errno.get(errno));
-            }
-        }
     }
 
     @Override

@@ -16,14 +16,11 @@ import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
 import java.nio.channels.AlreadyConnectedException;
 import java.nio.channels.AsynchronousCloseException;
-import java.nio.channels.ByteChannel;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.ConnectionPendingException;
-import java.nio.channels.GatheringByteChannel;
 import java.nio.channels.NetworkChannel;
 import java.nio.channels.NoConnectionPendingException;
 import java.nio.channels.NotYetConnectedException;
-import java.nio.channels.ScatteringByteChannel;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Set;
@@ -44,17 +41,11 @@ import java.util.Set;
  * closing gives end-of-stream (-1) on read and a {@link java.net.SocketException} on write.
  * Heap and direct buffers both go to rsockets without a copy.
  */
-public final class RdmaSocketChannel implements ByteChannel, ScatteringByteChannel, GatheringByteChannel,
-        NetworkChannel {
-    static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(30);
-
-    final int fd;
-    final Guard guard = new Guard();
+public final class RdmaSocketChannel extends RsocketChannel<RdmaSocketChannel>
+        implements VectoredChannel {
     private final Arena arena = Arena.ofShared();
     final ChannelIo io = new ChannelIo(this, arena);
     private final Object stateLock = new Object();
-    private volatile boolean blocking = true;
-    private volatile long timeoutMillis = DEFAULT_TIMEOUT.toMillis();
     private volatile boolean connected;
     private boolean connectPending;
     volatile boolean inputShut;
@@ -62,7 +53,7 @@ public final class RdmaSocketChannel implements ByteChannel, ScatteringByteChann
     private volatile InetSocketAddress remote;
 
     private RdmaSocketChannel(int fd, boolean connected, InetSocketAddress remote) {
-        this.fd = fd;
+        super(fd);
         this.connected = connected;
         this.remote = remote;
     }
@@ -103,65 +94,12 @@ public final class RdmaSocketChannel implements ByteChannel, ScatteringByteChann
         return channel;
     }
 
-    /** {@return the rsocket's descriptor (an rsockets index, not a kernel file descriptor)} */
-    public int rsocket() {
-        return fd;
-    }
-
-    /**
-     * Chooses blocking or non-blocking reads, writes and connects.
-     *
-     * @param block true for blocking
-     * @return this channel
-     * @throws ClosedChannelException if the channel is closed
-     */
-    public RdmaSocketChannel configureBlocking(boolean block) throws IOException {
-        ensureOpen();
-        this.blocking = block;
-        return this;
-    }
-
-    /** {@return whether reads, writes and connects block} */
-    public boolean isBlocking() {
-        return blocking;
-    }
-
-    /**
-     * Bounds every blocking wait of this channel (connect, read, write).
-     *
-     * @param timeout positive
-     * @return this channel
-     */
-    public RdmaSocketChannel timeout(Duration timeout) {
-        this.timeoutMillis = Rsockets.timeoutMillis(timeout);
-        return this;
-    }
-
-    /** {@return the bound on every blocking wait} */
-    public Duration timeout() {
-        return Duration.ofMillis(timeoutMillis);
-    }
-
     @Override
-    @Reaches({"rbind"})
-    public RdmaSocketChannel bind(SocketAddress local) throws IOException {
-        guard.begin();
-        try (Arena a = Arena.ofConfined()) {
-            synchronized (stateLock) {
-                if (connected || connectPending) {
-                    throw new AlreadyConnectedException();
-                }
+    void checkBindable() {
+        synchronized (stateLock) {
+            if (connected || connectPending) {
+                throw new AlreadyConnectedException();
             }
-            SocketAddress address = local == null ? new InetSocketAddress(0) : local;
-            MemorySegment sa = a.allocate(Rsockets.SOCKADDR_SIZE);
-            int len = Rsockets.encode(address, sa);
-            MemorySegment errno = Errno.allocate(a);
-            if (RsocketVerbs.bind(errno, fd, sa, len) != 0) {
-                throw Rsockets.failure("rbind", address, Errno.get(errno));
-            }
-            return this;
-        } finally {
-            guard.end();
         }
     }
 
@@ -200,7 +138,7 @@ public final class RdmaSocketChannel implements ByteChannel, ScatteringByteChann
         } finally {
             guard.end();
         }
-        if (!blocking) {
+        if (!isBlocking()) {
             return false;
         }
         try {
@@ -229,9 +167,9 @@ public final class RdmaSocketChannel implements ByteChannel, ScatteringByteChann
                     throw new NoConnectionPendingException();
                 }
             }
-            int revents = Rsockets.await(fd, Rsockets.POLLOUT, blocking ? timeoutMillis : 0, guard);
+            int revents = Rsockets.await(fd, Rsockets.POLLOUT, isBlocking() ? timeoutMillis : 0, guard);
             if (revents == 0) {
-                if (!blocking) {
+                if (!isBlocking()) {
                     return false;
                 }
                 throw Rsockets.waitEnded(guard, "connect to " + remote + " on rsocket " + fd, timeoutMillis);
@@ -272,11 +210,6 @@ public final class RdmaSocketChannel implements ByteChannel, ScatteringByteChann
     }
 
     @Override
-    public boolean isOpen() {
-        return !guard.isClosed();
-    }
-
-    @Override
     @Reaches({"rrecv"})
     public int read(ByteBuffer dst) throws IOException {
         return io.read(dst);
@@ -292,11 +225,6 @@ public final class RdmaSocketChannel implements ByteChannel, ScatteringByteChann
     @Reaches({"rreadv", "rrecv"})
     public long read(ByteBuffer[] dsts, int offset, int length) throws IOException {
         return io.read(dsts, offset, length);
-    }
-
-    @Override
-    public long read(ByteBuffer[] dsts) throws IOException {
-        return read(dsts, 0, dsts.length);
     }
 
     /**
@@ -321,11 +249,6 @@ public final class RdmaSocketChannel implements ByteChannel, ScatteringByteChann
     @Reaches({"rwritev", "rsend"})
     public long write(ByteBuffer[] srcs, int offset, int length) throws IOException {
         return io.write(srcs, offset, length);
-    }
-
-    @Override
-    public long write(ByteBuffer[] srcs) throws IOException {
-        return write(srcs, 0, srcs.length);
     }
 
     /**
@@ -434,41 +357,8 @@ public final class RdmaSocketChannel implements ByteChannel, ScatteringByteChann
         return name(true);
     }
 
-    @Override
-    @Reaches({"rgetsockname"})
-    public InetSocketAddress getLocalAddress() throws IOException {
-        return name(false);
-    }
-
     private InetSocketAddress name(boolean peer) throws IOException {
-        guard.begin();
-        try {
-            return peer && !connected ? null : Rsockets.name(fd, peer);
-        } finally {
-            guard.end();
-        }
-    }
-
-    @Override
-    @Reaches({"rsetsockopt"})
-    public <T> RdmaSocketChannel setOption(SocketOption<T> name, T value) throws IOException {
-        guard.begin();
-        try {
-            SocketOptionCodec.set(fd, name, value);
-            return this;
-        } finally {
-            guard.end();
-        }
-    }
-
-    @Override
-    public <T> T getOption(SocketOption<T> name) throws IOException {
-        guard.begin();
-        try {
-            return SocketOptionCodec.get(fd, name);
-        } finally {
-            guard.end();
-        }
+        return guarded(() -> peer && !connected ? null : Rsockets.name(fd, peer));
     }
 
     @Override
@@ -494,36 +384,15 @@ public final class RdmaSocketChannel implements ByteChannel, ScatteringByteChann
         return ChannelStreams.out(this);
     }
 
-    private void ensureOpen() throws ClosedChannelException {
-        if (guard.isClosed()) {
-            throw new ClosedChannelException();
-        }
-    }
-
     void ensureConnected() {
         if (!connected) {
             throw new NotYetConnectedException();
         }
     }
 
-    /**
-     * Closes the rsocket. A read, write or wait in another thread ends with
-     * {@link AsynchronousCloseException} within one pause of its wait; rclose runs after they left.
-     */
     @Override
-    @Reaches({"rclose"})
-    public void close() throws IOException {
-        if (!guard.close()) {
-            return;
-        }
-        try (Arena a = Arena.ofConfined()) {
-            MemorySegment errno = Errno.allocate(a);
-            if (RsocketVerbs.close(errno, fd) != 0) {
-                throw Rsockets.failure("rclose", "rsocket " + fd, Errno.get(errno));
-            }
-        } finally {
-            arena.close();
-        }
+    void closed() {
+        arena.close();
     }
 
     @Override

@@ -32,6 +32,7 @@ final class Rsockets {
     static final int AF_INET = 2;
     static final int AF_INET6 = 10;
     static final int SOCK_STREAM = rsocket_h.SOCK_STREAM();
+    static final int SOCK_DGRAM = rsocket_h.SOCK_DGRAM();
     static final short POLLIN = (short) rsocket_h.POLLIN();
     static final short POLLOUT = (short) rsocket_h.POLLOUT();
     static final short POLLERR = (short) rsocket_h.POLLERR();
@@ -91,19 +92,25 @@ final class Rsockets {
         throw new IllegalStateException("rsocket returned an address of family " + family);
     }
 
-    /**
-     * Opens a stream rsocket of {@code family} (falling back to IPv4 when IPv6 is refused) in
-     * O_NONBLOCK mode.
-     */
+    /** Opens a stream rsocket of {@code family}: see {@link #open}. */
     static int openStream(int family) throws IOException {
+        return open(family, SOCK_STREAM);
+    }
+
+    /**
+     * Opens an rsocket of {@code family} and {@code type} (falling back to IPv4 when IPv6 is
+     * refused) in O_NONBLOCK mode.
+     */
+    static int open(int family, int type) throws IOException {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment errno = Errno.allocate(a);
-            int fd = RsocketVerbs.socket(errno, family, SOCK_STREAM, 0);
+            int fd = RsocketVerbs.socket(errno, family, type, 0);
             if (fd < 0 && family != AF_INET) {
-                fd = RsocketVerbs.socket(errno, AF_INET, SOCK_STREAM, 0);
+                fd = RsocketVerbs.socket(errno, AF_INET, type, 0);
             }
             if (fd < 0) {
-                throw failure("rsocket", "SOCK_STREAM; is there an RDMA device with an IP address?", Errno.get(errno));
+                throw failure("rsocket", (type == SOCK_STREAM ? "SOCK_STREAM" : "SOCK_DGRAM")
+                        + "; is there an RDMA device with an IP address?", Errno.get(errno));
             }
             try {
                 setNonBlocking(fd, errno);

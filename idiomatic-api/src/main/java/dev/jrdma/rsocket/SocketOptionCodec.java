@@ -10,6 +10,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.SocketOption;
 import java.net.StandardSocketOptions;
+import java.util.Map;
 import java.util.Set;
 
 /** Typed socket options to and from rsetsockopt/rgetsockopt, with the checks rsockets lacks. */
@@ -26,30 +27,28 @@ final class SocketOptionCodec {
 
     private record Native(int level, int name, String cName) {}
 
+    private static final Map<SocketOption<?>, Native> NATIVE = Map.of(
+            StandardSocketOptions.SO_RCVBUF, new Native(rsocket_h.SOL_SOCKET(), rsocket_h.SO_RCVBUF(), "SO_RCVBUF"),
+            StandardSocketOptions.SO_SNDBUF, new Native(rsocket_h.SOL_SOCKET(), rsocket_h.SO_SNDBUF(), "SO_SNDBUF"),
+            StandardSocketOptions.SO_KEEPALIVE,
+            new Native(rsocket_h.SOL_SOCKET(), rsocket_h.SO_KEEPALIVE(), "SO_KEEPALIVE"),
+            StandardSocketOptions.SO_REUSEADDR,
+            new Native(rsocket_h.SOL_SOCKET(), rsocket_h.SO_REUSEADDR(), "SO_REUSEADDR"),
+            StandardSocketOptions.SO_LINGER, new Native(rsocket_h.SOL_SOCKET(), rsocket_h.SO_LINGER(), "SO_LINGER"),
+            StandardSocketOptions.TCP_NODELAY, new Native(rsocket_h.IPPROTO_TCP(), rsocket_h.TCP_NODELAY(), "TCP_NODELAY"),
+            RdmaSocketOptions.SQ_SIZE, new Native(rsocket_h.SOL_RDMA(), rsocket_h.RDMA_SQSIZE(), "RDMA_SQSIZE"),
+            RdmaSocketOptions.RQ_SIZE, new Native(rsocket_h.SOL_RDMA(), rsocket_h.RDMA_RQSIZE(), "RDMA_RQSIZE"),
+            RdmaSocketOptions.INLINE_SIZE, new Native(rsocket_h.SOL_RDMA(), rsocket_h.RDMA_INLINE(), "RDMA_INLINE"),
+            RdmaSocketOptions.IOMAP_SIZE, new Native(rsocket_h.SOL_RDMA(), rsocket_h.RDMA_IOMAPSIZE(), "RDMA_IOMAPSIZE"));
+    private static final Native SO_ERROR = new Native(rsocket_h.SOL_SOCKET(), rsocket_h.SO_ERROR(), "SO_ERROR");
+
     private static Native of(SocketOption<?> option) {
-        if (option == StandardSocketOptions.SO_RCVBUF) {
-            return new Native(rsocket_h.SOL_SOCKET(), rsocket_h.SO_RCVBUF(), "SO_RCVBUF");
-        } else if (option == StandardSocketOptions.SO_SNDBUF) {
-            return new Native(rsocket_h.SOL_SOCKET(), rsocket_h.SO_SNDBUF(), "SO_SNDBUF");
-        } else if (option == StandardSocketOptions.SO_KEEPALIVE) {
-            return new Native(rsocket_h.SOL_SOCKET(), rsocket_h.SO_KEEPALIVE(), "SO_KEEPALIVE");
-        } else if (option == StandardSocketOptions.SO_REUSEADDR) {
-            return new Native(rsocket_h.SOL_SOCKET(), rsocket_h.SO_REUSEADDR(), "SO_REUSEADDR");
-        } else if (option == StandardSocketOptions.SO_LINGER) {
-            return new Native(rsocket_h.SOL_SOCKET(), rsocket_h.SO_LINGER(), "SO_LINGER");
-        } else if (option == StandardSocketOptions.TCP_NODELAY) {
-            return new Native(rsocket_h.IPPROTO_TCP(), rsocket_h.TCP_NODELAY(), "TCP_NODELAY");
-        } else if (option == RdmaSocketOptions.SQ_SIZE) {
-            return new Native(rsocket_h.SOL_RDMA(), rsocket_h.RDMA_SQSIZE(), "RDMA_SQSIZE");
-        } else if (option == RdmaSocketOptions.RQ_SIZE) {
-            return new Native(rsocket_h.SOL_RDMA(), rsocket_h.RDMA_RQSIZE(), "RDMA_RQSIZE");
-        } else if (option == RdmaSocketOptions.INLINE_SIZE) {
-            return new Native(rsocket_h.SOL_RDMA(), rsocket_h.RDMA_INLINE(), "RDMA_INLINE");
-        } else if (option == RdmaSocketOptions.IOMAP_SIZE) {
-            return new Native(rsocket_h.SOL_RDMA(), rsocket_h.RDMA_IOMAPSIZE(), "RDMA_IOMAPSIZE");
+        Native n = NATIVE.get(option);
+        if (n == null) {
+            throw new UnsupportedOperationException("rsockets do not support the socket option " + option
+                    + " (supported: " + STREAM_OPTIONS + ")");
         }
-        throw new UnsupportedOperationException("rsockets do not support the socket option " + option
-                + " (supported: " + STREAM_OPTIONS + ")");
+        return n;
     }
 
     static <T> void set(int fd, SocketOption<T> option, T value) throws IOException {
@@ -106,15 +105,8 @@ final class SocketOptionCodec {
         if (option == null) {
             throw new NullPointerException("option");
         }
-        Native n = of(option);
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment errno = Errno.allocate(arena);
-            MemorySegment v = arena.allocate(8);
-            MemorySegment len = arena.allocate(ValueLayout.JAVA_INT);
-            len.set(ValueLayout.JAVA_INT, 0, 8);
-            if (RsocketVerbs.getsockopt(errno, fd, n.level, n.name, v, len) != 0) {
-                throw Rsockets.failure("rgetsockopt(" + n.cName + ")", "rsocket " + fd, Errno.get(errno));
-            }
+            MemorySegment v = get(arena, fd, of(option));
             int i = v.get(ValueLayout.JAVA_INT, 0);
             if (option.type() == Boolean.class) {
                 return (T) Boolean.valueOf(i != 0);
@@ -129,14 +121,19 @@ final class SocketOptionCodec {
     /** SO_ERROR: the error a non-blocking connect ended with (0: none); reading it clears it. */
     static int pendingError(int fd) throws IOException {
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment errno = Errno.allocate(arena);
-            MemorySegment v = arena.allocate(8);
-            MemorySegment len = arena.allocate(ValueLayout.JAVA_INT);
-            len.set(ValueLayout.JAVA_INT, 0, 8);
-            if (RsocketVerbs.getsockopt(errno, fd, rsocket_h.SOL_SOCKET(), rsocket_h.SO_ERROR(), v, len) != 0) {
-                throw Rsockets.failure("rgetsockopt(SO_ERROR)", "rsocket " + fd, Errno.get(errno));
-            }
-            return v.get(ValueLayout.JAVA_INT, 0);
+            return get(arena, fd, SO_ERROR).get(ValueLayout.JAVA_INT, 0);
         }
+    }
+
+    /** rgetsockopt of {@code n} into 8 bytes of {@code arena}. */
+    private static MemorySegment get(Arena arena, int fd, Native n) throws IOException {
+        MemorySegment errno = Errno.allocate(arena);
+        MemorySegment v = arena.allocate(8);
+        MemorySegment len = arena.allocate(ValueLayout.JAVA_INT);
+        len.set(ValueLayout.JAVA_INT, 0, 8);
+        if (RsocketVerbs.getsockopt(errno, fd, n.level, n.name, v, len) != 0) {
+            throw Rsockets.failure("rgetsockopt(" + n.cName + ")", "rsocket " + fd, Errno.get(errno));
+        }
+        return v;
     }
 }

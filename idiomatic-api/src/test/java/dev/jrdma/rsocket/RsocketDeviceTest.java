@@ -238,6 +238,20 @@ class RsocketDeviceTest {
         assertThrows(java.nio.channels.UnresolvedAddressException.class,
                 () -> RdmaSocketChannel.open(InetSocketAddress.createUnresolved("no.such.host.invalid", 1)));
 
+        // An address no RDMA device has (TEST-NET-1): rbind names the call and the address.
+        try (RdmaSocketChannel stray = RdmaSocketChannel.open()) {
+            InetSocketAddress nowhere = new InetSocketAddress(java.net.InetAddress.getByName("192.0.2.1"), 0);
+            SocketException unbound = assertThrows(SocketException.class, () -> stray.bind(nowhere));
+            assertTrue(unbound.getMessage().contains("rbind") && unbound.getMessage().contains("192.0.2.1"),
+                    unbound.getMessage());
+        }
+        RdmaServerSocketChannel closedServer = RdmaServerSocketChannel.open();
+        closedServer.close();
+        assertThrows(ClosedChannelException.class, closedServer::accept);
+        assertThrows(ClosedChannelException.class, () -> closedServer.setOption(RdmaSocketOptions.SQ_SIZE, 8));
+        assertThrows(ClosedChannelException.class, () -> unconnected.write(ByteBuffer.allocate(1)));
+        assertThrows(ClosedChannelException.class, () -> unconnected.getOption(RdmaSocketOptions.SQ_SIZE));
+
         server.timeout(Duration.ofMillis(300));
         SocketTimeoutException slow = assertThrows(SocketTimeoutException.class, () -> server.accept());
         assertTrue(slow.getMessage().contains("accept"), slow.getMessage());
@@ -252,6 +266,35 @@ class RsocketDeviceTest {
             ByteBuffer one = ByteBuffer.allocate(1);
             assertEquals(1, client.read(one));
             assertEquals(9, one.get(0));
+            client.shutdownOutput();
+        }
+        assertEquals(1, echo.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS));
+    }
+
+    @Test
+    @Exercises({"rselect"})
+    void selectNowTellsWhichChannelsAreReady() throws Exception {
+        Future<Long> echo = echoOne();
+        RdmaSocketChannel idle = RdmaSocketChannel.open();
+        try (RdmaSocketChannel client = RdmaSocketChannel.open(serverAddress())) {
+            RsocketReadiness.Ready before = RsocketReadiness.selectNow(List.of(client), List.of(client));
+            assertEquals(List.of(), before.readable());
+            assertEquals(List.of(client), before.writable());
+            client.write(ByteBuffer.wrap(new byte[] {7}));
+            long deadline = System.nanoTime() + TIMEOUT.toNanos();
+            RsocketReadiness.Ready after;
+            do {   // the echo is on its way back
+                Thread.sleep(5);
+                after = RsocketReadiness.selectNow(List.of(client, server), List.of());
+            } while (after.readable().isEmpty() && System.nanoTime() < deadline);
+            assertEquals(List.of(client), after.readable());
+            ByteBuffer one = ByteBuffer.allocate(1);
+            assertEquals(1, client.read(one));
+            idle.close();
+            assertThrows(ClosedChannelException.class, () -> RsocketReadiness.selectNow(List.of(client, idle),
+                    List.of()));
+            // The failed call left the open channel usable: its guard was released.
+            assertEquals(List.of(client), RsocketReadiness.selectNow(List.of(), List.of(client)).writable());
             client.shutdownOutput();
         }
         assertEquals(1, echo.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS));
