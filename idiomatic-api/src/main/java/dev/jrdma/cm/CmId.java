@@ -17,6 +17,7 @@ import dev.jrdma.bindings.generated.rdma_h;
 import dev.jrdma.bindings.generated.rdma_route;
 import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.RdmaCmVerbs;
+import dev.jrdma.internal.Timeouts;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
@@ -156,7 +157,7 @@ public final class CmId extends CmResource {
     public void resolveAddress(InetSocketAddress destination, Duration timeout) {
         call(Verb.RDMA_RESOLVE_ADDR, (arena, errno) ->
                 RdmaCmVerbs.rdma_resolve_addr(errno, handle, MemorySegment.NULL,
-                        SocketAddresses.encode(arena, destination), CmParams.timeoutMillis(timeout)));
+                        SocketAddresses.encode(arena, destination), Timeouts.millis(timeout)));
         expect(CmEventType.ADDR_RESOLVED, timeout, Verb.RDMA_RESOLVE_ADDR);
     }
 
@@ -169,7 +170,7 @@ public final class CmId extends CmResource {
     @Reaches("rdma_resolve_route")
     public void resolveRoute(Duration timeout) {
         call(Verb.RDMA_RESOLVE_ROUTE, (arena, errno) ->
-                RdmaCmVerbs.rdma_resolve_route(errno, handle, CmParams.timeoutMillis(timeout)));
+                RdmaCmVerbs.rdma_resolve_route(errno, handle, Timeouts.millis(timeout)));
         expect(CmEventType.ROUTE_RESOLVED, timeout, Verb.RDMA_RESOLVE_ROUTE);
     }
 
