@@ -17,7 +17,8 @@ import java.lang.invoke.MethodHandle;
 
 /**
  * The extension ops of {@code struct verbs_context} ({@code verbs_get_ctx_op}): how every shim
- * finds an op a provider may or may not have, and the {@code static inline} verbs of
+ * finds an op a provider may or may not have and calls the ops of the three common signatures
+ * ({@code create}, {@code destroy}, {@code modify}), and the {@code static inline} verbs of
  * {@code infiniband/verbs.h} that dispatch through one ({@code ibv_query_port},
  * {@code ibv_query_device_ex}, {@code ibv_create_cq_ex}, {@code ibv_create_qp_ex}). The
  * data-path ops of {@code struct ibv_context} are {@link InlineVerbs}.
@@ -127,7 +128,10 @@ public final class VerbsContextOps {
         }
     }
 
-    /** Calls {@code fn}, a {@link Signatures#MODIFY} op or 0, on {@code obj} and {@code arg}: 0 or an errno value (EOPNOTSUPP without the op). */
+    /**
+     * Calls {@code fn}, a {@link Signatures#MODIFY} op or 0 when it is absent, on {@code obj} and
+     * {@code arg}: 0 or an errno value (EOPNOTSUPP without the op).
+     */
     static int modify(long fn, MemorySegment obj, MemorySegment arg) {
         if (fn == 0) {
             return Errno.EOPNOTSUPP;
