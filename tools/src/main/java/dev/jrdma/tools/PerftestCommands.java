@@ -63,10 +63,6 @@ final class PerftestCommands {
         @Mixin
         RefusedOptions refusals;
 
-        /** perftest's options that ask for what jrdma does anyway. */
-        @Mixin
-        NoEffectOptions noEffect;
-
         @Mixin
         AddressOptions.Common addressOptions;
 
@@ -189,6 +185,7 @@ final class PerftestCommands {
             }
             spec.addMixin(mixinName(group), CommandSpec.forAnnotatedObject(options));
         }
+        NoEffectOptions.addTo(spec);   // perftest's options that ask for what jrdma does anyway
         spec.mixinStandardHelpOptions(true);   // -h and -V after the groups: last in the reference's lists
         test.setDefaultValueProvider(new PerftestOptions.Defaults(kind));   // perftest's per-binary DEF_* values
         RefusedOptions.addTo(spec);
