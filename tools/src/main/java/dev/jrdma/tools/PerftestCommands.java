@@ -26,6 +26,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.function.Supplier;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -176,14 +177,14 @@ final class PerftestCommands {
         CommandSpec spec = test.getCommandSpec();
         spec.name(kind.command());
         spec.usageMessage().description(summary(kind));
-        List<Class<?>> groups = new ArrayList<>(kind.bandwidth() ? BANDWIDTH : LATENCY);
+        List<Supplier<?>> groups = new ArrayList<>(kind.bandwidth() ? BANDWIDTH : LATENCY);
         groups.addAll(GROUPS.get(kind));
-        for (Class<?> group : groups) {
-            Object options = newGroup(group);
+        for (Supplier<?> group : groups) {
+            Object options = group.get();
             if (options instanceof RefusedOptions.DataValidation refusals) {
                 refusals.mixee = spec;   // picocli injects @Spec(MIXEE) into a mixin declared by a field only
             }
-            spec.addMixin(mixinName(group), CommandSpec.forAnnotatedObject(options));
+            spec.addMixin(mixinName(options.getClass()), CommandSpec.forAnnotatedObject(options));
         }
         NoEffectOptions.addTo(spec);   // perftest's options that ask for what jrdma does anyway
         spec.mixinStandardHelpOptions(true);   // -h and -V after the groups: last in the reference's lists
@@ -209,42 +210,36 @@ final class PerftestCommands {
      * The option groups each test offers beyond TestCommand's own, as perftest's usage() lists
      * them per binary: those of every latency or every bandwidth test, then the test's own.
      */
-    private static final List<Class<?>> LATENCY = List.of(ReportOptions.Latency.class, RunOptions.Latency.class);
-    private static final List<Class<?>> BANDWIDTH = List.of(ReportOptions.Bandwidth.class,
-            RunOptions.Bandwidth.class, BandwidthOptions.class, PostOptions.Lists.class, AddressOptions.DualPort.class,
-            PayloadOptions.class, RateOptions.class);
-    private static final Map<TestKind, List<Class<?>>> GROUPS = Map.of(
-            TestKind.SEND_LAT, List.of(SendOptions.class, PostOptions.Srq.class, EventOptions.class,
-                    InlineOptions.class, PayloadOptions.class, OperationOptions.class, CompletionVectorOption.class,
-                    AddressOptions.Multicast.class),
-            TestKind.SEND_BW, List.of(SendOptions.class, PostOptions.Srq.class, EventOptions.class,
-                    InlineOptions.class, RefusedOptions.DataValidation.class, CompletionVectorOption.class,
-                    AddressOptions.Multicast.class, AddressOptions.Connectionless.class, OperationOptions.class),
-            TestKind.WRITE_LAT, List.of(InlineOptions.class, NullMrOptions.class, WriteImmediateOptions.class),
-            TestKind.WRITE_BW, List.of(InlineOptions.class, NullMrOptions.class, WriteImmediateOptions.class,
-                    DataValidationOptions.class),
-            TestKind.READ_LAT, List.of(EventOptions.class, OutstandingOptions.class, PayloadOptions.class,
-                    NullMrOptions.class, CompletionVectorOption.class),
-            TestKind.READ_BW, List.of(EventOptions.class, OutstandingOptions.class, CompletionVectorOption.class,
-                    NullMrOptions.class, DataValidationOptions.class),
-            TestKind.ATOMIC_LAT, List.of(OutstandingOptions.class, AtomicOptions.class, EventOptions.class,
-                    PayloadOptions.class, CompletionVectorOption.class),
-            TestKind.ATOMIC_BW, List.of(OutstandingOptions.class, AtomicOptions.class,
-                    RefusedOptions.DataValidation.class, CompletionVectorOption.class, EventOptions.class));
+    private static final List<Supplier<?>> LATENCY = groups(ReportOptions.Latency::new, RunOptions.Latency::new);
+    private static final List<Supplier<?>> BANDWIDTH = groups(ReportOptions.Bandwidth::new,
+            RunOptions.Bandwidth::new, BandwidthOptions::new, PostOptions.Lists::new, AddressOptions.DualPort::new,
+            PayloadOptions::new, RateOptions::new);
+    private static final Map<TestKind, List<Supplier<?>>> GROUPS = Map.of(
+            TestKind.SEND_LAT, groups(SendOptions::new, PostOptions.Srq::new, EventOptions::new,
+                    InlineOptions::new, PayloadOptions::new, OperationOptions::new, CompletionVectorOption::new,
+                    AddressOptions.Multicast::new),
+            TestKind.SEND_BW, groups(SendOptions::new, PostOptions.Srq::new, EventOptions::new,
+                    InlineOptions::new, RefusedOptions.DataValidation::new, CompletionVectorOption::new,
+                    AddressOptions.Multicast::new, AddressOptions.Connectionless::new, OperationOptions::new),
+            TestKind.WRITE_LAT, groups(InlineOptions::new, NullMrOptions::new, WriteImmediateOptions::new),
+            TestKind.WRITE_BW, groups(InlineOptions::new, NullMrOptions::new, WriteImmediateOptions::new,
+                    DataValidationOptions::new),
+            TestKind.READ_LAT, groups(EventOptions::new, OutstandingOptions::new, PayloadOptions::new,
+                    NullMrOptions::new, CompletionVectorOption::new),
+            TestKind.READ_BW, groups(EventOptions::new, OutstandingOptions::new, CompletionVectorOption::new,
+                    NullMrOptions::new, DataValidationOptions::new),
+            TestKind.ATOMIC_LAT, groups(OutstandingOptions::new, AtomicOptions::new, EventOptions::new,
+                    PayloadOptions::new, CompletionVectorOption::new),
+            TestKind.ATOMIC_BW, groups(OutstandingOptions::new, AtomicOptions::new,
+                    RefusedOptions.DataValidation::new, CompletionVectorOption::new, EventOptions::new));
+
+    private static List<Supplier<?>> groups(Supplier<?>... groups) {
+        return List.of(groups);
+    }
 
     /** A group's mixin name: its class name; "refusalsOf..." for a refusal group (the mapping page lists those). */
     private static String mixinName(Class<?> group) {
         String name = group.getName().substring(group.getPackageName().length() + 1);
         return group.getEnclosingClass() == RefusedOptions.class ? "refusalsOf" + name : name;
-    }
-
-    private static Object newGroup(Class<?> group) {
-        try {
-            var constructor = group.getDeclaredConstructor();
-            constructor.setAccessible(true);
-            return constructor.newInstance();
-        } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException("option group " + group.getName() + " cannot be created", e);
-        }
     }
 }
