@@ -27,7 +27,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * The extended post path against the stub provider (issue #35's figure next to
  * {@link StubProviderBench#postSend}): one unsignalled send of one 64-byte SGE as a batch of
  * its own through {@link ExtendedSendQueue} (start, wr_id, send, set_sge, complete: four
- * downcalls), the same batch prepared once ({@link PreparedExtendedSend}, shared and confined), and its C twin
+ * downcalls), the same batch prepared once ({@link PreparedExtendedSend}, shared, and confined on an owned send
+ * queue), and its C twin
  * ({@code *C}: the same five steps through verbs.h's inline {@code ibv_wr_*}, a loop of
  * {@value StubProviderBench#LOOP}). Run by
  * {@code bench/stub-provider 'ExtendedStubProviderBench|StubProviderBench.postSend'}.
@@ -111,6 +112,7 @@ public class ExtendedStubProviderBench {
     private long wrId;
     private ExtendedPostFunctions functions;
     private PreparedExtendedSend prepared;
+    private Fixture owned;
     private PreparedExtendedSend confined;
 
     /** For JMH, which instantiates the state. */
@@ -126,8 +128,13 @@ public class ExtendedStubProviderBench {
         f.sq().signaled(false);
         functions = ExtendedPostFunctions.of(qpEx);
         prepared = PreparedExtendedSend.of(f.sq(), new SendRequest().sge(mr, 0, 64).signaled(false));
-        // JMH runs a Scope.Thread state's setup on the thread that runs its benchmark.
-        confined = PreparedExtendedSend.ofConfined(f.sq(), new SendRequest().sge(mr, 0, 64).signaled(false));
+        // JMH runs a Scope.Thread state's setup on the thread that runs its benchmark. A queue pair
+        // of its own, whose send queue that thread owns (as the CLI's loops do): the rows above
+        // keep measuring the claim.
+        owned = open(1024);
+        MemoryRegion ownedMr = owned.base().mr();
+        confined = PreparedExtendedSend.ofConfined(owned.sq().ownSendQueue(),
+                new SendRequest().sge(ownedMr, 0, 64).signaled(false));
     }
 
     @Benchmark
@@ -141,7 +148,10 @@ public class ExtendedStubProviderBench {
         prepared.wrId(wrId++).post();
     }
 
-    /** The same, prepared with ofConfined: no guard word; the send queue claim and the downcalls. */
+    /**
+     * The same, prepared with ofConfined on a send queue this thread owns (the CLI's form): no
+     * guard word, no claim; two plain tests and the downcall.
+     */
     @Benchmark
     public void postExtendedSendConfined() {
         confined.wrId(wrId++).post();
