@@ -17,7 +17,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
@@ -31,18 +30,8 @@ import org.junit.jupiter.api.Test;
 class ConfinedExtendedSendTest {
     private static final Duration WAIT = Duration.ofSeconds(30);
 
-    /** Runs {@code action} on a new platform thread and returns what it threw (null if nothing). */
     private static Throwable onOtherThread(Runnable action) throws Exception {
-        AtomicReference<Throwable> thrown = new AtomicReference<>();
-        Thread t = Thread.ofPlatform().name("other").start(() -> {
-            try {
-                action.run();
-            } catch (Throwable e) {
-                thrown.set(e);
-            }
-        });
-        assertTrue(t.join(WAIT), "the other thread ended");
-        return thrown.get();
+        return ConfinedPreparedRequestTest.onOtherThread(action);
     }
 
     @Test

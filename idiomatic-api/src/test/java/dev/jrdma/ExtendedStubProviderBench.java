@@ -10,18 +10,9 @@ import dev.jrdma.bindings.shim.ExtendedPostVerbs;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OperationsPerInvocation;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * The extended post path against the stub provider (issue #35's figure next to
@@ -33,13 +24,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * {@value StubProviderBench#LOOP}). Run by
  * {@code bench/stub-provider 'ExtendedStubProviderBench|StubProviderBench.postSend'}.
  */
-@State(Scope.Thread)
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 5, time = 1)
-@Measurement(iterations = 5, time = 1)
-@Fork(value = 1, jvmArgsAppend = "--enable-native-access=ALL-UNNAMED")
-public class ExtendedStubProviderBench {
+public class ExtendedStubProviderBench extends StubBenchSettings {
     static final MethodHandle CREATE_QP_EX = StubProvider.handle("stub_create_qp_ex",
             FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS, ADDRESS, JAVA_INT));
     static final MethodHandle LAST_WQE_EX = StubProvider.handle("stub_last_wqe_ex",
