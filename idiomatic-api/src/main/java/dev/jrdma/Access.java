@@ -41,21 +41,11 @@ public enum Access {
 
     /** The C flag word for a set of rights. */
     static int flags(Set<Access> access) {
-        int flags = 0;
-        for (Access a : access) {
-            flags |= a.bit;
-        }
-        return flags;
+        return (int) CFlags.word(access, Access::bit);
     }
 
     /** The rights a C flag word grants (unknown bits are dropped). */
     static Set<Access> of(int flags) {
-        EnumSet<Access> set = EnumSet.noneOf(Access.class);
-        for (Access a : values()) {
-            if ((flags & a.bit) != 0) {
-                set.add(a);
-            }
-        }
-        return set;
+        return CFlags.constants(Access.class, flags, Access::bit);
     }
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma;
 
+import dev.jrdma.internal.Timeouts;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.EOFException;
@@ -71,7 +72,7 @@ public final class ControlConnection implements AutoCloseable {
         this.socket = socket;
         this.timeout = timeout;
         this.peer = socket.getRemoteSocketAddress();
-        socket.setSoTimeout(EndpointExchange.timeoutMillis(timeout));
+        socket.setSoTimeout(Timeouts.millis(timeout));
         socket.setTcpNoDelay(true);
         this.in = new DataInputStream(socket.getInputStream());
         this.out = new DataOutputStream(socket.getOutputStream());

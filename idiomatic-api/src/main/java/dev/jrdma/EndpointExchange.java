@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma;
 
+import dev.jrdma.internal.Timeouts;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -201,7 +202,7 @@ public final class EndpointExchange {
      * @throws SocketTimeoutException when a step runs out of time (an IOException)
      */
     public static Endpoint exchange(Socket socket, Endpoint local, Duration timeout) throws IOException {
-        socket.setSoTimeout(timeoutMillis(timeout));
+        socket.setSoTimeout(Timeouts.millis(timeout));
         socket.setTcpNoDelay(true);
         OutputStream out = socket.getOutputStream();
         out.write(local.toBytes());
@@ -218,7 +219,7 @@ public final class EndpointExchange {
     /** One TCP connect bounded by {@code timeout}; a timeout is a SocketTimeoutException saying so. */
     static void connectSocket(Socket socket, InetSocketAddress server, Duration timeout) throws IOException {
         try {
-            socket.connect(server, timeoutMillis(timeout));
+            socket.connect(server, Timeouts.millis(timeout));
         } catch (SocketTimeoutException e) {
             throw timedOut("no TCP connection", server, timeout, e);
         }
@@ -226,7 +227,7 @@ public final class EndpointExchange {
 
     /** One accept bounded by {@code timeout}; a timeout is a SocketTimeoutException saying so. */
     static Socket acceptSocket(ServerSocket listener, Duration timeout) throws IOException {
-        listener.setSoTimeout(timeoutMillis(timeout));
+        listener.setSoTimeout(Timeouts.millis(timeout));
         try {
             return listener.accept();
         } catch (SocketTimeoutException e) {
@@ -246,13 +247,5 @@ public final class EndpointExchange {
             e.initCause(cause);
         }
         return e;
-    }
-
-    static int timeoutMillis(Duration timeout) {
-        long millis = timeout.toMillis();
-        if (millis <= 0) {
-            throw new IllegalArgumentException("the timeout must be positive: " + timeout);
-        }
-        return (int) Math.min(Integer.MAX_VALUE, millis);
     }
 }

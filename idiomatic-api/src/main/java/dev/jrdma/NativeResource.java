@@ -246,20 +246,8 @@ public abstract sealed class NativeResource implements RdmaResource
      * @param resources the resources to enter; null entries are skipped
      * @return the calls begun, to close in a try-with-resources
      */
-    protected static Hold hold(NativeResource... resources) {
-        Hold hold = new Hold(resources);
-        try {
-            for (NativeResource r : resources) {
-                if (r != null) {
-                    r.enter();
-                }
-                hold.entered++;
-            }
-        } catch (RuntimeException e) {
-            hold.close();
-            throw e;
-        }
-        return hold;
+    static Hold hold(NativeResource... resources) {
+        return Hold.enter(resources);
     }
 
     /**
@@ -281,26 +269,6 @@ public abstract sealed class NativeResource implements RdmaResource
         } catch (RuntimeException e) {
             destroy.accept(handle);
             throw e;
-        }
-    }
-
-    /** The calls begun by {@link #hold}; closing it ends them. */
-    protected static final class Hold implements AutoCloseable {
-        private final NativeResource[] resources;
-        private int entered;
-
-        private Hold(NativeResource[] resources) {
-            this.resources = resources;
-        }
-
-        @Override
-        public void close() {
-            for (int i = entered - 1; i >= 0; i--) {
-                if (resources[i] != null) {
-                    resources[i].exit();
-                }
-            }
-            entered = 0;
         }
     }
 

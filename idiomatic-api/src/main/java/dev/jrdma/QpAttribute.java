@@ -2,6 +2,7 @@
 package dev.jrdma;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /** The bits of {@code enum ibv_qp_attr_mask}: which fields of {@code struct ibv_qp_attr} a modify_qp call sets. */
@@ -41,11 +42,7 @@ enum QpAttribute {
     }
 
     static int mask(QpAttribute... attributes) {
-        int mask = 0;
-        for (QpAttribute a : attributes) {
-            mask |= a.bit;
-        }
-        return mask;
+        return (int) CFlags.word(Arrays.asList(attributes), a -> a.bit);
     }
 
     /** The C names of the bits set in {@code mask}, lowest bit first; unknown bits as hex. */

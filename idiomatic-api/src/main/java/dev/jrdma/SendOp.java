@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma;
 
-import java.util.EnumSet;
 import java.util.Set;
 
 /**
@@ -52,21 +51,11 @@ public enum SendOp {
 
     /** {@code send_ops_flags} for a set of operations. */
     static long flags(Set<SendOp> ops) {
-        long flags = 0;
-        for (SendOp op : ops) {
-            flags |= op.bit;
-        }
-        return flags;
+        return CFlags.word(ops, SendOp::bit);
     }
 
     /** The operations a {@code send_ops_flags} word names (unknown bits are dropped). */
     static Set<SendOp> of(long flags) {
-        EnumSet<SendOp> set = EnumSet.noneOf(SendOp.class);
-        for (SendOp op : values()) {
-            if ((flags & op.bit) != 0) {
-                set.add(op);
-            }
-        }
-        return set;
+        return CFlags.constants(SendOp.class, flags, SendOp::bit);
     }
 }

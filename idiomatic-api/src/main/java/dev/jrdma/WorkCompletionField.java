@@ -57,10 +57,6 @@ public enum WorkCompletionField {
 
     /** {@code wc_flags} for a set of fields. */
     static long flags(Set<WorkCompletionField> fields) {
-        long flags = 0;
-        for (WorkCompletionField f : fields) {
-            flags |= f.bit;
-        }
-        return flags;
+        return CFlags.word(fields, WorkCompletionField::bit);
     }
 }

@@ -48,19 +48,7 @@ class ChannelAndDatagramDeviceTest {
             RdmaTimeoutException quiet = assertThrows(RdmaTimeoutException.class,
                     () -> channel.await(Duration.ofMillis(50)), "no completion yet");
             assertEquals("no completion event on " + channel + " within 50 ms", quiet.getMessage());
-            b.post(new ReceiveRequest().wrId(1).sge(mr, 2048, 64));
-            a.post(new SendRequest().wrId(2).sge(mr, 0, 16));
-            assertSame(cq, channel.await(TestDevices.TIMEOUT));
-            WorkCompletion wc = new WorkCompletion();
-            int seen = 0;
-            long deadline = System.nanoTime() + TestDevices.TIMEOUT.toNanos();
-            while (seen < 2 && System.nanoTime() < deadline) {
-                seen += cq.poll(wc);
-                if (seen > 0) {
-                    wc.checkSuccess();
-                }
-            }
-            assertEquals(2, seen);
+            TestDevices.sendAndAwaitChannel(a, b, mr, cq, channel);
 
             // Closing the channel closes its CQ first (and so the QPs on it).
             channel.close();

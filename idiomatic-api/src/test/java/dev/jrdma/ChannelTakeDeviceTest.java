@@ -12,10 +12,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.atomic.AtomicReferenceArray;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -113,33 +110,18 @@ class ChannelTakeDeviceTest {
             s.send(0);
             assertTrue(warm.join(LONG));
 
-            CountDownLatch waiting = new CountDownLatch(WAITERS);
-            AtomicReferenceArray<Object> took = new AtomicReferenceArray<>(WAITERS);
-            List<Thread> threads = new ArrayList<>();
-            for (int i = 0; i < WAITERS; i++) {
-                int n = i;
-                threads.add(Thread.ofVirtual().name("taker-" + i).start(() -> {
-                    waiting.countDown();
-                    try {
-                        WorkCompletion wc = s.cqs[n].take(new WorkCompletion(), LONG).checkSuccess();
-                        took.set(n, wc.opcode() + " " + wc.wrId());
-                    } catch (RuntimeException e) {
-                        took.set(n, e);
-                    }
-                }));
-            }
-            assertTrue(waiting.await(LONG.toSeconds(), TimeUnit.SECONDS),
-                    (WAITERS - waiting.getCount()) + " of " + WAITERS + " takers started: the waits hold their carriers");
-            List<Thread> awake = notSleeping(threads, LONG);
+            VirtualWaiters takers = VirtualWaiters.start("taker", WAITERS, n -> {
+                WorkCompletion wc = s.cqs[n].take(new WorkCompletion(), LONG).checkSuccess();
+                return wc.opcode() + " " + wc.wrId();
+            }, LONG);
+            List<Thread> awake = notSleeping(takers.threads, LONG);
             assertEquals(List.of(), awake, "takers not sleeping on their completion channels");
             for (int i = WAITERS - 1; i >= 0; i--) {
                 s.send(i);
             }
-            for (Thread t : threads) {
-                assertTrue(t.join(LONG), t + " did not end");
-            }
+            takers.joinAll(LONG, "");
             for (int i = 0; i < WAITERS; i++) {
-                assertEquals(i == 0 ? "RECV 1" : "RECV 0", took.get(i), "taker " + i);
+                assertEquals(i == 0 ? "RECV 1" : "RECV 0", takers.result(i), "taker " + i);
             }
         }
     }

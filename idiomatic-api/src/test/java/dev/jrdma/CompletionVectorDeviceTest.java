@@ -2,7 +2,6 @@
 package dev.jrdma;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -34,19 +33,7 @@ class CompletionVectorDeviceTest extends DeviceFixture {
         MemoryRegion mr = pd.allocate(4096);
 
         cq.requestNotification(false);
-        b.post(new ReceiveRequest().wrId(1).sge(mr, 2048, 64));
-        a.post(new SendRequest().wrId(2).sge(mr, 0, 16));
-        assertSame(cq, channel.await(TestDevices.TIMEOUT));
-        WorkCompletion wc = new WorkCompletion();
-        int seen = 0;
-        long deadline = System.nanoTime() + TestDevices.TIMEOUT.toNanos();
-        while (seen < 2 && System.nanoTime() < deadline) {
-            if (cq.poll(wc) > 0) {
-                wc.checkSuccess();
-                seen++;
-            }
-        }
-        assertEquals(2, seen);
+        TestDevices.sendAndAwaitChannel(a, b, mr, cq, channel);
     }
 
     @Test

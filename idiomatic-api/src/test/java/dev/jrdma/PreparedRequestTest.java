@@ -150,13 +150,18 @@ class PreparedRequestTest {
         StubProvider.Fixture f = StubProvider.open(1024, 4096);
         PreparedSend send = PreparedSend.of(f.qp(), new SendRequest().sge(f.mr(), 0, 64).signaled(false));
         PreparedReceive recv = PreparedReceive.of(f.qp(), new ReceiveRequest().sge(f.mr(), 64, 64));
+        assertPostsAllocateNothing(f, send, recv, "prepared");
+    }
+
+    /** Steady-state rounds of a send through {@code send}, a receive through {@code recv} and a poll allocate nothing. */
+    static void assertPostsAllocateNothing(StubProvider.Fixture f, PreparedSend send, PreparedReceive recv, String kind) {
         WorkCompletion wc = new WorkCompletion();
         Allocations.Steady run = Allocations.steadyState(i -> {
             send.wrId(i).post();
             recv.wrId(i).post();
             return f.receiveCq().poll(wc);
         });
-        assertEquals(0, run.bytes(), "bytes allocated by 20000 prepared sends, receives and polls");
+        assertEquals(0, run.bytes(), "bytes allocated by 20000 " + kind + " sends, receives and polls");
         assertTrue(run.sum() > 0 && wc.isSuccess());
     }
 }

@@ -33,21 +33,14 @@ class ServiceLevelDeviceTest {
     void aConnectedQueuePairsAddressVectorCarriesTheTrafficClass() throws Exception {
         try (Loopback lo = new Loopback(QueuePairType.RC, Loopback.ALL, OPTIONS)) {
             try (Arena arena = Arena.ofConfined()) {
-                MemorySegment attr = arena.allocate(ibv_qp_attr.layout());
-                MemorySegment init = arena.allocate(ibv_qp_init_attr.layout());
-                assertEquals(0, rdma_h.ibv_query_qp(handle(lo.a), attr, QpAttribute.AV.bit, init));
+                MemorySegment attr = queryQp(lo.a, QpAttribute.AV.bit, arena);
                 MemorySegment ah = ibv_qp_attr.ah_attr(attr);
                 assertEquals(0x28, Byte.toUnsignedInt(ibv_global_route.traffic_class(ibv_ah_attr.grh(ah))));
                 if (!lo.context.name().startsWith("rxe")) {
                     assertEquals(5, ibv_ah_attr.sl(ah));
                 }
             }
-            // and the connection still carries traffic
-            lo.memA.segment().fill((byte) 9);
-            lo.a.post(new SendRequest().wrId(1).opcode(SendOpcode.RDMA_WRITE).sge(lo.memA, 0, 64)
-                    .remote(lo.memB.remote(0, 64)));
-            lo.take().checkSuccess();
-            assertEquals(9, lo.memB.segment().get(JAVA_BYTE, 63));
+            assertCarriesTraffic(lo, (byte) 9);
         }
     }
 
@@ -86,24 +79,30 @@ class ServiceLevelDeviceTest {
         assertThrows(IllegalArgumentException.class, () -> OPTIONS.withFlowLabel(0x100000));
         try (Loopback lo = new Loopback(QueuePairType.RC, Loopback.ALL, options)) {
             try (Arena arena = Arena.ofConfined()) {
-                MemorySegment attr = arena.allocate(ibv_qp_attr.layout());
-                MemorySegment init = arena.allocate(ibv_qp_init_attr.layout());
-                assertEquals(0, rdma_h.ibv_query_qp(handle(lo.a), attr,
-                        QpAttribute.AV.bit | QpAttribute.PKEY_INDEX.bit, init));
+                MemorySegment attr = queryQp(lo.a, QpAttribute.AV.bit | QpAttribute.PKEY_INDEX.bit, arena);
                 MemorySegment grh = ibv_ah_attr.grh(ibv_qp_attr.ah_attr(attr));
                 assertEquals(0xABCDE, ibv_global_route.flow_label(grh));
                 assertEquals(0x28, Byte.toUnsignedInt(ibv_global_route.traffic_class(grh)));
                 assertEquals(0, ibv_qp_attr.pkey_index(attr));
             }
-            lo.memA.segment().fill((byte) 7);
-            lo.a.post(new SendRequest().wrId(1).opcode(SendOpcode.RDMA_WRITE).sge(lo.memA, 0, 64)
-                    .remote(lo.memB.remote(0, 64)));
-            lo.take().checkSuccess();
-            assertEquals(7, lo.memB.segment().get(JAVA_BYTE, 63));
+            assertCarriesTraffic(lo, (byte) 7);
         }
     }
 
-    private static MemorySegment handle(QueuePair qp) {
-        return qp.handle();
+    /** {@code struct ibv_qp_attr} of {@code qp} as the device reports the {@code mask} fields back. */
+    private static MemorySegment queryQp(QueuePair qp, int mask, Arena arena) {
+        MemorySegment attr = arena.allocate(ibv_qp_attr.layout());
+        MemorySegment init = arena.allocate(ibv_qp_init_attr.layout());
+        assertEquals(0, rdma_h.ibv_query_qp(qp.handle(), attr, mask, init));
+        return attr;
+    }
+
+    /** The connection still carries traffic: an RDMA WRITE of 64 bytes of {@code fill} from A lands in B. */
+    private static void assertCarriesTraffic(Loopback lo, byte fill) {
+        lo.memA.segment().fill(fill);
+        lo.a.post(new SendRequest().wrId(1).opcode(SendOpcode.RDMA_WRITE).sge(lo.memA, 0, 64)
+                .remote(lo.memB.remote(0, 64)));
+        lo.take().checkSuccess();
+        assertEquals(fill, lo.memB.segment().get(JAVA_BYTE, 63));
     }
 }

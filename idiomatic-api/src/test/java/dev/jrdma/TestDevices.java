@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+
 import dev.jrdma.testing.TestDevice;
 import java.net.Inet4Address;
 import java.time.Duration;
@@ -47,5 +50,27 @@ public final class TestDevices {
         ProtectionDomain pd = context.allocateProtectionDomain();
         CompletionQueue cq = context.createCompletionQueue(8);
         return pd.queuePair(QueuePairType.RC).completionQueue(cq).build();
+    }
+
+    /**
+     * Sends 16 bytes of {@code mr} from {@code a} to a receive posted on {@code b} (connected to
+     * each other, both on {@code cq}, which is armed on {@code channel}), then asserts that the
+     * channel wakes for {@code cq} and that both completions arrive, successful, within the timeout.
+     */
+    static void sendAndAwaitChannel(QueuePair a, QueuePair b, MemoryRegion mr, CompletionQueue cq,
+            CompletionChannel channel) {
+        b.post(new ReceiveRequest().wrId(1).sge(mr, 2048, 64));
+        a.post(new SendRequest().wrId(2).sge(mr, 0, 16));
+        assertSame(cq, channel.await(TIMEOUT));
+        WorkCompletion wc = new WorkCompletion();
+        int seen = 0;
+        long deadline = System.nanoTime() + TIMEOUT.toNanos();
+        while (seen < 2 && System.nanoTime() < deadline) {
+            if (cq.poll(wc) > 0) {
+                wc.checkSuccess();
+                seen++;
+            }
+        }
+        assertEquals(2, seen);
     }
 }

@@ -20,7 +20,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReferenceArray;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordingStream;
 import org.junit.jupiter.api.Test;
@@ -113,30 +112,14 @@ class VirtualThreadWaitDeviceTest {
             cqs[0].take(drain, TestDevices.TIMEOUT).checkSuccess();
             cqs[0].requestNotification(false);
 
-            CountDownLatch waiting = new CountDownLatch(WAITERS);
-            AtomicReferenceArray<Object> woke = new AtomicReferenceArray<>(WAITERS);
-            List<Thread> threads = new ArrayList<>();
-            for (int i = 0; i < WAITERS; i++) {
-                int n = i;
-                threads.add(Thread.ofVirtual().name("waiter-" + i).start(() -> {
-                    waiting.countDown();
-                    try {
-                        woke.set(n, channels[n].await(TestDevices.TIMEOUT));
-                    } catch (RuntimeException e) {
-                        woke.set(n, e);
-                    }
-                }));
-            }
-            assertTrue(waiting.await(TestDevices.TIMEOUT.toSeconds(), TimeUnit.SECONDS),
-                    (WAITERS - waiting.getCount()) + " of " + WAITERS + " waiters started: the waits hold their carriers");
+            VirtualWaiters waiters = VirtualWaiters.start("waiter", WAITERS,
+                    n -> channels[n].await(TestDevices.TIMEOUT), TestDevices.TIMEOUT);
             for (int i = WAITERS - 1; i >= 0; i--) {
                 senders[i].post(new SendRequest().wrId(i).sge(mr, 64, 8));
             }
-            for (Thread t : threads) {
-                assertTrue(t.join(TestDevices.TIMEOUT.plusSeconds(5)), t + " did not end");
-            }
+            waiters.joinAll(TestDevices.TIMEOUT.plusSeconds(5), "");
             for (int i = 0; i < WAITERS; i++) {
-                assertEquals(cqs[i], woke.get(i), "waiter " + i);
+                assertEquals(cqs[i], waiters.result(i), "waiter " + i);
             }
             jfr.stop();   // delivers what is still buffered
         }
@@ -180,33 +163,17 @@ class VirtualThreadWaitDeviceTest {
             // The clients connect one after another, each a few rdma_cm round trips: under a loaded
             // emulator 200 of them take longer than one TIMEOUT, so the waiters allow each its own.
             Duration waitLimit = TestDevices.TIMEOUT.multipliedBy(WAITERS);
-            CountDownLatch waiting = new CountDownLatch(WAITERS);
-            AtomicReferenceArray<Object> woke = new AtomicReferenceArray<>(WAITERS);
-            List<Thread> threads = new ArrayList<>();
-            for (int i = 0; i < WAITERS; i++) {
-                CmId listener = listeners[i];
-                int n = i;
-                threads.add(Thread.ofVirtual().name("cm-waiter-" + i).start(() -> {
-                    waiting.countDown();
-                    try {
-                        ConnectionRequest request = listener.awaitConnectRequest(waitLimit);
-                        request.id().reject(new byte[0]);
-                        woke.set(n, request);
-                    } catch (RuntimeException e) {
-                        woke.set(n, e);
-                    }
-                }));
-            }
-            assertTrue(waiting.await(TestDevices.TIMEOUT.toSeconds(), TimeUnit.SECONDS),
-                    (WAITERS - waiting.getCount()) + " of " + WAITERS + " waiters started: the waits hold their carriers");
+            VirtualWaiters waiters = VirtualWaiters.start("cm-waiter", WAITERS, n -> {
+                ConnectionRequest request = listeners[n].awaitConnectRequest(waitLimit);
+                request.id().reject(new byte[0]);
+                return request;
+            }, TestDevices.TIMEOUT);
             for (int i = WAITERS - 1; i >= 0; i--) {
                 connectRejected(clients, address, listeners[i].localPort());
             }
-            for (Thread t : threads) {
-                assertTrue(t.join(TestDevices.TIMEOUT), t + " did not end after its client was rejected");
-            }
+            waiters.joinAll(TestDevices.TIMEOUT, " after its client was rejected");
             for (int i = 0; i < WAITERS; i++) {
-                assertInstanceOf(ConnectionRequest.class, woke.get(i), "waiter " + i);
+                assertInstanceOf(ConnectionRequest.class, waiters.result(i), "waiter " + i);
             }
             jfr.stop();
         } finally {

@@ -5,11 +5,8 @@ import dev.jrdma.NativeResource;
 import dev.jrdma.Verb;
 import dev.jrdma.bindings.generated.rdma_cm_id;
 import dev.jrdma.bindings.generated.rdma_h;
-import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.RdmaCmVerbs;
 import dev.jrdma.internal.CoreAccess;
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 
 /**
@@ -34,11 +31,8 @@ final class CmDatagrams {
         if (!isDatagram(id)) {
             throw new IllegalStateException(id + " is not a datagram id: use connect()");
         }
-        try (Arena arena = Arena.ofConfined(); var _ = CORE.hold(id.lifetime)) {
-            MemorySegment errno = Errno.allocate(arena);
-            id.check(RdmaCmVerbs.rdma_connect(errno, id.rawHandle(), CmParams.connParam(arena, privateData, null)),
-                    Verb.RDMA_CONNECT, errno);
-        }
+        id.call(Verb.RDMA_CONNECT, (arena, errno) ->
+                RdmaCmVerbs.rdma_connect(errno, id.rawHandle(), CmParams.connParam(arena, privateData, null)));
         return id.expect(CmEventType.ESTABLISHED, timeout, Verb.RDMA_CONNECT).peer();
     }
 }

@@ -17,6 +17,7 @@ import dev.jrdma.bindings.generated.rdma_h;
 import dev.jrdma.bindings.generated.rdma_route;
 import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.RdmaCmVerbs;
+import dev.jrdma.internal.Timeouts;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
@@ -110,6 +111,20 @@ public final class CmId extends CmResource {
         return handle;
     }
 
+    /** An rdma_cm verb on an id: 0, or -1 and errno in {@code errno}; {@code arena} holds its arguments. */
+    @FunctionalInterface
+    interface Call {
+        int on(Arena arena, MemorySegment errno);
+    }
+
+    /** Makes {@code call} while holding this id, throwing {@code verb}'s RdmaException if it fails. */
+    void call(Verb verb, Call call) {
+        try (Arena arena = Arena.ofConfined(); var _ = CORE.hold(lifetime)) {
+            MemorySegment errno = Errno.allocate(arena);
+            check(call.on(arena, errno), verb, errno);
+        }
+    }
+
     void check(int rc, Verb verb, MemorySegment errno) {
         if (rc != 0) {
             throw CORE.exception(verb, this, Errno.get(errno));
@@ -140,12 +155,9 @@ public final class CmId extends CmResource {
      */
     @Reaches("rdma_resolve_addr")
     public void resolveAddress(InetSocketAddress destination, Duration timeout) {
-        try (Arena arena = Arena.ofConfined(); var _ = CORE.hold(lifetime)) {
-            MemorySegment errno = Errno.allocate(arena);
-            check(RdmaCmVerbs.rdma_resolve_addr(errno, handle, MemorySegment.NULL,
-                    SocketAddresses.encode(arena, destination), CmParams.timeoutMillis(timeout)),
-                    Verb.RDMA_RESOLVE_ADDR, errno);
-        }
+        call(Verb.RDMA_RESOLVE_ADDR, (arena, errno) ->
+                RdmaCmVerbs.rdma_resolve_addr(errno, handle, MemorySegment.NULL,
+                        SocketAddresses.encode(arena, destination), Timeouts.millis(timeout)));
         expect(CmEventType.ADDR_RESOLVED, timeout, Verb.RDMA_RESOLVE_ADDR);
     }
 
@@ -157,11 +169,8 @@ public final class CmId extends CmResource {
      */
     @Reaches("rdma_resolve_route")
     public void resolveRoute(Duration timeout) {
-        try (Arena arena = Arena.ofConfined(); var _ = CORE.hold(lifetime)) {
-            MemorySegment errno = Errno.allocate(arena);
-            check(RdmaCmVerbs.rdma_resolve_route(errno, handle, CmParams.timeoutMillis(timeout)),
-                    Verb.RDMA_RESOLVE_ROUTE, errno);
-        }
+        call(Verb.RDMA_RESOLVE_ROUTE, (arena, errno) ->
+                RdmaCmVerbs.rdma_resolve_route(errno, handle, Timeouts.millis(timeout)));
         expect(CmEventType.ROUTE_RESOLVED, timeout, Verb.RDMA_RESOLVE_ROUTE);
     }
 
@@ -172,11 +181,8 @@ public final class CmId extends CmResource {
      */
     @Reaches("rdma_bind_addr")
     public void bind(InetSocketAddress local) {
-        try (Arena arena = Arena.ofConfined(); var _ = CORE.hold(lifetime)) {
-            MemorySegment errno = Errno.allocate(arena);
-            check(RdmaCmVerbs.rdma_bind_addr(errno, handle, SocketAddresses.encode(arena, local)),
-                    Verb.RDMA_BIND_ADDR, errno);
-        }
+        call(Verb.RDMA_BIND_ADDR, (arena, errno) ->
+                RdmaCmVerbs.rdma_bind_addr(errno, handle, SocketAddresses.encode(arena, local)));
     }
 
     /** {@return the local port the id is bound to} */
@@ -262,10 +268,7 @@ public final class CmId extends CmResource {
      */
     @Reaches("rdma_listen")
     public void listen(int backlog) {
-        try (Arena arena = Arena.ofConfined(); var _ = CORE.hold(lifetime)) {
-            MemorySegment errno = Errno.allocate(arena);
-            check(RdmaCmVerbs.rdma_listen(errno, handle, backlog), Verb.RDMA_LISTEN, errno);
-        }
+        call(Verb.RDMA_LISTEN, (arena, errno) -> RdmaCmVerbs.rdma_listen(errno, handle, backlog));
     }
 
     /**
@@ -329,11 +332,8 @@ public final class CmId extends CmResource {
      */
     @Reaches("rdma_connect")
     public byte[] connect(byte[] privateData, Duration timeout) {
-        try (Arena arena = Arena.ofConfined(); var _ = CORE.hold(lifetime)) {
-            MemorySegment errno = Errno.allocate(arena);
-            check(RdmaCmVerbs.rdma_connect(errno, handle, CmParams.connParam(arena, privateData, null)),
-                    Verb.RDMA_CONNECT, errno);
-        }
+        call(Verb.RDMA_CONNECT, (arena, errno) ->
+                RdmaCmVerbs.rdma_connect(errno, handle, CmParams.connParam(arena, privateData, null)));
         CmEventChannel.Event event = expect(CmEventType.ESTABLISHED, timeout, Verb.RDMA_CONNECT);
         refreshQueuePair();
         CORE.connectionEvent(true, toString(), queuePair());
@@ -349,11 +349,8 @@ public final class CmId extends CmResource {
      */
     @Reaches("rdma_accept")
     public void accept(byte[] privateData, Duration timeout) {
-        try (Arena arena = Arena.ofConfined(); var _ = CORE.hold(lifetime)) {
-            MemorySegment errno = Errno.allocate(arena);
-            check(RdmaCmVerbs.rdma_accept(errno, handle, CmParams.connParam(arena, privateData, null)),
-                    Verb.RDMA_ACCEPT, errno);
-        }
+        call(Verb.RDMA_ACCEPT, (arena, errno) ->
+                RdmaCmVerbs.rdma_accept(errno, handle, CmParams.connParam(arena, privateData, null)));
         if (CmDatagrams.isDatagram(this)) {
             return;   // UD (SIDR): the reply carries the QPN and Q_Key; no ESTABLISHED follows here
         }
@@ -369,11 +366,10 @@ public final class CmId extends CmResource {
      */
     @Reaches("rdma_reject")
     public void reject(byte[] privateData) {
-        try (Arena arena = Arena.ofConfined(); var _ = CORE.hold(lifetime)) {
-            MemorySegment errno = Errno.allocate(arena);
+        call(Verb.RDMA_REJECT, (arena, errno) -> {
             MemorySegment data = CmParams.privateData(arena, privateData);
-            check(RdmaCmVerbs.rdma_reject(errno, handle, data, (byte) privateData.length), Verb.RDMA_REJECT, errno);
-        }
+            return RdmaCmVerbs.rdma_reject(errno, handle, data, (byte) privateData.length);
+        });
     }
 
     /**
@@ -383,10 +379,7 @@ public final class CmId extends CmResource {
      */
     @Reaches("rdma_disconnect")
     public void disconnect(Duration timeout) {
-        try (Arena arena = Arena.ofConfined(); var _ = CORE.hold(lifetime)) {
-            MemorySegment errno = Errno.allocate(arena);
-            check(RdmaCmVerbs.rdma_disconnect(errno, handle), Verb.RDMA_DISCONNECT, errno);
-        }
+        call(Verb.RDMA_DISCONNECT, (arena, errno) -> RdmaCmVerbs.rdma_disconnect(errno, handle));
         awaitDisconnect(timeout);
     }
 

@@ -8,7 +8,6 @@ import dev.jrdma.QueuePair;
 import dev.jrdma.bindings.generated.rdma_conn_param;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.time.Duration;
 
 /** The argument structs and checks rdma_cm's connection calls share. */
 final class CmParams {
@@ -50,13 +49,5 @@ final class CmParams {
             rdma_conn_param.srq(param, (byte) (qp.sharedReceiveQueue().isPresent() ? 1 : 0));
         }
         return param;
-    }
-
-    static int timeoutMillis(Duration timeout) {
-        long millis = timeout.toMillis();
-        if (millis <= 0) {
-            throw new IllegalArgumentException("the timeout must be positive: " + timeout);
-        }
-        return (int) Math.min(Integer.MAX_VALUE, millis);
     }
 }

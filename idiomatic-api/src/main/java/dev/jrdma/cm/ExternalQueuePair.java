@@ -106,11 +106,8 @@ public final class ExternalQueuePair {
      */
     @Reaches("rdma_connect")
     public byte[] requestConnection(byte[] privateData, Duration timeout) {
-        try (Arena arena = Arena.ofConfined(); var _ = CORE.hold(id.lifetime)) {
-            MemorySegment errno = Errno.allocate(arena);
-            id.check(RdmaCmVerbs.rdma_connect(errno, id.handle(), CmParams.connParam(arena, privateData, qp)),
-                    Verb.RDMA_CONNECT, errno);
-        }
+        id.call(Verb.RDMA_CONNECT, (arena, errno) ->
+                RdmaCmVerbs.rdma_connect(errno, id.handle(), CmParams.connParam(arena, privateData, qp)));
         return id.expect(CmEventType.CONNECT_RESPONSE, timeout, Verb.RDMA_CONNECT).privateData();
     }
 
@@ -120,10 +117,7 @@ public final class ExternalQueuePair {
      */
     @Reaches("rdma_establish")
     public void establish() {
-        try (Arena arena = Arena.ofConfined(); var _ = CORE.hold(id.lifetime)) {
-            MemorySegment errno = Errno.allocate(arena);
-            id.check(RdmaCmVerbs.rdma_establish(errno, id.handle()), Verb.RDMA_ESTABLISH, errno);
-        }
+        id.call(Verb.RDMA_ESTABLISH, (arena, errno) -> RdmaCmVerbs.rdma_establish(errno, id.handle()));
     }
 
     /**
@@ -134,11 +128,8 @@ public final class ExternalQueuePair {
      */
     @Reaches("rdma_accept")
     public void accept(byte[] privateData) {
-        try (Arena arena = Arena.ofConfined(); var _ = CORE.hold(id.lifetime)) {
-            MemorySegment errno = Errno.allocate(arena);
-            id.check(RdmaCmVerbs.rdma_accept(errno, id.handle(), CmParams.connParam(arena, privateData, qp)),
-                    Verb.RDMA_ACCEPT, errno);
-        }
+        id.call(Verb.RDMA_ACCEPT, (arena, errno) ->
+                RdmaCmVerbs.rdma_accept(errno, id.handle(), CmParams.connParam(arena, privateData, qp)));
     }
 
     /**
@@ -211,12 +202,10 @@ public final class ExternalQueuePair {
      */
     @Reaches("rdma_reject_ece")
     public void rejectEce(byte[] privateData) {
-        try (Arena arena = Arena.ofConfined(); var _ = CORE.hold(id.lifetime)) {
-            MemorySegment errno = Errno.allocate(arena);
+        id.call(Verb.RDMA_REJECT, (arena, errno) -> {
             MemorySegment data = CmParams.privateData(arena, privateData);
-            id.check(RdmaCmVerbs.rdma_reject_ece(errno, id.handle(), data, (byte) privateData.length),
-                    Verb.RDMA_REJECT, errno);
-        }
+            return RdmaCmVerbs.rdma_reject_ece(errno, id.handle(), data, (byte) privateData.length);
+        });
     }
 
     /** {@code <queue pair> driven by <id>}. */

@@ -201,7 +201,6 @@ public final class ExtendedPollVerbs {
 
     private static final class ModifyCq {
         static final long OP = verbs_context.modify_cq$offset();
-        static final MethodHandle MH = LINKER.downcallHandle(verbs_context.modify_cq.descriptor());
         static final long ATTR_SIZE = ibv_modify_cq_attr.layout().byteSize();
     }
 
@@ -210,19 +209,8 @@ public final class ExtendedPollVerbs {
      * 0 or an errno value, EOPNOTSUPP when the provider lacks the op (librxe 44 does).
      */
     public static int ibv_modify_cq(MemorySegment cq, MemorySegment attr) {
-        if (cq.address() == 0) {
-            throw new NullPointerException("cq is NULL");
-        }
-        MemorySegment context = MemorySegment.ofAddress(MEMORY.get(JAVA_LONG, cq.address() + ibv_cq.context$offset()));
-        long fn = VerbsContextOps.op(context, ModifyCq.OP);
-        if (fn == 0) {
-            return Errno.EOPNOTSUPP;
-        }
-        try {
-            return (int) ModifyCq.MH.invokeExact(MemorySegment.ofAddress(fn), cq, attr.asSlice(0, ModifyCq.ATTR_SIZE));
-        } catch (Throwable t) {
-            throw ErrnoVerbs.rethrow(t);
-        }
+        long fn = VerbsContextOps.objectOp(cq, ibv_cq.context$offset(), ModifyCq.OP, "cq");
+        return VerbsContextOps.modify(fn, cq, attr.asSlice(0, ModifyCq.ATTR_SIZE));
     }
 
     /**

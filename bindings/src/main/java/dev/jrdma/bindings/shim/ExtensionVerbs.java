@@ -1,6 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 package dev.jrdma.bindings.shim;
 
+import static dev.jrdma.bindings.shim.VerbsContextOps.create;
+import static dev.jrdma.bindings.shim.VerbsContextOps.destroy;
+import static dev.jrdma.bindings.shim.VerbsContextOps.modify;
+import static dev.jrdma.bindings.shim.VerbsContextOps.objectOp;
+import static dev.jrdma.bindings.shim.VerbsContextOps.op;
+import static dev.jrdma.bindings.shim.VerbsContextOps.refuse;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
@@ -39,15 +45,6 @@ public final class ExtensionVerbs {
     /** All of memory, to read a pointer field at an address without making a segment per call. */
     private static final MemorySegment MEMORY = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
 
-    /** The op at {@code opOffset} of the verbs_context whose ibv_context {@code obj} points to at {@code contextOffset}. */
-    static long objectOp(MemorySegment obj, long contextOffset, long opOffset, String what) {
-        if (obj.address() == 0) {
-            throw new NullPointerException(what + " is NULL");
-        }
-        long context = MEMORY.get(JAVA_LONG, obj.address() + contextOffset);
-        return VerbsContextOps.op(MemorySegment.ofAddress(context), opOffset);
-    }
-
     /** A function pointer read from a field of an object (not an op of the context), 0 when NULL. */
     static long field(MemorySegment obj, long offset, String what) {
         if (obj.address() == 0) {
@@ -64,11 +61,6 @@ public final class ExtensionVerbs {
         return LINKER.downcallHandle(descriptor);
     }
 
-    static MemorySegment refuse(MemorySegment errno) {
-        Errno.set(errno, Errno.EOPNOTSUPP);
-        return MemorySegment.NULL;
-    }
-
     // ---- XRC and extended SRQs ---------------------------------------------------------------
     private static final class Xrc {
         static final long OPEN_XRCD = verbs_context.open_xrcd$offset();
@@ -77,11 +69,6 @@ public final class ExtensionVerbs {
         static final long CREATE_SRQ_EX = verbs_context.create_srq_ex$offset();
         static final long GET_SRQ_NUM = verbs_context.get_srq_num$offset();
         static final long POST_SRQ_OPS = verbs_context.post_srq_ops$offset();
-        static final MethodHandle OPEN_XRCD_MH = capturing(verbs_context.open_xrcd.descriptor());
-        static final MethodHandle CLOSE_XRCD_MH = plain(verbs_context.close_xrcd.descriptor());
-        static final MethodHandle OPEN_QP_MH = capturing(verbs_context.open_qp.descriptor());
-        static final MethodHandle CREATE_SRQ_EX_MH = capturing(verbs_context.create_srq_ex.descriptor());
-        static final MethodHandle GET_SRQ_NUM_MH = plain(verbs_context.get_srq_num.descriptor());
         static final MethodHandle POST_SRQ_OPS_MH = plain(verbs_context.post_srq_ops.descriptor());
         static final int SRQ_MASK_PD = rdma_h.IBV_SRQ_INIT_ATTR_PD();
         static final int SRQ_MASK_TYPE = rdma_h.IBV_SRQ_INIT_ATTR_TYPE();
@@ -90,15 +77,7 @@ public final class ExtensionVerbs {
 
     /** {@code ibv_open_xrcd}: the {@code open_xrcd} op; NULL with errno EOPNOTSUPP without it. */
     public static MemorySegment ibv_open_xrcd(MemorySegment errno, MemorySegment context, MemorySegment initAttr) {
-        long fn = VerbsContextOps.op(context, Xrc.OPEN_XRCD);
-        if (fn == 0) {
-            return refuse(errno);
-        }
-        try {
-            return (MemorySegment) Xrc.OPEN_XRCD_MH.invokeExact(MemorySegment.ofAddress(fn), errno, context, initAttr);
-        } catch (Throwable t) {
-            throw ErrnoVerbs.rethrow(t);
-        }
+        return create(op(context, Xrc.OPEN_XRCD), errno, context, initAttr);
     }
 
     /**
@@ -107,28 +86,12 @@ public final class ExtensionVerbs {
      * EOPNOTSUPP rather than call address 0.
      */
     public static int ibv_close_xrcd(MemorySegment xrcd) {
-        long fn = objectOp(xrcd, ibv_xrcd.context$offset(), Xrc.CLOSE_XRCD, "xrcd");
-        if (fn == 0) {
-            return Errno.EOPNOTSUPP;
-        }
-        try {
-            return (int) Xrc.CLOSE_XRCD_MH.invokeExact(MemorySegment.ofAddress(fn), xrcd);
-        } catch (Throwable t) {
-            throw ErrnoVerbs.rethrow(t);
-        }
+        return destroy(objectOp(xrcd, ibv_xrcd.context$offset(), Xrc.CLOSE_XRCD, "xrcd"), xrcd);
     }
 
     /** {@code ibv_open_qp}: the {@code open_qp} op (a shareable XRC target QP); NULL with errno EOPNOTSUPP without it. */
     public static MemorySegment ibv_open_qp(MemorySegment errno, MemorySegment context, MemorySegment openAttr) {
-        long fn = VerbsContextOps.op(context, Xrc.OPEN_QP);
-        if (fn == 0) {
-            return refuse(errno);
-        }
-        try {
-            return (MemorySegment) Xrc.OPEN_QP_MH.invokeExact(MemorySegment.ofAddress(fn), errno, context, openAttr);
-        } catch (Throwable t) {
-            throw ErrnoVerbs.rethrow(t);
-        }
+        return create(op(context, Xrc.OPEN_QP), errno, context, openAttr);
     }
 
     /**
@@ -144,28 +107,12 @@ public final class ExtensionVerbs {
                 && ((mask & Xrc.SRQ_MASK_TYPE) == 0 || ibv_srq_init_attr_ex.srq_type(attr) == Xrc.SRQT_BASIC)) {
             return ErrnoVerbs.ibv_create_srq(errno, ibv_srq_init_attr_ex.pd(attr), attr);
         }
-        long fn = VerbsContextOps.op(context, Xrc.CREATE_SRQ_EX);
-        if (fn == 0) {
-            return refuse(errno);
-        }
-        try {
-            return (MemorySegment) Xrc.CREATE_SRQ_EX_MH.invokeExact(MemorySegment.ofAddress(fn), errno, context, attr);
-        } catch (Throwable t) {
-            throw ErrnoVerbs.rethrow(t);
-        }
+        return create(op(context, Xrc.CREATE_SRQ_EX), errno, context, attr);
     }
 
     /** {@code ibv_get_srq_num}: writes the SRQ number (XRC) to {@code srqNum} (a uint32_t); 0 or an errno value. */
     public static int ibv_get_srq_num(MemorySegment srq, MemorySegment srqNum) {
-        long fn = objectOp(srq, ibv_srq.context$offset(), Xrc.GET_SRQ_NUM, "srq");
-        if (fn == 0) {
-            return Errno.EOPNOTSUPP;
-        }
-        try {
-            return (int) Xrc.GET_SRQ_NUM_MH.invokeExact(MemorySegment.ofAddress(fn), srq, srqNum.asSlice(0, JAVA_INT));
-        } catch (Throwable t) {
-            throw ErrnoVerbs.rethrow(t);
-        }
+        return modify(objectOp(srq, ibv_srq.context$offset(), Xrc.GET_SRQ_NUM, "srq"), srq, srqNum.asSlice(0, JAVA_INT));
     }
 
     /**
@@ -190,8 +137,6 @@ public final class ExtensionVerbs {
         static final long ALLOC_DM = verbs_context.alloc_dm$offset();
         static final long FREE_DM = verbs_context.free_dm$offset();
         static final long REG_DM_MR = verbs_context.reg_dm_mr$offset();
-        static final MethodHandle ALLOC_DM_MH = capturing(verbs_context.alloc_dm.descriptor());
-        static final MethodHandle FREE_DM_MH = plain(verbs_context.free_dm.descriptor());
         static final MethodHandle REG_DM_MR_MH = capturing(verbs_context.reg_dm_mr.descriptor());
         static final MethodHandle MEMCPY_TO_MH = plain(ibv_dm.memcpy_to_dm.descriptor());
         static final MethodHandle MEMCPY_FROM_MH = plain(ibv_dm.memcpy_from_dm.descriptor());
@@ -199,28 +144,12 @@ public final class ExtensionVerbs {
 
     /** {@code ibv_alloc_dm}: the {@code alloc_dm} op; NULL with errno EOPNOTSUPP without it. */
     public static MemorySegment ibv_alloc_dm(MemorySegment errno, MemorySegment context, MemorySegment attr) {
-        long fn = VerbsContextOps.op(context, DeviceMemory.ALLOC_DM);
-        if (fn == 0) {
-            return refuse(errno);
-        }
-        try {
-            return (MemorySegment) DeviceMemory.ALLOC_DM_MH.invokeExact(MemorySegment.ofAddress(fn), errno, context, attr);
-        } catch (Throwable t) {
-            throw ErrnoVerbs.rethrow(t);
-        }
+        return create(op(context, DeviceMemory.ALLOC_DM), errno, context, attr);
     }
 
     /** {@code ibv_free_dm}: 0 or an errno value (EOPNOTSUPP without the op). */
     public static int ibv_free_dm(MemorySegment dm) {
-        long fn = objectOp(dm, ibv_dm.context$offset(), DeviceMemory.FREE_DM, "dm");
-        if (fn == 0) {
-            return Errno.EOPNOTSUPP;
-        }
-        try {
-            return (int) DeviceMemory.FREE_DM_MH.invokeExact(MemorySegment.ofAddress(fn), dm);
-        } catch (Throwable t) {
-            throw ErrnoVerbs.rethrow(t);
-        }
+        return destroy(objectOp(dm, ibv_dm.context$offset(), DeviceMemory.FREE_DM, "dm"), dm);
     }
 
     /**
@@ -273,49 +202,21 @@ public final class ExtensionVerbs {
         static final long ALLOC_TD = verbs_context.alloc_td$offset();
         static final long DEALLOC_TD = verbs_context.dealloc_td$offset();
         static final long ALLOC_PARENT_DOMAIN = verbs_context.alloc_parent_domain$offset();
-        static final MethodHandle ALLOC_TD_MH = capturing(verbs_context.alloc_td.descriptor());
-        static final MethodHandle DEALLOC_TD_MH = plain(verbs_context.dealloc_td.descriptor());
-        static final MethodHandle ALLOC_PARENT_DOMAIN_MH = capturing(verbs_context.alloc_parent_domain.descriptor());
     }
 
     /** {@code ibv_alloc_td}: the {@code alloc_td} op; NULL with errno EOPNOTSUPP without it. */
     public static MemorySegment ibv_alloc_td(MemorySegment errno, MemorySegment context, MemorySegment initAttr) {
-        long fn = VerbsContextOps.op(context, Domains.ALLOC_TD);
-        if (fn == 0) {
-            return refuse(errno);
-        }
-        try {
-            return (MemorySegment) Domains.ALLOC_TD_MH.invokeExact(MemorySegment.ofAddress(fn), errno, context, initAttr);
-        } catch (Throwable t) {
-            throw ErrnoVerbs.rethrow(t);
-        }
+        return create(op(context, Domains.ALLOC_TD), errno, context, initAttr);
     }
 
     /** {@code ibv_dealloc_td}: 0 or an errno value (EOPNOTSUPP without the op). */
     public static int ibv_dealloc_td(MemorySegment td) {
-        long fn = objectOp(td, ibv_td.context$offset(), Domains.DEALLOC_TD, "td");
-        if (fn == 0) {
-            return Errno.EOPNOTSUPP;
-        }
-        try {
-            return (int) Domains.DEALLOC_TD_MH.invokeExact(MemorySegment.ofAddress(fn), td);
-        } catch (Throwable t) {
-            throw ErrnoVerbs.rethrow(t);
-        }
+        return destroy(objectOp(td, ibv_td.context$offset(), Domains.DEALLOC_TD, "td"), td);
     }
 
     /** {@code ibv_alloc_parent_domain}: the {@code alloc_parent_domain} op; NULL with errno EOPNOTSUPP without it. */
     public static MemorySegment ibv_alloc_parent_domain(MemorySegment errno, MemorySegment context, MemorySegment attr) {
-        long fn = VerbsContextOps.op(context, Domains.ALLOC_PARENT_DOMAIN);
-        if (fn == 0) {
-            return refuse(errno);
-        }
-        try {
-            return (MemorySegment) Domains.ALLOC_PARENT_DOMAIN_MH.invokeExact(MemorySegment.ofAddress(fn), errno, context,
-                    attr);
-        } catch (Throwable t) {
-            throw ErrnoVerbs.rethrow(t);
-        }
+        return create(op(context, Domains.ALLOC_PARENT_DOMAIN), errno, context, attr);
     }
 
     // ---- memory region ops and the QP rate limit ----------------------------------------------
@@ -325,7 +226,6 @@ public final class ExtensionVerbs {
         static final long MODIFY_QP_RATE_LIMIT = verbs_context.modify_qp_rate_limit$offset();
         static final MethodHandle ALLOC_NULL_MR_MH = capturing(verbs_context.alloc_null_mr.descriptor());
         static final MethodHandle ADVISE_MR_MH = plain(verbs_context.advise_mr.descriptor());
-        static final MethodHandle MODIFY_QP_RATE_LIMIT_MH = plain(verbs_context.modify_qp_rate_limit.descriptor());
     }
 
     /** {@code ibv_alloc_null_mr}: the {@code alloc_null_mr} op; NULL with errno EOPNOTSUPP without it. */
@@ -356,14 +256,6 @@ public final class ExtensionVerbs {
 
     /** {@code ibv_modify_qp_rate_limit}: 0 or an errno value (EOPNOTSUPP without the op). */
     public static int ibv_modify_qp_rate_limit(MemorySegment qp, MemorySegment attr) {
-        long fn = objectOp(qp, ibv_qp.context$offset(), RegionOps.MODIFY_QP_RATE_LIMIT, "qp");
-        if (fn == 0) {
-            return Errno.EOPNOTSUPP;
-        }
-        try {
-            return (int) RegionOps.MODIFY_QP_RATE_LIMIT_MH.invokeExact(MemorySegment.ofAddress(fn), qp, attr);
-        } catch (Throwable t) {
-            throw ErrnoVerbs.rethrow(t);
-        }
+        return modify(objectOp(qp, ibv_qp.context$offset(), RegionOps.MODIFY_QP_RATE_LIMIT, "qp"), qp, attr);
     }
 }

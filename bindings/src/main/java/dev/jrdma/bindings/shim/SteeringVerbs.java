@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 package dev.jrdma.bindings.shim;
 
-import static dev.jrdma.bindings.shim.ExtensionVerbs.capturing;
 import static dev.jrdma.bindings.shim.ExtensionVerbs.field;
-import static dev.jrdma.bindings.shim.ExtensionVerbs.objectOp;
 import static dev.jrdma.bindings.shim.ExtensionVerbs.plain;
-import static dev.jrdma.bindings.shim.ExtensionVerbs.refuse;
+import static dev.jrdma.bindings.shim.VerbsContextOps.create;
+import static dev.jrdma.bindings.shim.VerbsContextOps.destroy;
+import static dev.jrdma.bindings.shim.VerbsContextOps.modify;
+import static dev.jrdma.bindings.shim.VerbsContextOps.objectOp;
+import static dev.jrdma.bindings.shim.VerbsContextOps.op;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
@@ -38,8 +40,6 @@ public final class SteeringVerbs {
         static final long DESTROY = verbs_context.destroy_counters$offset();
         static final long ATTACH = verbs_context.attach_counters_point_flow$offset();
         static final long READ = verbs_context.read_counters$offset();
-        static final MethodHandle CREATE_MH = capturing(verbs_context.create_counters.descriptor());
-        static final MethodHandle DESTROY_MH = plain(verbs_context.destroy_counters.descriptor());
         static final MethodHandle ATTACH_MH = plain(verbs_context.attach_counters_point_flow.descriptor());
         static final MethodHandle READ_MH = plain(verbs_context.read_counters.descriptor());
         static final long CONTEXT = ibv_counters.context$offset();
@@ -47,28 +47,12 @@ public final class SteeringVerbs {
 
     /** {@code ibv_create_counters}: the op; NULL with errno EOPNOTSUPP without it. */
     public static MemorySegment ibv_create_counters(MemorySegment errno, MemorySegment context, MemorySegment initAttr) {
-        long fn = VerbsContextOps.op(context, Counters.CREATE);
-        if (fn == 0) {
-            return refuse(errno);
-        }
-        try {
-            return (MemorySegment) Counters.CREATE_MH.invokeExact(MemorySegment.ofAddress(fn), errno, context, initAttr);
-        } catch (Throwable t) {
-            throw ErrnoVerbs.rethrow(t);
-        }
+        return create(op(context, Counters.CREATE), errno, context, initAttr);
     }
 
     /** {@code ibv_destroy_counters}: 0 or an errno value (EOPNOTSUPP without the op). */
     public static int ibv_destroy_counters(MemorySegment counters) {
-        long fn = objectOp(counters, Counters.CONTEXT, Counters.DESTROY, "counters");
-        if (fn == 0) {
-            return Errno.EOPNOTSUPP;
-        }
-        try {
-            return (int) Counters.DESTROY_MH.invokeExact(MemorySegment.ofAddress(fn), counters);
-        } catch (Throwable t) {
-            throw ErrnoVerbs.rethrow(t);
-        }
+        return destroy(objectOp(counters, Counters.CONTEXT, Counters.DESTROY, "counters"), counters);
     }
 
     /** {@code ibv_attach_counters_point_flow}: 0 or an errno value (EOPNOTSUPP without the op). */
@@ -104,76 +88,31 @@ public final class SteeringVerbs {
         static final long CREATE_ESP = verbs_context.create_flow_action_esp$offset();
         static final long MODIFY_ESP = verbs_context.modify_flow_action_esp$offset();
         static final long DESTROY_ACTION = verbs_context.destroy_flow_action$offset();
-        static final MethodHandle CREATE_MH = capturing(verbs_context.ibv_create_flow.descriptor());
-        static final MethodHandle DESTROY_MH = plain(verbs_context.ibv_destroy_flow.descriptor());
-        static final MethodHandle CREATE_ESP_MH = capturing(verbs_context.create_flow_action_esp.descriptor());
-        static final MethodHandle MODIFY_ESP_MH = plain(verbs_context.modify_flow_action_esp.descriptor());
-        static final MethodHandle DESTROY_ACTION_MH = plain(verbs_context.destroy_flow_action.descriptor());
     }
 
     /** {@code ibv_create_flow}: the op of {@code qp}'s context; NULL with errno EOPNOTSUPP without it. */
     public static MemorySegment ibv_create_flow(MemorySegment errno, MemorySegment qp, MemorySegment flowAttr) {
-        long fn = objectOp(qp, ibv_qp.context$offset(), Flows.CREATE, "qp");
-        if (fn == 0) {
-            return refuse(errno);
-        }
-        try {
-            return (MemorySegment) Flows.CREATE_MH.invokeExact(MemorySegment.ofAddress(fn), errno, qp, flowAttr);
-        } catch (Throwable t) {
-            throw ErrnoVerbs.rethrow(t);
-        }
+        return create(objectOp(qp, ibv_qp.context$offset(), Flows.CREATE, "qp"), errno, qp, flowAttr);
     }
 
     /** {@code ibv_destroy_flow}: 0 or an errno value (EOPNOTSUPP without the op). */
     public static int ibv_destroy_flow(MemorySegment flow) {
-        long fn = objectOp(flow, ibv_flow.context$offset(), Flows.DESTROY, "flow");
-        if (fn == 0) {
-            return Errno.EOPNOTSUPP;
-        }
-        try {
-            return (int) Flows.DESTROY_MH.invokeExact(MemorySegment.ofAddress(fn), flow);
-        } catch (Throwable t) {
-            throw ErrnoVerbs.rethrow(t);
-        }
+        return destroy(objectOp(flow, ibv_flow.context$offset(), Flows.DESTROY, "flow"), flow);
     }
 
     /** {@code ibv_create_flow_action_esp}: the op; NULL with errno EOPNOTSUPP without it. */
     public static MemorySegment ibv_create_flow_action_esp(MemorySegment errno, MemorySegment context, MemorySegment esp) {
-        long fn = VerbsContextOps.op(context, Flows.CREATE_ESP);
-        if (fn == 0) {
-            return refuse(errno);
-        }
-        try {
-            return (MemorySegment) Flows.CREATE_ESP_MH.invokeExact(MemorySegment.ofAddress(fn), errno, context, esp);
-        } catch (Throwable t) {
-            throw ErrnoVerbs.rethrow(t);
-        }
+        return create(op(context, Flows.CREATE_ESP), errno, context, esp);
     }
 
     /** {@code ibv_modify_flow_action_esp}: 0 or an errno value (EOPNOTSUPP without the op). */
     public static int ibv_modify_flow_action_esp(MemorySegment action, MemorySegment esp) {
-        long fn = objectOp(action, ibv_flow_action.context$offset(), Flows.MODIFY_ESP, "action");
-        if (fn == 0) {
-            return Errno.EOPNOTSUPP;
-        }
-        try {
-            return (int) Flows.MODIFY_ESP_MH.invokeExact(MemorySegment.ofAddress(fn), action, esp);
-        } catch (Throwable t) {
-            throw ErrnoVerbs.rethrow(t);
-        }
+        return modify(objectOp(action, ibv_flow_action.context$offset(), Flows.MODIFY_ESP, "action"), action, esp);
     }
 
     /** {@code ibv_destroy_flow_action}: 0 or an errno value (EOPNOTSUPP without the op). */
     public static int ibv_destroy_flow_action(MemorySegment action) {
-        long fn = objectOp(action, ibv_flow_action.context$offset(), Flows.DESTROY_ACTION, "action");
-        if (fn == 0) {
-            return Errno.EOPNOTSUPP;
-        }
-        try {
-            return (int) Flows.DESTROY_ACTION_MH.invokeExact(MemorySegment.ofAddress(fn), action);
-        } catch (Throwable t) {
-            throw ErrnoVerbs.rethrow(t);
-        }
+        return destroy(objectOp(action, ibv_flow_action.context$offset(), Flows.DESTROY_ACTION, "action"), action);
     }
 
     // ---- work queues and indirection tables ----------------------------------------------------
@@ -183,11 +122,6 @@ public final class SteeringVerbs {
         static final long DESTROY = verbs_context.destroy_wq$offset();
         static final long CREATE_TABLE = verbs_context.create_rwq_ind_table$offset();
         static final long DESTROY_TABLE = verbs_context.destroy_rwq_ind_table$offset();
-        static final MethodHandle CREATE_MH = capturing(verbs_context.create_wq.descriptor());
-        static final MethodHandle MODIFY_MH = plain(verbs_context.modify_wq.descriptor());
-        static final MethodHandle DESTROY_MH = plain(verbs_context.destroy_wq.descriptor());
-        static final MethodHandle CREATE_TABLE_MH = capturing(verbs_context.create_rwq_ind_table.descriptor());
-        static final MethodHandle DESTROY_TABLE_MH = plain(verbs_context.destroy_rwq_ind_table.descriptor());
         static final MethodHandle POST_RECV_MH = plain(ibv_wq.post_recv.descriptor());
         static final long CONTEXT = ibv_wq.context$offset();
         // The C inline initialises the WQ's event mutex and condition after the op returns.
@@ -204,50 +138,29 @@ public final class SteeringVerbs {
      * initialises the WQ's mutex and condition variable.
      */
     public static MemorySegment ibv_create_wq(MemorySegment errno, MemorySegment context, MemorySegment initAttr) {
-        long fn = VerbsContextOps.op(context, WorkQueues.CREATE);
-        if (fn == 0) {
-            return refuse(errno);
-        }
-        try {
-            MemorySegment wq = (MemorySegment) WorkQueues.CREATE_MH.invokeExact(MemorySegment.ofAddress(fn), errno,
-                    context, initAttr);
-            if (wq.address() != 0) {
-                MemorySegment w = wq.reinterpret(ibv_wq.layout().byteSize());
-                ibv_wq.wq_context(w, ibv_wq_init_attr.wq_context(initAttr.reinterpret(ibv_wq_init_attr.layout().byteSize())));
-                ibv_wq.events_completed(w, 0);
+        MemorySegment wq = create(op(context, WorkQueues.CREATE), errno, context, initAttr);
+        if (wq.address() != 0) {
+            MemorySegment w = wq.reinterpret(ibv_wq.layout().byteSize());
+            ibv_wq.wq_context(w, ibv_wq_init_attr.wq_context(initAttr.reinterpret(ibv_wq_init_attr.layout().byteSize())));
+            ibv_wq.events_completed(w, 0);
+            try {
                 int unused = (int) WorkQueues.MUTEX_INIT.invokeExact(ibv_wq.mutex(w), MemorySegment.NULL);
                 unused = (int) WorkQueues.COND_INIT.invokeExact(ibv_wq.cond(w), MemorySegment.NULL);
+            } catch (Throwable t) {
+                throw ErrnoVerbs.rethrow(t);
             }
-            return wq;
-        } catch (Throwable t) {
-            throw ErrnoVerbs.rethrow(t);
         }
+        return wq;
     }
 
     /** {@code ibv_modify_wq}: 0 or an errno value (EOPNOTSUPP without the op). */
     public static int ibv_modify_wq(MemorySegment wq, MemorySegment attr) {
-        long fn = objectOp(wq, WorkQueues.CONTEXT, WorkQueues.MODIFY, "wq");
-        if (fn == 0) {
-            return Errno.EOPNOTSUPP;
-        }
-        try {
-            return (int) WorkQueues.MODIFY_MH.invokeExact(MemorySegment.ofAddress(fn), wq, attr);
-        } catch (Throwable t) {
-            throw ErrnoVerbs.rethrow(t);
-        }
+        return modify(objectOp(wq, WorkQueues.CONTEXT, WorkQueues.MODIFY, "wq"), wq, attr);
     }
 
     /** {@code ibv_destroy_wq}: 0 or an errno value (EOPNOTSUPP without the op). */
     public static int ibv_destroy_wq(MemorySegment wq) {
-        long fn = objectOp(wq, WorkQueues.CONTEXT, WorkQueues.DESTROY, "wq");
-        if (fn == 0) {
-            return Errno.EOPNOTSUPP;
-        }
-        try {
-            return (int) WorkQueues.DESTROY_MH.invokeExact(MemorySegment.ofAddress(fn), wq);
-        } catch (Throwable t) {
-            throw ErrnoVerbs.rethrow(t);
-        }
+        return destroy(objectOp(wq, WorkQueues.CONTEXT, WorkQueues.DESTROY, "wq"), wq);
     }
 
     /** {@code ibv_post_wq_recv}: {@code wq->post_recv(wq, wr, bad_wr)}; 0 or an errno value (EOPNOTSUPP if NULL). */
@@ -265,28 +178,11 @@ public final class SteeringVerbs {
 
     /** {@code ibv_create_rwq_ind_table}: the op; NULL with errno EOPNOTSUPP without it. */
     public static MemorySegment ibv_create_rwq_ind_table(MemorySegment errno, MemorySegment context, MemorySegment initAttr) {
-        long fn = VerbsContextOps.op(context, WorkQueues.CREATE_TABLE);
-        if (fn == 0) {
-            return refuse(errno);
-        }
-        try {
-            return (MemorySegment) WorkQueues.CREATE_TABLE_MH.invokeExact(MemorySegment.ofAddress(fn), errno, context,
-                    initAttr);
-        } catch (Throwable t) {
-            throw ErrnoVerbs.rethrow(t);
-        }
+        return create(op(context, WorkQueues.CREATE_TABLE), errno, context, initAttr);
     }
 
     /** {@code ibv_destroy_rwq_ind_table}: 0 or an errno value (EOPNOTSUPP without the op). */
     public static int ibv_destroy_rwq_ind_table(MemorySegment table) {
-        long fn = objectOp(table, ibv_rwq_ind_table.context$offset(), WorkQueues.DESTROY_TABLE, "rwq_ind_table");
-        if (fn == 0) {
-            return Errno.EOPNOTSUPP;
-        }
-        try {
-            return (int) WorkQueues.DESTROY_TABLE_MH.invokeExact(MemorySegment.ofAddress(fn), table);
-        } catch (Throwable t) {
-            throw ErrnoVerbs.rethrow(t);
-        }
+        return destroy(objectOp(table, ibv_rwq_ind_table.context$offset(), WorkQueues.DESTROY_TABLE, "rwq_ind_table"), table);
     }
 }

@@ -29,7 +29,6 @@ public final class SurfaceVerbs {
 
     private static final class QueryRtValues {
         static final long OP = verbs_context.query_rt_values$offset();
-        static final MethodHandle MH = LINKER.downcallHandle(verbs_context.query_rt_values.descriptor());
         static final long SIZE = ibv_values_ex.layout().byteSize();
     }
 
@@ -41,15 +40,7 @@ public final class SurfaceVerbs {
      */
     public static int ibv_query_rt_values_ex(MemorySegment context, MemorySegment values) {
         long fn = VerbsContextOps.op(context, QueryRtValues.OP);
-        if (fn == 0) {
-            return Errno.EOPNOTSUPP;
-        }
-        try {
-            return (int) QueryRtValues.MH.invokeExact(MemorySegment.ofAddress(fn), context,
-                    values.asSlice(0, QueryRtValues.SIZE));
-        } catch (Throwable t) {
-            throw ErrnoVerbs.rethrow(t);
-        }
+        return VerbsContextOps.modify(fn, context, values.asSlice(0, QueryRtValues.SIZE));
     }
 
     /** {@code ibv_is_qpt_supported}: whether bit {@code qpt} (an {@code enum ibv_qp_type} value) is set in {@code caps}. */

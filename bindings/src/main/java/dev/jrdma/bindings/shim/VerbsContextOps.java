@@ -10,13 +10,15 @@ import dev.jrdma.bindings.generated.ibv_qp_init_attr_ex;
 import dev.jrdma.bindings.generated.ibv_query_device_ex_input;
 import dev.jrdma.bindings.generated.rdma_h;
 import dev.jrdma.bindings.generated.verbs_context;
+import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
 
 /**
  * The extension ops of {@code struct verbs_context} ({@code verbs_get_ctx_op}): how every shim
- * finds an op a provider may or may not have, and the {@code static inline} verbs of
+ * finds an op a provider may or may not have and calls the ops of the three common signatures
+ * ({@code create}, {@code destroy}, {@code modify}), and the {@code static inline} verbs of
  * {@code infiniband/verbs.h} that dispatch through one ({@code ibv_query_port},
  * {@code ibv_query_device_ex}, {@code ibv_create_cq_ex}, {@code ibv_create_qp_ex}). The
  * data-path ops of {@code struct ibv_context} are {@link InlineVerbs}.
@@ -61,6 +63,84 @@ public final class VerbsContextOps {
             return 0;
         }
         return MEMORY.get(JAVA_LONG, vctx + opOffset);
+    }
+
+    /** The op at {@code opOffset} of the verbs_context whose ibv_context {@code obj} points to at {@code contextOffset}. */
+    static long objectOp(MemorySegment obj, long contextOffset, long opOffset, String what) {
+        if (obj.address() == 0) {
+            throw new NullPointerException(what + " is NULL");
+        }
+        long context = MEMORY.get(JAVA_LONG, obj.address() + contextOffset);
+        return op(MemorySegment.ofAddress(context), opOffset);
+    }
+
+    /** What a shim answers for a missing op that would have made an object: NULL with errno EOPNOTSUPP. */
+    static MemorySegment refuse(MemorySegment errno) {
+        Errno.set(errno, Errno.EOPNOTSUPP);
+        return MemorySegment.NULL;
+    }
+
+    // Most ops have one of three C signatures. One downcall handle per signature serves all the
+    // ops of it, the op's address being the handle's first argument; VerbsContextOpsTest pins
+    // every such op's generated descriptor to its signature's.
+    static final class Signatures {
+        /** {@code struct ibv_x *(*)(struct ibv_context *, struct ibv_x_init_attr *)}: an object made from its attributes. */
+        static final FunctionDescriptor CREATE = verbs_context.alloc_td.descriptor();
+        /** {@code int (*)(struct ibv_x *)}: an object freed. */
+        static final FunctionDescriptor DESTROY = verbs_context.dealloc_td.descriptor();
+        /** {@code int (*)(struct ibv_x *, void *)}: an object modified or read through a second struct. */
+        static final FunctionDescriptor MODIFY = verbs_context.modify_wq.descriptor();
+        static final MethodHandle CREATE_MH = LINKER.downcallHandle(CREATE, Errno.CAPTURE);
+        static final MethodHandle DESTROY_MH = LINKER.downcallHandle(DESTROY);
+        static final MethodHandle MODIFY_MH = LINKER.downcallHandle(MODIFY);
+    }
+
+    /**
+     * Makes an object with {@code fn}, a {@link Signatures#CREATE} op of {@code on} (the context,
+     * or the object the new one belongs to) or 0 when it is absent: the object, or NULL and errno
+     * (EOPNOTSUPP without the op).
+     */
+    static MemorySegment create(long fn, MemorySegment errno, MemorySegment on, MemorySegment attr) {
+        if (fn == 0) {
+            return refuse(errno);
+        }
+        try {
+            return (MemorySegment) Signatures.CREATE_MH.invokeExact(MemorySegment.ofAddress(fn), errno, on, attr);
+        } catch (Throwable t) {
+            throw ErrnoVerbs.rethrow(t);
+        }
+    }
+
+    /**
+     * Frees {@code obj} with {@code fn}, a {@link Signatures#DESTROY} op or 0 when it is absent:
+     * 0 or an errno value (EOPNOTSUPP without the op). The C inlines call such an op unchecked
+     * (the object exists only where its constructor op did); this answers EOPNOTSUPP rather than
+     * call address 0.
+     */
+    static int destroy(long fn, MemorySegment obj) {
+        if (fn == 0) {
+            return Errno.EOPNOTSUPP;
+        }
+        try {
+            return (int) Signatures.DESTROY_MH.invokeExact(MemorySegment.ofAddress(fn), obj);
+        } catch (Throwable t) {
+            throw ErrnoVerbs.rethrow(t);
+        }
+    }
+
+    /**
+     * Calls {@code fn}, a {@link Signatures#MODIFY} op or 0 when it is absent, on {@code obj} and
+     * {@code arg}: 0 or an errno value (EOPNOTSUPP without the op).
+     */
+    static int modify(long fn, MemorySegment obj, MemorySegment arg) {
+        if (fn == 0) {
+            return Errno.EOPNOTSUPP;
+        }
+        try {
+            return (int) Signatures.MODIFY_MH.invokeExact(MemorySegment.ofAddress(fn), obj, arg);
+        } catch (Throwable t) {
+            throw ErrnoVerbs.rethrow(t);
+        }
     }
 
     private static final class QueryPort {
@@ -125,28 +205,15 @@ public final class VerbsContextOps {
         return rdma_h.ibv_query_device(context, ibv_device_attr_ex.orig_attr(out));
     }
 
-    private static final class CreateCqEx {
-        static final long OP = verbs_context.create_cq_ex$offset();
-        static final MethodHandle MH = LINKER.downcallHandle(verbs_context.create_cq_ex.descriptor(), Errno.CAPTURE);
-    }
+    private static final long CREATE_CQ_EX = verbs_context.create_cq_ex$offset();
 
     /** {@code ibv_create_cq_ex}: the extension op; NULL with errno EOPNOTSUPP when the provider lacks it. */
     public static MemorySegment ibv_create_cq_ex(MemorySegment errno, MemorySegment context, MemorySegment cqAttr) {
-        long fn = op(context, CreateCqEx.OP);
-        if (fn == 0) {
-            Errno.set(errno, Errno.EOPNOTSUPP);
-            return MemorySegment.NULL;
-        }
-        try {
-            return (MemorySegment) CreateCqEx.MH.invokeExact(MemorySegment.ofAddress(fn), errno, context, cqAttr);
-        } catch (Throwable t) {
-            throw ErrnoVerbs.rethrow(t);
-        }
+        return create(op(context, CREATE_CQ_EX), errno, context, cqAttr);
     }
 
     private static final class CreateQpEx {
         static final long OP = verbs_context.create_qp_ex$offset();
-        static final MethodHandle MH = LINKER.downcallHandle(verbs_context.create_qp_ex.descriptor(), Errno.CAPTURE);
         static final int MASK_PD_ONLY = rdma_h.IBV_QP_INIT_ATTR_PD();
     }
 
@@ -160,15 +227,6 @@ public final class VerbsContextOps {
         if (ibv_qp_init_attr_ex.comp_mask(attr) == CreateQpEx.MASK_PD_ONLY) {
             return ErrnoVerbs.ibv_create_qp(errno, ibv_qp_init_attr_ex.pd(attr), attr);
         }
-        long fn = op(context, CreateQpEx.OP);
-        if (fn == 0) {
-            Errno.set(errno, Errno.EOPNOTSUPP);
-            return MemorySegment.NULL;
-        }
-        try {
-            return (MemorySegment) CreateQpEx.MH.invokeExact(MemorySegment.ofAddress(fn), errno, context, attr);
-        } catch (Throwable t) {
-            throw ErrnoVerbs.rethrow(t);
-        }
+        return create(op(context, CreateQpEx.OP), errno, context, attr);
     }
 }
