@@ -159,25 +159,28 @@ class CentralCheckTest(unittest.TestCase):
             f.write("0" * 32)
         self.assert_fails("lib-1.0.pom.md5 does not match")
 
-    def test_metadata_inherited_from_the_parent_passes_but_missing_there_fails(self):
-        publish(Repo(self.tmp), parent=PARENT.replace("<developers><developer><name>The maintainers</name></developer></developers>", ""))
-        self.assert_fails("no developer")
+    # One metadata rule each: which POM, the text replaced in it, by what, and the failure. Metadata
+    # the child inherits passes (the complete release above), so the parent is where it goes
+    # missing; the name is the child's own.
+    BROKEN_POMS = [
+        ("parent", "<developers><developer><name>The maintainers</name></developer></developers>", "",
+         "no developer"),
+        ("parent", "<url>https://www.apache.org/licenses/LICENSE-2.0.txt</url>", "", "no license url"),
+        ("parent", "<url>${{home}}</url></scm>", "</scm>", "no scm url"),
+        ("child", "<name>lib API</name>", "", "no name"),
+        ("parent", "<properties><home>https://example.org/lib</home></properties>", "",
+         "url has an unresolved property: ${home}"),
+    ]
 
-    def test_missing_license_url_fails(self):
-        publish(Repo(self.tmp), parent=PARENT.replace("<url>https://www.apache.org/licenses/LICENSE-2.0.txt</url>", ""))
-        self.assert_fails("no license url")
-
-    def test_missing_scm_fails(self):
-        publish(Repo(self.tmp), parent=PARENT.replace("<url>${{home}}</url></scm>", "</scm>"))
-        self.assert_fails("no scm url")
-
-    def test_name_is_not_inherited(self):
-        publish(Repo(self.tmp), child=CHILD.replace("<name>lib API</name>", ""))
-        self.assert_fails("no name")
-
-    def test_unresolved_property_fails(self):
-        publish(Repo(self.tmp), parent=PARENT.replace("<properties><home>https://example.org/lib</home></properties>", ""))
-        self.assert_fails("url has an unresolved property: ${home}")
+    def test_missing_or_unresolved_metadata_fails(self):
+        for pom, text, replacement, message in self.BROKEN_POMS:
+            with self.subTest(message):
+                shutil.rmtree(self.tmp)
+                if pom == "parent":
+                    publish(Repo(self.tmp), parent=PARENT.replace(text, replacement))
+                else:
+                    publish(Repo(self.tmp), child=CHILD.replace(text, replacement))
+                self.assert_fails(message)
 
     def test_parent_not_deployed_fails(self):
         repo = Repo(self.tmp)

@@ -107,14 +107,8 @@ class CoverageTest {
                 """;
         List<Exercise> found = ExercisesScan.scanFile(Path.of("m/src/test/java/x/AtomicWriteDeviceTest.java"), source);
         assertEquals(List.of("6.12", "6.1", "6.12"), found.stream().map(Exercise::kernel).toList());
-        Map<String, SortedSet<String>> declared = new java.util.LinkedHashMap<>();
-        declared.put("infiniband/verbs.h", new java.util.TreeSet<>(List.of("ibv_wr_atomic_write", "ibv_wr_flush")));
-        declared.put("rdma/rdma_cma.h", new java.util.TreeSet<>());
-        declared.put("rdma/rdma_verbs.h", new java.util.TreeSet<>());
-        Map<String, SortedSet<String>> reached = Map.of(
-                "ibv_wr_atomic_write", new java.util.TreeSet<>(List.of("QueuePairEx#atomicWrite")),
-                "ibv_wr_flush", new java.util.TreeSet<>(List.of("QueuePairEx#flush")));
-        Coverage c = new Coverage(declared, reached, found);
+        Coverage c = new Coverage(inVerbsH("ibv_wr_atomic_write", "ibv_wr_flush"),
+                reachedBy("ibv_wr_atomic_write", "QueuePairEx#atomicWrite", "ibv_wr_flush", "QueuePairEx#flush"), found);
         assertTrue(c.generate().contains("| `ibv_wr_atomic_write` | `QueuePairEx#atomicWrite` | works on Soft-RoCE "
                 + "(Linux 6.12); refused on Soft-RoCE (Linux 6.1): no ATOMIC_WRITE in 6.1's rxe | "
                 + "[AtomicWriteDeviceTest#atomicWrite](../../m/src/test/java/x/AtomicWriteDeviceTest.java) | 6.1, 6.12 |"),
@@ -145,14 +139,8 @@ class CoverageTest {
         List<Exercise> found = new java.util.ArrayList<>(
                 ExercisesScan.scanFile(Path.of("m/src/test/java/x/XrcDeviceTest.java"), source));
         found.addAll(ExercisesScan.scanFile(Path.of("m/src/test/java/x/RcDeviceTest.java"), everyKernel));
-        Map<String, SortedSet<String>> declared = new java.util.LinkedHashMap<>();
-        declared.put("infiniband/verbs.h", new java.util.TreeSet<>(List.of("ibv_alloc_pd", "ibv_open_xrcd")));
-        declared.put("rdma/rdma_cma.h", new java.util.TreeSet<>());
-        declared.put("rdma/rdma_verbs.h", new java.util.TreeSet<>());
-        Map<String, SortedSet<String>> reached = Map.of(
-                "ibv_alloc_pd", new java.util.TreeSet<>(List.of("Context#allocateProtectionDomain")),
-                "ibv_open_xrcd", new java.util.TreeSet<>(List.of("Context#openXrcDomain")));
-        Coverage c = new Coverage(declared, reached, found,
+        Coverage c = new Coverage(inVerbsH("ibv_alloc_pd", "ibv_open_xrcd"), reachedBy("ibv_alloc_pd",
+                "Context#allocateProtectionDomain", "ibv_open_xrcd", "Context#openXrcDomain"), found,
                 Map.of("XrcDeviceTest", "2026-11-26", "RcDeviceTest", "2026-11-25", "GoneDeviceTest", "2026-11-25"));
         String page = c.generate();
         assertTrue(page.contains("[XrcDeviceTest#xrcDomainsAreRefused](../../m/src/test/java/x/XrcDeviceTest.java) | "
@@ -161,6 +149,24 @@ class CoverageTest {
         assertEquals(List.of("PASSED_BY_HAND_ON_OTHER_KERNEL names GoneDeviceTest, which has no @Exercises",
                 "PASSED_BY_HAND_ON_OTHER_KERNEL names RcDeviceTest, which CI runs on 6.12 (@EveryKernel): drop the entry"),
                 c.problems());
+    }
+
+    /** The headers' functions of a test: {@code functions} in verbs.h, none in the others. */
+    private static Map<String, SortedSet<String>> inVerbsH(String... functions) {
+        Map<String, SortedSet<String>> declared = new java.util.LinkedHashMap<>();
+        declared.put("infiniband/verbs.h", new java.util.TreeSet<>(List.of(functions)));
+        declared.put("rdma/rdma_cma.h", new java.util.TreeSet<>());
+        declared.put("rdma/rdma_verbs.h", new java.util.TreeSet<>());
+        return declared;
+    }
+
+    /** What reaches each function: pairs of a function and the one API member that reaches it. */
+    private static Map<String, SortedSet<String>> reachedBy(String... functionAndMember) {
+        Map<String, SortedSet<String>> reached = new java.util.HashMap<>();
+        for (int i = 0; i < functionAndMember.length; i += 2) {
+            reached.put(functionAndMember[i], new java.util.TreeSet<>(List.of(functionAndMember[i + 1])));
+        }
+        return reached;
     }
 
     @Test

@@ -6,6 +6,7 @@ import dev.jrdma.ControlConnection;
 import dev.jrdma.Rdma;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.HashMap;
@@ -51,6 +52,20 @@ final class Cli {
         /** The device --device names, or the default one (HelloServer spells this out). */
         Context openDevice() {
             return device.map(Rdma::open).orElseGet(Rdma::openDefault);
+        }
+
+        /**
+         * The address an rdma_cm server listens on: --device's IPv4 address, or every RDMA
+         * device's (0.0.0.0) without --device.
+         */
+        InetAddress listenAddress() throws IOException {
+            if (device.isEmpty()) {
+                return InetAddress.getByName("0.0.0.0");
+            }
+            try (Context context = openDevice()) {
+                return context.defaultGid().ipv4().orElseThrow(() -> new IllegalStateException(
+                        context.name() + " has no IPv4 address in its GID table"));
+            }
         }
 
         /** The control connection to the server at HOST and --port, within --timeout. */

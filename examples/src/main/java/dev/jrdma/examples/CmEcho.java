@@ -67,13 +67,7 @@ public final class CmEcho {
     }
 
     private static void server(Cli.Options options) throws Exception {
-        InetAddress address = InetAddress.getByName("0.0.0.0");   // every RDMA device's address
-        if (options.device().isPresent()) {
-            try (Context context = options.openDevice()) {
-                address = context.defaultGid().ipv4().orElseThrow(() -> new IllegalStateException(
-                        context.name() + " has no IPv4 address in its GID table"));
-            }
-        }
+        InetAddress address = options.listenAddress();   // --device's IPv4 address, or every device's
         int connections = options.number("--connections");
         // @start region="echo-server"
         // Closed in reverse: the executor first (it waits for every connection's thread), then the

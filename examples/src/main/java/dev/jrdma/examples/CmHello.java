@@ -49,13 +49,7 @@ public final class CmHello {
     }
 
     private static void server(Cli.Options options) throws Exception {
-        InetAddress address = InetAddress.getByName("0.0.0.0");   // every RDMA device's address
-        if (options.device().isPresent()) {
-            try (Context context = options.openDevice()) {
-                address = context.defaultGid().ipv4().orElseThrow(() -> new IllegalStateException(
-                        context.name() + " has no IPv4 address in its GID table"));
-            }
-        }
+        InetAddress address = options.listenAddress();   // --device's IPv4 address, or every device's
         // @start region="listen"
         // Closing the channel closes its ids, and with them their QPs, PDs, CQs and regions.
         try (CmEventChannel channel = CmEventChannel.create()) {

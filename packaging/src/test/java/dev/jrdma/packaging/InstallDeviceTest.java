@@ -9,7 +9,6 @@ import dev.jrdma.testing.DeviceTest;
 import dev.jrdma.testing.TestDevice;
 import java.io.File;
 import java.io.IOException;
-import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -32,20 +31,10 @@ import org.junit.jupiter.api.Test;
 class InstallDeviceTest {
     private static final String DEVICE = TestDevice.name();
     private static final long TIMEOUT_S = 300;
-    /** packaging/, from target/test-classes. */
-    private static final Path MODULE = moduleFromClasses();
+    private static final Path MODULE = ModuleDir.PATH;
     private static final Path TARGET = MODULE.resolve("target");
 
     private record Result(int code, String out) {}
-
-    private static Path moduleFromClasses() {
-        try {
-            return Path.of(InstallDeviceTest.class.getProtectionDomain().getCodeSource().getLocation().toURI())
-                    .getParent().getParent();
-        } catch (URISyntaxException e) {
-            throw new IllegalStateException(e);
-        }
-    }
 
     @Test
     void debInstallsTheCommandManPagesAndCompletionAndRemovesCleanly() throws Exception {

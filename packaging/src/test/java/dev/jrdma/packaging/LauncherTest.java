@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -27,23 +26,13 @@ import org.junit.jupiter.params.provider.ValueSource;
  * instead of starting a JVM.
  */
 class LauncherTest {
-    /** packaging/, from target/test-classes. */
-    private static final Path MODULE = moduleFromClasses();
+    private static final Path MODULE = ModuleDir.PATH;
     private static final Path ROOT = MODULE.getParent();
 
     @TempDir
     Path tmp;
 
     private record Result(int code, String out, String err) {}
-
-    private static Path moduleFromClasses() {
-        try {
-            return Path.of(LauncherTest.class.getProtectionDomain().getCodeSource().getLocation().toURI())
-                    .getParent().getParent();
-        } catch (URISyntaxException e) {
-            throw new IllegalStateException(e);
-        }
-    }
 
     /** A launcher laid out as installed (bin/jrdma, lib/sh/) or as in a built checkout (scripts/, tools/target/). */
     private Path launcher(String kind) throws IOException {

@@ -53,7 +53,7 @@ final class DeviceRefusals {
     static final class ConnectionTypes implements IParameterPreprocessor {
         @Override
         public boolean preprocess(Stack<String> args, CommandSpec spec, ArgSpec argSpec, Map<String, Object> info) {
-            if (args.isEmpty() || !(spec.userObject() instanceof PerftestCommands.Base test)) {
+            if (args.isEmpty() || !(spec.userObject() instanceof PerftestCommands.TestCommand test)) {
                 return false;
             }
             String value = args.peek();

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma.tools;
 
+import dev.jrdma.tools.perftest.TestKind;
 import dev.jrdma.tools.runner.ExitCode;
 import java.io.PrintWriter;
 import picocli.AutoComplete;
@@ -23,14 +24,6 @@ import picocli.CommandLine.Spec;
             "1:Failure: the device, the peer or a timeout, or a result below --limit_bw/--limit_msgrate; one line on "
                 + "stderr says which.",
             "2:Usage error: an unknown, malformed or refused option or argument; one line on stderr names it.",
-        },
-        subcommands = {
-            PerftestCommands.SendLat.class, PerftestCommands.SendBw.class,
-            PerftestCommands.WriteLat.class, PerftestCommands.WriteBw.class,
-            PerftestCommands.ReadLat.class, PerftestCommands.ReadBw.class,
-            PerftestCommands.AtomicLat.class, PerftestCommands.AtomicBw.class,
-            DeviceCommands.Devices.class, DeviceCommands.DevInfo.class,
-            AutoComplete.GenerateCompletion.class,
         })
 public final class Jrdma implements java.util.concurrent.Callable<Integer> {
     @Spec
@@ -45,6 +38,13 @@ public final class Jrdma implements java.util.concurrent.Callable<Integer> {
     /** The configured command line, writing to the given streams. */
     public static CommandLine commandLine(PrintWriter out, PrintWriter err) {
         CommandLine cl = new CommandLine(new Jrdma());
+        // The subcommands before the settings below, which apply to those added by then.
+        for (TestKind kind : TestKind.values()) {
+            cl.addSubcommand(PerftestCommands.of(kind));
+        }
+        cl.addSubcommand(new DeviceCommands.Devices());
+        cl.addSubcommand(new DeviceCommands.DevInfo());
+        cl.addSubcommand(new AutoComplete.GenerateCompletion());
         cl.setOut(out);
         cl.setErr(err);
         cl.setCaseInsensitiveEnumValuesAllowed(false);
@@ -60,14 +60,6 @@ public final class Jrdma implements java.util.concurrent.Callable<Integer> {
             c.getErr().flush();
             return ExitCode.FAILURE;
         });
-        // Give each test its own defaults (perftest's per-binary DEF_* values), also in --help,
-        // and perftest's options for hardware jrdma cannot use.
-        for (CommandLine sub : cl.getSubcommands().values()) {
-            if (sub.getCommand() instanceof PerftestCommands.Base b) {
-                sub.setDefaultValueProvider(new PerftestOptions.Defaults(b.kind()));
-                RefusedOptions.addTo(sub.getCommandSpec());
-            }
-        }
         return cl;
     }
 

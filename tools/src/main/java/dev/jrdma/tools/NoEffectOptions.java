@@ -1,26 +1,45 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma.tools;
 
-import picocli.CommandLine.Option;
+import java.util.List;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.ISetter;
+import picocli.CommandLine.Model.OptionSpec;
 
 /**
  * perftest's options that ask for what jrdma does anyway, accepted so that a perftest command
  * line runs unchanged. Each says why it changes nothing. perftest's getopt takes them on every
- * test, so jrdma does too.
+ * test, so jrdma does too. A table, as {@link RefusedOptions}': nothing reads their values.
  */
 final class NoEffectOptions {
-    @Option(names = "--no_enhanced_reorder",
-            description = "As perftest: do not let the receiver consume out-of-order work requests. jrdma never "
-                    + "enables that mlx5 capability (perftest 26.04 does on mlx5 RC QPs), so it has no effect.")
-    boolean noEnhancedReorder;
+    private NoEffectOptions() {}
 
-    @Option(names = "--disable_pcie_relaxed",
-            description = "As perftest: register memory without PCIe relaxed ordering. jrdma never asks for relaxed "
-                    + "ordering (IBV_ACCESS_RELAXED_ORDERING), so it has no effect.")
-    boolean disablePcieRelaxed;
+    /** One accepted option: its name, the value it takes ({@code label}, null for a flag) and why it changes nothing. */
+    private record Accepted(String name, String label, String why) {
+    }
 
-    @Option(names = "--inline_recv", paramLabel = "BYTES",
-            description = "perftest 6.06's inline receive size: 6.06 parses it and uses it nowhere (later perftest "
-                    + "dropped it); accepted, no effect.")
-    Integer inlineRecv;
+    private static final List<Accepted> ACCEPTED = List.of(
+            new Accepted("--no_enhanced_reorder", null, "As perftest: do not let the receiver consume out-of-order "
+                    + "work requests. jrdma never enables that mlx5 capability (perftest 26.04 does on mlx5 RC QPs), "
+                    + "so it has no effect."),
+            new Accepted("--disable_pcie_relaxed", null, "As perftest: register memory without PCIe relaxed "
+                    + "ordering. jrdma never asks for relaxed ordering (IBV_ACCESS_RELAXED_ORDERING), so it has no "
+                    + "effect."),
+            new Accepted("--inline_recv", "BYTES", "perftest 6.06's inline receive size: 6.06 parses it and uses "
+                    + "it nowhere (later perftest dropped it); accepted, no effect."));
+
+    /** Adds the accepted options to a test command; their values are parsed (a BYTES must be a number) and dropped. */
+    static void addTo(CommandSpec command) {
+        for (Accepted a : ACCEPTED) {
+            OptionSpec.Builder b = OptionSpec.builder(a.name()).description(a.why()).hasInitialValue(false)
+                    .setter(new ISetter() {
+                        @Override
+                        public <T> T set(T value) {
+                            return null;
+                        }
+                    });
+            command.addOption(a.label() == null ? b.type(boolean.class).arity("0").build()
+                    : b.type(Integer.class).paramLabel(a.label()).arity("1").build());
+        }
+    }
 }

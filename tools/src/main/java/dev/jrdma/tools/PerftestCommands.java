@@ -22,7 +22,12 @@ import dev.jrdma.tools.perftest.ReportSettings;
 import dev.jrdma.tools.perftest.RunSettings;
 import dev.jrdma.tools.perftest.TestKind;
 import dev.jrdma.tools.runner.PerftestRunner;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.function.Supplier;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -32,15 +37,23 @@ import picocli.CommandLine.Spec;
 
 /**
  * The eight perftest tests as subcommands, with perftest's option names and per-test defaults
- * (perftest 6.06). Options shared by all tests live in mixins; each test adds the groups perftest
- * offers for it. No host argument = server, a host = client.
+ * (perftest 6.06): one command class, made per {@link TestKind} by {@link #of}. Options shared by
+ * all tests live in mixins; each test adds the groups perftest offers for it ({@link #GROUPS}).
+ * No host argument = server, a host = client.
  */
 final class PerftestCommands {
     private PerftestCommands() {
     }
 
     /** What every test command does: resolve and validate the settings, then run. */
-    abstract static class Base implements Callable<Integer> {
+    @Command(versionProvider = VersionProvider.class)
+    static final class TestCommand implements Callable<Integer> {
+        private final TestKind kind;
+
+        TestCommand(TestKind kind) {
+            this.kind = kind;
+        }
+
         @Spec
         CommandSpec spec;
 
@@ -50,10 +63,6 @@ final class PerftestCommands {
         /** perftest's options for hardware jrdma cannot use: parsed, then refused by name (exit 2). */
         @Mixin
         RefusedOptions refusals;
-
-        /** perftest's options that ask for what jrdma does anyway. */
-        @Mixin
-        NoEffectOptions noEffect;
 
         @Mixin
         AddressOptions.Common addressOptions;
@@ -71,13 +80,15 @@ final class PerftestCommands {
         RunOptions runOptions;
 
         @Mixin
-                DlidOption dlidOption;
+        DlidOption dlidOption;
 
         @Parameters(index = "0", arity = "0..1", paramLabel = "HOST",
                 description = "The server to connect to; without it this side is the server.")
         String host;
 
-        abstract TestKind kind();
+        TestKind kind() {
+            return kind;
+        }
 
         @Override
         public Integer call() throws Exception {
@@ -97,7 +108,7 @@ final class PerftestCommands {
         }
 
         // One method per option group of PerftestSettings, each owned by its group's mixin: a test
-        // offers a group by declaring its mixin, which mixin(Class) finds (null where not offered).
+        // offers a group by its row of GROUPS, which mixin(Class) finds (null where not offered).
 
         ReportSettings reports(int duration) {
             return ReportOptions.resolve(spec, kind(), reportOptions, mixin(ReportOptions.Latency.class),
@@ -113,7 +124,7 @@ final class PerftestCommands {
 
         /**
          * The test's mixin of {@code type}, or null when the test does not offer that option group:
-         * the one way a group's options are found, whether Base or the test declares the mixin.
+         * the one way a group's options are found, whether a field or {@link #GROUPS} declares the mixin.
          */
         <T> T mixin(Class<T> type) {
             for (CommandSpec m : spec.mixins().values()) {
@@ -160,120 +171,75 @@ final class PerftestCommands {
         }
     }
 
-    /** The groups every latency test offers. */
-    abstract static class LatencyTest extends Base {
-        @Mixin ReportOptions.Latency latencyReports;
-        @Mixin RunOptions.Latency latencyRun;
+    /** The test's command: its name, summary and option groups, perftest's defaults and refusals. */
+    static CommandLine of(TestKind kind) {
+        CommandLine test = new CommandLine(new TestCommand(kind));
+        CommandSpec spec = test.getCommandSpec();
+        spec.name(kind.command());
+        spec.usageMessage().description(summary(kind));
+        List<Supplier<?>> groups = new ArrayList<>(kind.bandwidth() ? BANDWIDTH : LATENCY);
+        groups.addAll(GROUPS.get(kind));
+        for (Supplier<?> group : groups) {
+            Object options = group.get();
+            if (options instanceof RefusedOptions.DataValidation refusals) {
+                refusals.mixee = spec;   // picocli injects @Spec(MIXEE) into a mixin declared by a field only
+            }
+            spec.addMixin(mixinName(options.getClass()), CommandSpec.forAnnotatedObject(options));
+        }
+        NoEffectOptions.addTo(spec);   // perftest's options that ask for what jrdma does anyway
+        spec.mixinStandardHelpOptions(true);   // -h and -V after the groups: last in the reference's lists
+        test.setDefaultValueProvider(new PerftestOptions.Defaults(kind));   // perftest's per-binary DEF_* values
+        RefusedOptions.addTo(spec);
+        return test;
     }
 
-    /** The groups every bandwidth test offers (perftest's BW binaries share them). */
-    abstract static class BandwidthTest extends Base {
-        @Mixin ReportOptions.Bandwidth bandwidthReports;
-        @Mixin RunOptions.Bandwidth bandwidthRun;
-        @Mixin BandwidthOptions bandwidthOptions;
-        @Mixin PostOptions.Lists postListOptions;
-        @Mixin AddressOptions.DualPort dualPortOptions;
-        @Mixin PayloadOptions payloadOptions;
-        @Mixin RateOptions rateOptions;
+    private static String summary(TestKind kind) {
+        return switch (kind) {
+            case SEND_LAT -> "Send latency (ping-pong of sends), like ib_send_lat.";
+            case SEND_BW -> "Send bandwidth, like ib_send_bw.";
+            case WRITE_LAT -> "RDMA write latency (each side polls the last byte the peer wrote), like ib_write_lat.";
+            case WRITE_BW -> "RDMA write bandwidth, like ib_write_bw.";
+            case READ_LAT -> "RDMA read latency (client round trips), like ib_read_lat.";
+            case READ_BW -> "RDMA read bandwidth, like ib_read_bw.";
+            case ATOMIC_LAT -> "Atomic latency (client round trips), like ib_atomic_lat.";
+            case ATOMIC_BW -> "Atomic bandwidth, like ib_atomic_bw.";
+        };
     }
 
-    @Command(name = "send-lat", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
-            description = "Send latency (ping-pong of sends), like ib_send_lat.")
-    static final class SendLat extends LatencyTest {
-        @Mixin SendOptions sendOptions;
-        @Mixin PostOptions.Srq srqOptions;
-        @Mixin EventOptions eventOptions;
-        @Mixin InlineOptions inlineOptions;
-        @Mixin PayloadOptions payloadOptions;
-        @Mixin OperationOptions operationOptions;
-        @Mixin CompletionVectorOption vectorOption;
-        @Mixin AddressOptions.Multicast multicastOptions;
+    /*
+     * The option groups each test offers beyond TestCommand's own, as perftest's usage() lists
+     * them per binary: those of every latency or every bandwidth test, then the test's own.
+     */
+    private static final List<Supplier<?>> LATENCY = groups(ReportOptions.Latency::new, RunOptions.Latency::new);
+    private static final List<Supplier<?>> BANDWIDTH = groups(ReportOptions.Bandwidth::new,
+            RunOptions.Bandwidth::new, BandwidthOptions::new, PostOptions.Lists::new, AddressOptions.DualPort::new,
+            PayloadOptions::new, RateOptions::new);
+    private static final Map<TestKind, List<Supplier<?>>> GROUPS = Map.of(
+            TestKind.SEND_LAT, groups(SendOptions::new, PostOptions.Srq::new, EventOptions::new,
+                    InlineOptions::new, PayloadOptions::new, OperationOptions::new, CompletionVectorOption::new,
+                    AddressOptions.Multicast::new),
+            TestKind.SEND_BW, groups(SendOptions::new, PostOptions.Srq::new, EventOptions::new,
+                    InlineOptions::new, RefusedOptions.DataValidation::new, CompletionVectorOption::new,
+                    AddressOptions.Multicast::new, AddressOptions.Connectionless::new, OperationOptions::new),
+            TestKind.WRITE_LAT, groups(InlineOptions::new, NullMrOptions::new, WriteImmediateOptions::new),
+            TestKind.WRITE_BW, groups(InlineOptions::new, NullMrOptions::new, WriteImmediateOptions::new,
+                    DataValidationOptions::new),
+            TestKind.READ_LAT, groups(EventOptions::new, OutstandingOptions::new, PayloadOptions::new,
+                    NullMrOptions::new, CompletionVectorOption::new),
+            TestKind.READ_BW, groups(EventOptions::new, OutstandingOptions::new, CompletionVectorOption::new,
+                    NullMrOptions::new, DataValidationOptions::new),
+            TestKind.ATOMIC_LAT, groups(OutstandingOptions::new, AtomicOptions::new, EventOptions::new,
+                    PayloadOptions::new, CompletionVectorOption::new),
+            TestKind.ATOMIC_BW, groups(OutstandingOptions::new, AtomicOptions::new,
+                    RefusedOptions.DataValidation::new, CompletionVectorOption::new, EventOptions::new));
 
-        @Override TestKind kind() { return TestKind.SEND_LAT; }
+    private static List<Supplier<?>> groups(Supplier<?>... groups) {
+        return List.of(groups);
     }
 
-    @Command(name = "send-bw", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
-            description = "Send bandwidth, like ib_send_bw.")
-    static final class SendBw extends BandwidthTest {
-        @Mixin SendOptions sendOptions;
-        @Mixin PostOptions.Srq srqOptions;
-        @Mixin EventOptions eventOptions;
-        @Mixin InlineOptions inlineOptions;
-        @Mixin RefusedOptions.DataValidation refusalsOfDataValidation;
-        @Mixin CompletionVectorOption vectorOption;
-        @Mixin AddressOptions.Multicast multicastOptions;
-        @Mixin AddressOptions.Connectionless connectionlessOptions;
-        @Mixin OperationOptions operationOptions;
-
-        @Override TestKind kind() { return TestKind.SEND_BW; }
-    }
-
-    @Command(name = "write-lat", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
-            description = "RDMA write latency (each side polls the last byte the peer wrote), like ib_write_lat.")
-    static final class WriteLat extends LatencyTest {
-        @Mixin InlineOptions inlineOptions;
-        @Mixin NullMrOptions nullMrOptions;
-        @Mixin WriteImmediateOptions writeImmediateOptions;
-
-        @Override TestKind kind() { return TestKind.WRITE_LAT; }
-    }
-
-    @Command(name = "write-bw", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
-            description = "RDMA write bandwidth, like ib_write_bw.")
-    static final class WriteBw extends BandwidthTest {
-        @Mixin InlineOptions inlineOptions;
-        @Mixin NullMrOptions nullMrOptions;
-        @Mixin WriteImmediateOptions writeImmediateOptions;
-        @Mixin DataValidationOptions dataValidationOptions;
-
-        @Override TestKind kind() { return TestKind.WRITE_BW; }
-    }
-
-    @Command(name = "read-lat", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
-            description = "RDMA read latency (client round trips), like ib_read_lat.")
-    static final class ReadLat extends LatencyTest {
-        @Mixin EventOptions eventOptions;
-        @Mixin OutstandingOptions outstandingOptions;
-        @Mixin PayloadOptions payloadOptions;
-        @Mixin NullMrOptions nullMrOptions;
-        @Mixin CompletionVectorOption vectorOption;
-
-        @Override TestKind kind() { return TestKind.READ_LAT; }
-    }
-
-    @Command(name = "read-bw", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
-            description = "RDMA read bandwidth, like ib_read_bw.")
-    static final class ReadBw extends BandwidthTest {
-        @Mixin EventOptions eventOptions;
-        @Mixin OutstandingOptions outstandingOptions;
-        @Mixin CompletionVectorOption vectorOption;
-        @Mixin NullMrOptions nullMrOptions;
-        @Mixin DataValidationOptions dataValidationOptions;
-
-        @Override TestKind kind() { return TestKind.READ_BW; }
-    }
-
-    @Command(name = "atomic-lat", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
-            description = "Atomic latency (client round trips), like ib_atomic_lat.")
-    static final class AtomicLat extends LatencyTest {
-        @Mixin OutstandingOptions outstandingOptions;
-        @Mixin AtomicOptions atomicOptions;
-        @Mixin EventOptions eventOptions;
-        @Mixin PayloadOptions payloadOptions;
-        @Mixin CompletionVectorOption vectorOption;
-
-        @Override TestKind kind() { return TestKind.ATOMIC_LAT; }
-    }
-
-    @Command(name = "atomic-bw", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
-            description = "Atomic bandwidth, like ib_atomic_bw.")
-    static final class AtomicBw extends BandwidthTest {
-        @Mixin OutstandingOptions outstandingOptions;
-        @Mixin AtomicOptions atomicOptions;
-        @Mixin RefusedOptions.DataValidation refusalsOfDataValidation;
-        @Mixin CompletionVectorOption vectorOption;
-        @Mixin EventOptions eventOptions;
-
-        @Override TestKind kind() { return TestKind.ATOMIC_BW; }
+    /** A group's mixin name: its class name; "refusalsOf..." for a refusal group (the mapping page lists those). */
+    private static String mixinName(Class<?> group) {
+        String name = group.getName().substring(group.getPackageName().length() + 1);
+        return group.getEnclosingClass() == RefusedOptions.class ? "refusalsOf" + name : name;
     }
 }

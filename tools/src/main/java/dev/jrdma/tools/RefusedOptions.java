@@ -132,7 +132,7 @@ final class RefusedOptions {
      * "refusals", so the mapping page reads them as refusals.
      */
     static final class DataValidation {
-        @Spec(Spec.Target.MIXEE)
+        /** The test command, set by {@link PerftestCommands#of}. */
         CommandSpec mixee;
 
         private String why() {

@@ -31,10 +31,10 @@ import picocli.CommandLine.ParameterException;
  * the command's hooks ({@code run()}, {@code posting()}, ...).
  */
 final class SettingsResolver {
-    private final PerftestCommands.Base test;
+    private final PerftestCommands.TestCommand test;
     private final CommandSpec spec;
 
-    SettingsResolver(PerftestCommands.Base test) {
+    SettingsResolver(PerftestCommands.TestCommand test) {
         this.test = test;
         this.spec = test.spec;
     }

@@ -42,6 +42,6 @@ final class CommandLines {
     static PerftestSettings settings(String... args) {
         CommandLine cl = Jrdma.commandLine(new PrintWriter(new StringWriter()), new PrintWriter(new StringWriter()));
         CommandLine sub = cl.parseArgs(args).subcommand().commandSpec().commandLine();
-        return ((PerftestCommands.Base) sub.getCommand()).settings();
+        return ((PerftestCommands.TestCommand) sub.getCommand()).settings();
     }
 }

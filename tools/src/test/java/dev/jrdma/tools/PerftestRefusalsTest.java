@@ -116,17 +116,17 @@ class PerftestRefusalsTest {
         CommandLine cl = Jrdma.commandLine(new PrintWriter(new StringWriter()), new PrintWriter(new StringWriter()));
         CommandLine.ParseResult pr = cl.parseArgs("write-bw", "--retry_count", "3", "10.0.0.1");
         CommandLine sub = pr.subcommand().commandSpec().commandLine();
-        assertEquals(3, ((PerftestCommands.Base) sub.getCommand()).settings().retryCount());
+        assertEquals(3, ((PerftestCommands.TestCommand) sub.getCommand()).settings().retryCount());
         cl = Jrdma.commandLine(new PrintWriter(new StringWriter()), new PrintWriter(new StringWriter()));
         pr = cl.parseArgs("write-bw", "10.0.0.1");
         sub = pr.subcommand().commandSpec().commandLine();
-        assertEquals(7, ((PerftestCommands.Base) sub.getCommand()).settings().retryCount(), "default");
+        assertEquals(7, ((PerftestCommands.TestCommand) sub.getCommand()).settings().retryCount(), "default");
     }
 
     private static dev.jrdma.tools.perftest.PerftestSettings settings(String... args) {
         CommandLine cl = Jrdma.commandLine(new PrintWriter(new StringWriter()), new PrintWriter(new StringWriter()));
         CommandLine sub = cl.parseArgs(args).subcommand().commandSpec().commandLine();
-        return ((PerftestCommands.Base) sub.getCommand()).settings();
+        return ((PerftestCommands.TestCommand) sub.getCommand()).settings();
     }
 
     @Test

@@ -26,7 +26,7 @@ public final class CpuAffinity {
     public static final class Pinned implements AutoCloseable {
         private final long[] before;
 
-        private Pinned(long[] before) {
+        Pinned(long[] before) {
             this.before = before;
         }
 
@@ -40,7 +40,7 @@ public final class CpuAffinity {
     }
 
     /** Gives the calling thread back the CPUs {@code before} (a cpu_set_t's words); {@return the errno, 0 on success} */
-    static int restore(long[] before) {
+    private static int restore(long[] before) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment mask = arena.allocate(SET_BYTES, 8);
             MemorySegment.copy(before, 0, mask, JAVA_LONG, 0, before.length);

@@ -65,26 +65,13 @@ public final class NumaNodes {
         return cpus;
     }
 
-    /** The calling thread's binding until {@link #close()} restores the CPUs it had before. */
-    public static final class Bound implements AutoCloseable {
-        private final long[] before;
-
-        private Bound(long[] before) {
-            this.before = before;
-        }
-
-        @Override
-        public void close() {
-            CpuAffinity.restore(before);
-        }
-    }
-
     /**
-     * Binds the calling thread to the CPUs of {@code node}.
+     * Binds the calling thread to the CPUs of {@code node}; closing the binding restores the CPUs
+     * it had before.
      *
      * @throws IOException naming the node when sysfs does not list it, it has no CPUs, or binding fails
      */
-    public static Bound bindCurrentThread(int node) throws IOException {
+    public static CpuAffinity.Pinned bindCurrentThread(int node) throws IOException {
         Path list = nodeDirectory(node).resolve("cpulist");
         if (!Files.exists(list)) {
             throw new IOException("--numa_node: NUMA node " + node + " does not exist (available: " + available() + ")");
@@ -108,7 +95,7 @@ public final class NumaNodes {
                 throw new IOException("--numa_node: binding the thread to node " + node + "'s CPUs " + cpus + " failed: "
                         + Posix.strerror(errno));
             }
-            return new Bound(before);
+            return new CpuAffinity.Pinned(before);
         }
     }
 }

@@ -41,7 +41,7 @@ public final class PerftestRunner {
     private TestInfo info;
     /** --pin-cpu: the measuring thread's binding, undone when the run ends. */
     private CpuAffinity.Pinned pinned;
-    private NumaNodes.Bound numaBound;
+    private CpuAffinity.Pinned numaBound;
 
     private PerftestRunner(PerftestSettings s, Console console) {
         this.s = s;
