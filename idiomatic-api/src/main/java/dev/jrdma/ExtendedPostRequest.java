@@ -7,6 +7,7 @@ import static dev.jrdma.bindings.shim.ExtendedPostTrampoline.DATA_AT;
 import static dev.jrdma.bindings.shim.ExtendedPostTrampoline.OPERATION_ARGS_AT;
 import static dev.jrdma.bindings.shim.ExtendedPostTrampoline.OPERATION_AT;
 import static dev.jrdma.bindings.shim.ExtendedPostTrampoline.QP_EX_AT;
+import static dev.jrdma.bindings.shim.ExtendedPostTrampoline.ROUTINE_AT;
 import static dev.jrdma.bindings.shim.ExtendedPostTrampoline.START_AT;
 import static dev.jrdma.bindings.shim.ExtendedPostTrampoline.UD_ARGS_AT;
 import static dev.jrdma.bindings.shim.ExtendedPostTrampoline.UD_AT;
@@ -165,7 +166,7 @@ final class ExtendedPostRequest {
         };
     }
 
-    /** What never changes: the functions, the queue pair, the data's key and address, the UD destination. */
+    /** What never changes: the functions, the queue pair, the data's key and address, the UD destination, the routine. */
     private void fillBlock() {
         block.set(JAVA_LONG, QP_EX_AT, qpEx);
         block.set(JAVA_LONG, START_AT, start.address());
@@ -182,6 +183,21 @@ final class ExtendedPostRequest {
         block.set(JAVA_LONG, UD_ARGS_AT + 8, Integer.toUnsignedLong(remoteQpn));
         block.set(JAVA_LONG, UD_ARGS_AT + 16, Integer.toUnsignedLong(remoteQkey));
         block.set(JAVA_LONG, COMPLETE_AT, complete.address());
+        if (ONE_CALL) {
+            block.set(JAVA_LONG, ROUTINE_AT, ExtendedPostTrampoline.routine(operationArgs(kind),
+                    data == SGE ? 3 : data == INLINE_DATA ? 2 : 0, datagram));
+        }
+    }
+
+    /** How many arguments the kind's builder takes after the queue pair: the routine loads no more. */
+    private static int operationArgs(int kind) {
+        return switch (kind) {
+            case SEND -> 0;
+            case SEND_IMM -> 1;
+            case WRITE, READ -> 2;
+            case WRITE_IMM, FETCH_ADD -> 3;
+            default -> 4;
+        };
     }
 
     /** The builder's argument slots: (), (imm), (rkey, raddr), (rkey, raddr, imm), (rkey, raddr, compare|add, swap). */

@@ -39,8 +39,10 @@ import java.util.Set;
  * has a batch open on the queue pair through another poster throws IllegalStateException, and
  * one while another thread has waits for that batch to end, in Java, rather than spinning in
  * the provider's lock inside a critical downcall, where the JVM cannot reach a safepoint.
- * {@code ibv_post_send} on the same queue pair takes the same lock and does not claim: do not
- * mix it with a batch from another thread at the same time.
+ * A thread that posts alone on the queue pair can take its send queue once
+ * ({@link #ownSendQueue()}): its posts then skip the claim's atomic instruction, and other
+ * threads' are refused. {@code ibv_post_send} on the same queue pair takes the same lock and
+ * does not claim: do not mix it with a batch from another thread at the same time.
  *
  * <p>A loop that posts the same request again and again pays the checks above at every call
  * for nothing: {@link PreparedExtendedSend#of(ExtendedSendQueue, SendRequest)} checks it once,
@@ -173,6 +175,43 @@ public final class ExtendedSendQueue implements AutoCloseable {
     /** {@return whether a batch is open} */
     public boolean isStarted() {
         return operations.isStarted();
+    }
+
+    /**
+     * Makes the queue pair's send queue (for the extended post) the calling thread's, until
+     * {@link #releaseSendQueue()} or the thread's end: the opt-in rule under which its posts skip
+     * the claim. Its {@link PreparedExtendedSend} posts then test one plain field instead of a
+     * compare-and-set and a release store, and its batches likewise; every other thread's batch
+     * start and extended post on the queue pair throws {@link WrongThreadException} naming this
+     * thread, at once, while it runs. Its own batch left open still makes its next post throw
+     * IllegalStateException. Once it has ended, the next claim of another thread gives the send
+     * queue back to all (or that thread may take it). For a loop that alone posts on its queue
+     * pair, as perftest's and the CLI's do. Does nothing when this thread owns it already.
+     *
+     * @return this poster
+     * @throws WrongThreadException  when another thread, alive, owns it
+     * @throws IllegalStateException when this thread has a batch open on it, or a thread that
+     *                               owned it ended with a batch open (the provider's lock is held)
+     */
+    public ExtendedSendQueue ownSendQueue() {
+        operations.qp.posts.extendedClaim.own(operations.qp);
+        return this;
+    }
+
+    /**
+     * Ends {@link #ownSendQueue()}: called by the owner (no batch open), or by any thread once
+     * the owner has ended. Does nothing when no thread owns it.
+     *
+     * @throws WrongThreadException  when another thread, alive, owns it
+     * @throws IllegalStateException when the owner has a batch open
+     */
+    public void releaseSendQueue() {
+        operations.qp.posts.extendedClaim.disown(operations.qp);
+    }
+
+    /** {@return the thread that owns the queue pair's send queue ({@link #ownSendQueue()}), or null} */
+    public Thread sendQueueOwner() {
+        return operations.qp.posts.extendedClaim.owner();
     }
 
     /**

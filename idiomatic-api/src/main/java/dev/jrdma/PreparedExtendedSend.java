@@ -34,7 +34,9 @@ import java.lang.foreign.MemorySegment;
  * queue's lock. A post claims the queue pair's send queue first (one compare-and-set, shared
  * with {@link ExtendedSendQueue#start()}): a batch open on the same queue pair in the same
  * thread makes the post throw {@link IllegalStateException} instead of spinning forever in
- * {@code wr_start}, and one open in another thread makes it wait in Java until it ends.
+ * {@code wr_start}, and one open in another thread makes it wait in Java until it ends. In the
+ * thread that owns the send queue ({@link ExtendedSendQueue#ownSendQueue()}) the claim is a
+ * test of one plain field, and other threads' posts throw {@link WrongThreadException}.
  *
  * <p>On x86-64 Linux the post is one downcall, as the inlines of {@code verbs.h} are one C
  * call site: a routine of machine code ({@code ExtendedPostTrampoline} in the bindings) calls
@@ -47,9 +49,10 @@ import java.lang.foreign.MemorySegment;
  * <p>Closing the queue pair, the region or the address handle closes this object first (waiting
  * for a post running in another thread); its next post throws {@link IllegalStateException}.
  * A request that one thread prepares, posts and closes can be made with
- * {@link #ofConfined(ExtendedSendQueue, SendRequest)}: its posts take no guard word (they still
- * claim the send queue), and other threads can neither post it nor close it or what it depends
- * on while that thread runs ({@link WrongThreadException}).
+ * {@link #ofConfined(ExtendedSendQueue, SendRequest)}: its posts take no guard word, and other
+ * threads can neither post it nor close it or what it depends on while that thread runs
+ * ({@link WrongThreadException}); with the send queue owned by that thread too, a post makes
+ * no atomic instruction at all.
  * Threads: post from one thread at a time, as for the queue pair; a post from a second thread
  * at the same moment is safe (it takes the counted guard, then waits for the send queue). Do
  * not post to the same queue pair with {@code ibv_post_send} ({@link QueuePair#post(SendRequest)},
@@ -125,16 +128,14 @@ public final class PreparedExtendedSend extends NativeResource {
      * nothing. Once this thread has terminated, any thread may close it.
      *
      * <p>The post still claims the queue pair's send queue (one compare-and-set before
-     * {@code wr_start}). The request is confined, the queue pair is not: another thread may
-     * still post on it through an {@link ExtendedSendQueue} batch or a shared
-     * {@code PreparedExtendedSend}, and this thread may have a batch open on it. Without the
-     * claim either would be a second {@code wr_start} on the provider's spinlock inside a
-     * critical downcall: a JVM stuck at its next safepoint, or this thread spinning forever.
-     * Skipping it would need the queue pair's whole send queue confined to one thread, which is
-     * a rule on the queue pair, not on this request. The claim is the same kind of instruction as
-     * the shared guard's compare-and-set, which a classic confined post saves (C + 2.2 against
-     * C + 4.6 ns per send post on the stub provider, bench/README.md); see
-     * research/notes/2026-11-28-confined-extended-post.md.
+     * {@code wr_start}) unless this thread owns it ({@link ExtendedSendQueue#ownSendQueue()}).
+     * The request is confined, the queue pair is not: another thread may still post on it
+     * through an {@link ExtendedSendQueue} batch or a shared {@code PreparedExtendedSend}, and
+     * this thread may have a batch open on it. Without the claim either would be a second
+     * {@code wr_start} on the provider's spinlock inside a critical downcall: a JVM stuck at its
+     * next safepoint, or this thread spinning forever. Owning the send queue is that rule on the
+     * queue pair: other threads are refused, and the post tests one plain field (no batch of
+     * this thread open) instead. See research/notes/2026-11-28-send-queue-owner.md.
      *
      * @param sq      the extended post API of the queue pair (its provider functions are used)
      * @param request one request (no chain) with at most one SGE
@@ -220,8 +221,9 @@ public final class PreparedExtendedSend extends NativeResource {
      * Throws {@link IllegalStateException} if this object, or its queue pair, region or address
      * handle, is closed, if the queue pair is in RESET, INIT or RTR or in ERR after
      * {@link QueuePair#toError()}, or if this thread has an {@link ExtendedSendQueue} batch open
-     * on the queue pair; {@link RdmaException} naming the errno when {@code wr_complete} failed
-     * (nothing was posted).
+     * on the queue pair; {@link WrongThreadException} when another thread owns the send queue
+     * ({@link ExtendedSendQueue#ownSendQueue()}); {@link RdmaException} naming the errno when
+     * {@code wr_complete} failed (nothing was posted).
      */
     @Reaches({"ibv_wr_start", "ibv_wr_send", "ibv_wr_send_imm", "ibv_wr_rdma_write", "ibv_wr_rdma_write_imm",
             "ibv_wr_rdma_read", "ibv_wr_atomic_cmp_swp", "ibv_wr_atomic_fetch_add", "ibv_wr_set_sge",
@@ -268,13 +270,21 @@ public final class PreparedExtendedSend extends NativeResource {
             throw callerMemoryClosed();
         }
         SendQueueClaim sendQueue = claim;
+        if (sendQueue.isIdleOwner(Thread.currentThread())) {
+            // This thread owns the send queue and has no batch open: no other section can be.
+            return postCall();
+        }
         sendQueue.claim(qp);
         try {
-            // One downcall: nothing between wr_start and wr_complete can throw, so no abort path.
-            return ExtendedPostRequest.ONE_CALL ? ExtendedPostTrampoline.post(block) : request.postCallByCall();
+            return postCall();
         } finally {
             sendQueue.release();
         }
+    }
+
+    private int postCall() {
+        // One downcall: nothing between wr_start and wr_complete can throw, so no abort path.
+        return ExtendedPostRequest.ONE_CALL ? ExtendedPostTrampoline.post(block) : request.postCallByCall();
     }
 
     // Out of line: messages are built only on the failure paths, keeping post() small for C2.

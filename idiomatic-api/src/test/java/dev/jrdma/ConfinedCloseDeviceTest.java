@@ -18,9 +18,10 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Confined prepared requests and polls ({@code ofConfined}; a send, a receive, an extended RDMA
- * write through {@code ibv_wr_*} and a poll) under concurrent close: while their
- * owner thread posts and polls them in a loop (with no guard word), another thread tries again and again to close
- * what they depend on and to post them; every attempt is refused with WrongThreadException and
+ * write through {@code ibv_wr_*} on a send queue the owner owns, and a poll) under concurrent close:
+ * while their owner thread posts and polls them in a loop (with no guard word, no send queue claim),
+ * another thread tries again and again to close what they depend on, to post them and to open an
+ * extended batch on the owner's queue pair; every attempt is refused with WrongThreadException and
  * changes nothing, and the owner's posts go on completing. Then, by turns, the owner closes its
  * requests (after which the other thread's close succeeds), closes the dependency itself (its
  * next post throws IllegalStateException), or ends without closing anything (after which any
@@ -117,8 +118,10 @@ class ConfinedCloseDeviceTest {
                             new ReceiveRequest().wrId(2).sge(p.mr, 1024, 1024));
                     PreparedPoll poll = PreparedPoll.ofConfined(p.cq);
                     // An RDMA write through ibv_wr_*: it consumes no receive, so the pair's
-                    // receive queue keeps pace with the sends.
-                    PreparedExtendedSend write = PreparedExtendedSend.ofConfined(ExtendedSendQueue.of(p.sender),
+                    // receive queue keeps pace with the sends. This thread owns the sender's send
+                    // queue, so its posts make no claim (as the CLI's loops).
+                    PreparedExtendedSend write = PreparedExtendedSend.ofConfined(
+                            ExtendedSendQueue.of(p.sender).ownSendQueue(),
                             new SendRequest().wrId(3).opcode(SendOpcode.RDMA_WRITE).sge(p.mr, 64, 32)
                                     .remote(p.mr.remote().slice(2048, 32)).signaled(true));
                     sharedExtended.complete(write);
@@ -172,6 +175,7 @@ class ConfinedCloseDeviceTest {
             assertTrue(ready.await(WAIT.toMillis(), TimeUnit.MILLISECONDS), round + ": the owner started");
             PreparedSend send = shared.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
             PreparedExtendedSend write = sharedExtended.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            ExtendedSendQueue otherBatches = ExtendedSendQueue.of(p.sender);
             for (int i = 0; i < ATTEMPTS; i++) {
                 TimeUnit.MICROSECONDS.sleep(random.nextInt(500));
                 String refused = refusedClose(dependency);
@@ -188,6 +192,13 @@ class ConfinedCloseDeviceTest {
                 try {
                     write.tryPost();
                     failures.add(round + ": another thread posted the confined " + write);
+                } catch (WrongThreadException expected) {
+                    // as it must be
+                }
+                try {
+                    otherBatches.start();   // a second wr_start on the owner's send queue
+                    otherBatches.abort();
+                    failures.add(round + ": another thread opened a batch on the send queue the owner owns");
                 } catch (WrongThreadException expected) {
                     // as it must be
                 }

@@ -17,7 +17,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
@@ -25,23 +24,14 @@ import org.junit.jupiter.api.Test;
  * {@link PreparedExtendedSend#ofConfined} over the stub provider's {@code ibv_wr_*} builders:
  * the rules of the classic confined requests (ConfinedPreparedRequestTest) hold for it, every
  * builder the CLI's loops call reaches the provider, and its post still claims the queue pair's
- * send queue, which a confined request does not own.
+ * send queue, which a confined request does not own, unless its thread owns the send queue
+ * ({@link ExtendedSendQueue#ownSendQueue()}), whose refusals are tested here too.
  */
 class ConfinedExtendedSendTest {
     private static final Duration WAIT = Duration.ofSeconds(30);
 
-    /** Runs {@code action} on a new platform thread and returns what it threw (null if nothing). */
     private static Throwable onOtherThread(Runnable action) throws Exception {
-        AtomicReference<Throwable> thrown = new AtomicReference<>();
-        Thread t = Thread.ofPlatform().name("other").start(() -> {
-            try {
-                action.run();
-            } catch (Throwable e) {
-                thrown.set(e);
-            }
-        });
-        assertTrue(t.join(WAIT), "the other thread ended");
-        return thrown.get();
+        return ConfinedPreparedRequestTest.onOtherThread(action);
     }
 
     @Test
@@ -250,21 +240,115 @@ class ConfinedExtendedSendTest {
         assertEquals(x86Linux && !off, ExtendedPostRequest.ONE_CALL);
     }
 
+    /** With the send queue owned by this thread too (the CLI's form: no guard word, no claim), and claimed. */
     @Test
     void confinedExtendedPostsAllocateNothing() {
-        ExtendedStubProviderBench.Fixture f = ExtendedStubProviderBench.open(1024);
-        PreparedExtendedSend send = PreparedExtendedSend.ofConfined(f.sq(),
-                new SendRequest().sge(f.base().mr(), 0, 64).signaled(false));
-        long bytes = -1;
-        // As PreparedRequestTest's: until a pass allocates nothing, at most 12.
-        for (int pass = 0; pass < 12 && bytes != 0; pass++) {
-            long before = Allocations.allocatedBytes();
-            for (int i = 0; i < 20_000; i++) {
-                send.wrId(i).post();
+        for (boolean own : new boolean[] {true, false}) {
+            ExtendedStubProviderBench.Fixture f = ExtendedStubProviderBench.open(1024);
+            ExtendedSendQueue sq = own ? f.sq().ownSendQueue() : f.sq();
+            try (PreparedExtendedSend send = PreparedExtendedSend.ofConfined(sq,
+                    new SendRequest().sge(f.base().mr(), 0, 64).signaled(false))) {
+                Allocations.Steady run = Allocations.steadyState(i -> {
+                    send.wrId(i).post();
+                    return i;
+                });
+                assertEquals(0, run.bytes(), "bytes allocated by 20000 confined extended posts, owned " + own);
             }
-            bytes = Allocations.since(before);
+            assertEquals(own ? Thread.currentThread() : null, sq.sendQueueOwner());
         }
-        assertEquals(0, bytes, "bytes allocated by 20000 confined extended posts");
-        send.close();
+    }
+
+    /**
+     * The owner's send queue: its confined and shared posts and its batches run; every other
+     * thread's batch start, post, ownSendQueue and releaseSendQueue on the queue pair is refused
+     * at once, naming the owner, and changes nothing; once released, another thread's batch runs.
+     */
+    @Test
+    void anOwnedSendQueueRefusesEveryOtherThreadAtOnce() throws Exception {
+        ExtendedStubProviderBench.Fixture f = ExtendedStubProviderBench.open(16);
+        MemoryRegion mr = f.base().mr();
+        ExtendedSendQueue sq = f.sq().ownSendQueue();
+        assertEquals(Thread.currentThread(), sq.sendQueueOwner());
+        assertEquals(sq, sq.ownSendQueue(), "owning it again changes nothing");
+        ExtendedSendQueue other = new ExtendedSendQueue(f.qp(), f.qpEx().address());
+        try (PreparedExtendedSend confined = PreparedExtendedSend.ofConfined(sq, new SendRequest().sge(mr, 0, 8));
+             PreparedExtendedSend shared = PreparedExtendedSend.of(sq, new SendRequest().sge(mr, 0, 8))) {
+            confined.wrId(1).post();
+            shared.wrId(2).post();
+            sq.start().wrId(3).send().sge(mr, 0, 8).complete();
+            assertEquals(3, ExtendedStubProviderBench.lastWqe(f).get(JAVA_LONG, StubProvider.WQE_WR_ID));
+            String owner = "belongs to thread '" + Thread.currentThread().getName() + "'";
+            for (Runnable r : List.<Runnable>of(other::start, shared::post, () -> other.ownSendQueue(),
+                    other::releaseSendQueue)) {
+                Throwable refused = onOtherThread(r);
+                assertInstanceOf(WrongThreadException.class, refused);
+                assertTrue(refused.getMessage().contains(owner), refused.getMessage());
+            }
+            assertFalse(other.isStarted());
+            assertEquals(Thread.currentThread(), sq.sendQueueOwner(), "still this thread's");
+            confined.wrId(4).post();
+            assertEquals(4, ExtendedStubProviderBench.lastWqe(f).get(JAVA_LONG, StubProvider.WQE_WR_ID));
+            sq.releaseSendQueue();
+            assertEquals(null, sq.sendQueueOwner());
+            assertEquals(null, onOtherThread(() -> other.start().wrId(5).send().sge(mr, 0, 8).complete()));
+            assertEquals(5, ExtendedStubProviderBench.lastWqe(f).get(JAVA_LONG, StubProvider.WQE_WR_ID));
+            confined.wrId(6).post();   // claimed again
+            assertEquals(6, ExtendedStubProviderBench.lastWqe(f).get(JAVA_LONG, StubProvider.WQE_WR_ID));
+        }
+    }
+
+    /**
+     * The owner's own batch left open: its posts on the owned send queue still refuse (a second
+     * wr_start would spin in the provider's lock forever), and it cannot give the send queue back
+     * with the batch open.
+     */
+    @Test
+    void theOwnersOpenBatchStillRefusesItsPosts() {
+        ExtendedStubProviderBench.Fixture f = ExtendedStubProviderBench.open(16);
+        MemoryRegion mr = f.base().mr();
+        ExtendedSendQueue sq = f.sq().ownSendQueue();
+        ExtendedSendQueue second = new ExtendedSendQueue(f.qp(), f.qpEx().address());
+        try (PreparedExtendedSend confined = PreparedExtendedSend.ofConfined(sq, new SendRequest().sge(mr, 0, 8));
+             PreparedExtendedSend shared = PreparedExtendedSend.of(sq, new SendRequest().sge(mr, 0, 8))) {
+            sq.start().wrId(7).signaled(true).send().sge(mr, 0, 8);
+            for (Runnable r : List.<Runnable>of(confined::post, shared::post, second::start, sq::releaseSendQueue)) {
+                IllegalStateException e = assertThrows(IllegalStateException.class, r::run);
+                assertTrue(e.getMessage().contains("this thread"), e.getMessage());
+            }
+            sq.complete();
+            confined.wrId(8).post();
+            assertEquals(8, ExtendedStubProviderBench.lastWqe(f).get(JAVA_LONG, StubProvider.WQE_WR_ID));
+            WorkCompletion wc = new WorkCompletion();
+            assertEquals(1, f.base().sendCq().poll(wc));
+            assertEquals(7, wc.wrId(), "the batch's request was posted, not overwritten by a post inside it");
+        }
+        sq.releaseSendQueue();
+    }
+
+    /**
+     * An owner that ended: another thread's claim gives the send queue back to all (or that
+     * thread takes it); an owner that ended inside a batch leaves the provider's lock held, so
+     * every later start is refused rather than spinning in it.
+     */
+    @Test
+    void anEndedOwnersSendQueueGoesBackUnlessItEndedInsideABatch() throws Exception {
+        ExtendedStubProviderBench.Fixture f = ExtendedStubProviderBench.open(16);
+        MemoryRegion mr = f.base().mr();
+        ExtendedSendQueue sq = f.sq();
+        assertEquals(null, onOtherThread(sq::ownSendQueue));
+        assertFalse(sq.sendQueueOwner().isAlive());
+        sq.start().wrId(9).send().sge(mr, 0, 8).complete();
+        assertEquals(null, sq.sendQueueOwner(), "given back to all");
+        assertEquals(null, onOtherThread(sq::ownSendQueue));
+        sq.ownSendQueue();
+        assertEquals(Thread.currentThread(), sq.sendQueueOwner(), "taken over");
+        sq.releaseSendQueue();
+
+        ExtendedSendQueue other = new ExtendedSendQueue(f.qp(), f.qpEx().address());
+        assertEquals(null, onOtherThread(() -> other.ownSendQueue().start().send().sge(mr, 0, 8)));
+        for (Runnable r : List.<Runnable>of(sq::start, sq::ownSendQueue, sq::releaseSendQueue)) {
+            IllegalStateException e = assertThrows(IllegalStateException.class, r::run);
+            assertTrue(e.getMessage().contains("ended inside"), e.getMessage());
+        }
     }
 }

@@ -25,8 +25,8 @@ import org.junit.jupiter.api.Test;
  */
 class ConfinedPreparedRequestTest {
 
-    /** Runs {@code action} on a new platform thread and returns what it threw (null if nothing). */
-    private static Throwable onOtherThread(Runnable action) throws Exception {
+    /** Runs {@code action} on a new platform thread and returns what it threw (null if nothing); ConfinedExtendedSendTest's too. */
+    static Throwable onOtherThread(Runnable action) throws Exception {
         AtomicReference<Throwable> thrown = new AtomicReference<>();
         Thread t = Thread.ofPlatform().name("other").start(() -> {
             try {

@@ -16,8 +16,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The one-call routine's UD step and its skips, driven through a post block filled by hand
  * against the stub provider's queue pair: {@code wr_set_ud_addr} receives the address handle,
- * remote QPN and Q_Key in the right registers (values with bit 31 and high bits set), a data
- * slot of 0 skips the data setter, and the builder's unused argument slots are ignored. (The
+ * remote QPN and Q_Key in the right registers (values with bit 31 and high bits set), and the
+ * routine of a request without data calls no data setter and loads no builder argument. (The
  * API's UD path needs an address handle, which the stub provider does not make; the rest of the
  * routine is ConfinedExtendedSendTest's.) Not run where the routine is not used: the fallback
  * has no block.
@@ -48,6 +48,7 @@ class ExtendedPostTrampolineStubTest {
             b.set(JAVA_LONG, ExtendedPostTrampoline.UD_ARGS_AT + 8, 0x80AB_CDEFL);
             b.set(JAVA_LONG, ExtendedPostTrampoline.UD_ARGS_AT + 16, 0x8000_0011L);
             b.set(JAVA_LONG, ExtendedPostTrampoline.COMPLETE_AT, fn(qpEx, ExtendedPostVerbs.WR_COMPLETE));
+            b.set(JAVA_LONG, ExtendedPostTrampoline.ROUTINE_AT, ExtendedPostTrampoline.routine(0, 0, true));
 
             assertEquals(0, ExtendedPostTrampoline.post(b.address()));
 

@@ -10,35 +10,21 @@ import dev.jrdma.bindings.shim.ExtendedPostVerbs;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OperationsPerInvocation;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * The extended post path against the stub provider (issue #35's figure next to
  * {@link StubProviderBench#postSend}): one unsignalled send of one 64-byte SGE as a batch of
  * its own through {@link ExtendedSendQueue} (start, wr_id, send, set_sge, complete: four
- * downcalls), the same batch prepared once ({@link PreparedExtendedSend}, shared and confined), and its C twin
+ * downcalls), the same batch prepared once ({@link PreparedExtendedSend}, shared, and confined on an owned send
+ * queue), and its C twin
  * ({@code *C}: the same five steps through verbs.h's inline {@code ibv_wr_*}, a loop of
  * {@value StubProviderBench#LOOP}). Run by
  * {@code bench/stub-provider 'ExtendedStubProviderBench|StubProviderBench.postSend'}.
  */
-@State(Scope.Thread)
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 5, time = 1)
-@Measurement(iterations = 5, time = 1)
-@Fork(value = 1, jvmArgsAppend = "--enable-native-access=ALL-UNNAMED")
-public class ExtendedStubProviderBench {
+public class ExtendedStubProviderBench extends StubBenchSettings {
     static final MethodHandle CREATE_QP_EX = StubProvider.handle("stub_create_qp_ex",
             FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS, ADDRESS, JAVA_INT));
     static final MethodHandle LAST_WQE_EX = StubProvider.handle("stub_last_wqe_ex",
@@ -111,6 +97,7 @@ public class ExtendedStubProviderBench {
     private long wrId;
     private ExtendedPostFunctions functions;
     private PreparedExtendedSend prepared;
+    private Fixture owned;
     private PreparedExtendedSend confined;
 
     /** For JMH, which instantiates the state. */
@@ -126,8 +113,13 @@ public class ExtendedStubProviderBench {
         f.sq().signaled(false);
         functions = ExtendedPostFunctions.of(qpEx);
         prepared = PreparedExtendedSend.of(f.sq(), new SendRequest().sge(mr, 0, 64).signaled(false));
-        // JMH runs a Scope.Thread state's setup on the thread that runs its benchmark.
-        confined = PreparedExtendedSend.ofConfined(f.sq(), new SendRequest().sge(mr, 0, 64).signaled(false));
+        // JMH runs a Scope.Thread state's setup on the thread that runs its benchmark. A queue pair
+        // of its own, whose send queue that thread owns (as the CLI's loops do): the rows above
+        // keep measuring the claim.
+        owned = open(1024);
+        MemoryRegion ownedMr = owned.base().mr();
+        confined = PreparedExtendedSend.ofConfined(owned.sq().ownSendQueue(),
+                new SendRequest().sge(ownedMr, 0, 64).signaled(false));
     }
 
     @Benchmark
@@ -141,7 +133,10 @@ public class ExtendedStubProviderBench {
         prepared.wrId(wrId++).post();
     }
 
-    /** The same, prepared with ofConfined: no guard word; the send queue claim and the downcalls. */
+    /**
+     * The same, prepared with ofConfined on a send queue this thread owns (the CLI's form): no
+     * guard word, no claim; two plain tests and the downcall.
+     */
     @Benchmark
     public void postExtendedSendConfined() {
         confined.wrId(wrId++).post();

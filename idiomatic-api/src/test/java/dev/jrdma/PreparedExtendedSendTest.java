@@ -153,16 +153,11 @@ class PreparedExtendedSendTest {
         ExtendedStubProviderBench.Fixture f = ExtendedStubProviderBench.open(1024);
         PreparedExtendedSend send = PreparedExtendedSend.of(f.sq(), new SendRequest().sge(f.base().mr(), 0, 64)
                 .signaled(false));
-        long bytes = -1;
-        // Until a pass allocates nothing, at most 12 (C2 may still compile in the first passes).
-        for (int pass = 0; pass < 12 && bytes != 0; pass++) {
-            long before = Allocations.allocatedBytes();
-            for (int i = 0; i < 20_000; i++) {
-                send.wrId(i).post();
-            }
-            bytes = Allocations.since(before);
-        }
-        assertEquals(0, bytes, "bytes allocated by 20000 prepared extended sends");
+        Allocations.Steady run = Allocations.steadyState(i -> {
+            send.wrId(i).post();
+            return i;
+        });
+        assertEquals(0, run.bytes(), "bytes allocated by 20000 prepared extended sends");
         assertEquals(19_999, ExtendedStubProviderBench.lastWqe(f).get(JAVA_LONG, StubProvider.WQE_WR_ID));
     }
 }

@@ -9,6 +9,7 @@ import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
+import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 
@@ -16,7 +17,7 @@ import java.util.List;
  * One extended post of one work request in ONE downcall: {@code ibv_wr_start}, {@code wr_id} and
  * {@code wr_flags}, the operation's builder, its data setter ({@code ibv_wr_set_sge} or
  * {@code ibv_wr_set_inline_data}), {@code ibv_wr_set_ud_addr} on UD, {@code ibv_wr_complete},
- * called in that order by 34 instructions of x86-64 machine code, as the inlines of
+ * called in that order by at most 34 instructions of x86-64 machine code, as the inlines of
  * {@code verbs.h} call them from C (perftest's loop). The caller fills a <em>post block</em> of
  * native memory once ({@link #BLOCK_SIZE} bytes, the {@code *_AT} offsets below) and passes its
  * address; the code reads the provider's functions and every argument from it.
@@ -27,15 +28,16 @@ import java.util.List;
  * classic {@code ibv_post_send}, one downcall, is 355 (perf-gate, 2026-11-28). The instructions
  * are the same on a hardware NIC, where the provider's share is small.
  *
- * <p>One routine for every operation: in the SysV x86-64 ABI a callee ignores integer argument
- * registers past its own parameters, so each call loads four argument slots ({@code rsi, rdx,
- * rcx, r8} for the builder, three for the setters) whatever the function takes:
- * {@code wr_send(qp)}, {@code wr_rdma_write(qp, rkey, raddr)},
+ * <p>One routine per shape of request, picked when the request is prepared ({@link #routine}):
+ * the downcall's target is a one-instruction entry that jumps to the routine the block names, and
+ * each routine loads only the argument slots its builder and data setter take
+ * ({@code wr_send(qp)}, {@code wr_rdma_write(qp, rkey, raddr)},
  * {@code wr_atomic_cmp_swp(qp, rkey, raddr, compare, swap)}, {@code wr_set_sge(qp, lkey, addr,
- * length)}, {@code wr_set_inline_data(qp, addr, length)}, {@code wr_set_ud_addr(qp, ah, qpn, qkey)}.
- * A 32-bit parameter in a 64-bit slot is read from the register's low half, as the ABI says.
- * A setter slot of 0 is skipped. Nothing between {@code wr_start} and {@code wr_complete} can
- * fail, so there is no {@code wr_abort} path.
+ * length)}, {@code wr_set_inline_data(qp, addr, length)}, {@code wr_set_ud_addr(qp, ah, qpn,
+ * qkey)}) and has a data or UD step only when the request has one: no test at post time. A
+ * 32-bit parameter in a 64-bit slot is read from the register's low half, as the ABI says.
+ * Nothing between {@code wr_start} and {@code wr_complete} can fail, so there is no
+ * {@code wr_abort} path.
  *
  * <p>The downcall is critical (no thread-state transition), as each {@code ibv_wr_*} call in
  * {@link ExtendedPostVerbs} is: the provider's functions neither block nor call back. The code
@@ -66,22 +68,28 @@ public final class ExtendedPostTrampoline {
     public static final long OPERATION_AT = 32;
     /** The builder's arguments after the queue pair, in order (unused slots are ignored). */
     public static final long OPERATION_ARGS_AT = 40;
-    /** {@code wr_set_sge} or {@code wr_set_inline_data}, or 0 for none. */
+    /** {@code wr_set_sge} or {@code wr_set_inline_data} (called by a routine with a data step). */
     public static final long DATA_AT = 72;
     /** The data setter's arguments after the queue pair: (lkey, addr, length) or (addr, length). */
     public static final long DATA_ARGS_AT = 80;
-    /** {@code wr_set_ud_addr}, or 0 (not UD). */
+    /** {@code wr_set_ud_addr} (called by a routine with a UD step). */
     public static final long UD_AT = 104;
     /** Its arguments after the queue pair: (ah, remote QPN, remote Q_Key). */
     public static final long UD_ARGS_AT = 112;
     /** {@code wr_complete}. */
     public static final long COMPLETE_AT = 136;
+    /** The routine for this block's shape, from {@link #routine}: the entry jumps to it. */
+    public static final long ROUTINE_AT = 144;
     /** The block's size in bytes (align it to 8). */
-    public static final long BLOCK_SIZE = 144;
+    public static final long BLOCK_SIZE = 152;
 
     /** Where the listing stores wr_id and wr_flags in {@code struct ibv_qp_ex} (checked against the generated layout). */
     static final long QP_EX_WR_ID = 168;
     static final long QP_EX_WR_FLAGS = 176;
+
+    /** The most arguments after the queue pair: a builder's (cmp_swp: rkey, raddr, compare, swap), a data setter's. */
+    public static final int MAX_OPERATION_ARGS = 4;
+    public static final int MAX_DATA_ARGS = 3;
 
     /** One instruction: its bytes (hex), its AT&T text for {@code as}, a label line has no bytes. */
     record Line(String hex, String asm) {}
@@ -90,71 +98,125 @@ public final class ExtendedPostTrampoline {
         return new Line(hex, asm);
     }
 
+    /** The entry, the downcall's target: on to the block's routine, with rdi (the block) as it came. */
+    static final List<Line> ENTRY = List.of(op("ffa790000000", "jmp *144(%rdi)"));
+
+    /** Loads of the builder's argument slots, in ABI order: (rsi, rdx, rcx, r8) from 40, 48, 56, 64. */
+    private static final List<Line> OPERATION_ARGS = List.of(op("488b7328", "mov 40(%rbx), %rsi"),
+            op("488b5330", "mov 48(%rbx), %rdx"), op("488b4b38", "mov 56(%rbx), %rcx"), op("4c8b4340", "mov 64(%rbx), %r8"));
+    /** Loads of the data setter's slots: (rsi, rdx, rcx) from 80, 88, 96. */
+    private static final List<Line> DATA_ARGS = List.of(op("488b7350", "mov 80(%rbx), %rsi"),
+            op("488b5358", "mov 88(%rbx), %rdx"), op("488b4b60", "mov 96(%rbx), %rcx"));
+    private static final Line QP_EX = op("488b3b", "mov (%rbx), %rdi");
+
     /**
-     * The routine: {@code int post(struct post_block *b)}. On entry rsp is 8 mod 16 (the
+     * The routine for one shape of request, {@code int post(struct post_block *b)}: as many
+     * argument loads as its builder and data setter take, a data step only when it has data, a
+     * UD step only on UD. So a loop's post runs no test and no load it does not need (a SEND of
+     * one SGE on RC: 19 instructions and the entry's jump). On entry rsp is 8 mod 16 (the
      * return address); one push makes it 16-aligned for every call below, as the ABI wants at a
      * call. rbx is callee-saved, so it keeps the block across the provider's calls and is
-     * restored before the tail call. The queue pair is reloaded from the block before each
-     * call (one load from a line already in L1) rather than kept in a second saved register,
-     * which would need a second push and an 8-byte pad.
+     * restored before the tail call. The queue pair is reloaded from the block before each call
+     * (one load from a line already in L1) rather than kept in a second saved register, which
+     * would need a second push and an 8-byte pad.
      */
-    static final List<Line> LISTING = List.of(
-            op("53", "push %rbx"),                              // save rbx; aligns rsp to 16
-            op("4889fb", "mov %rdi, %rbx"),                     // rbx = block for the whole routine
-            op("488b3b", "mov (%rbx), %rdi"),                   // wr_start(qp_ex)
-            op("ff5308", "call *8(%rbx)"),
-            op("488b3b", "mov (%rbx), %rdi"),                   // qp_ex (rdi is caller-saved)
-            op("488b4310", "mov 16(%rbx), %rax"),               // qp_ex->wr_id = block wr_id
-            op("488987a8000000", "mov %rax, 168(%rdi)"),
-            op("8b4318", "mov 24(%rbx), %eax"),                 // qp_ex->wr_flags = block flags (32 bits)
-            op("8987b0000000", "mov %eax, 176(%rdi)"),
-            op("488b7328", "mov 40(%rbx), %rsi"),               // the builder's four argument slots
-            op("488b5330", "mov 48(%rbx), %rdx"),
-            op("488b4b38", "mov 56(%rbx), %rcx"),
-            op("4c8b4340", "mov 64(%rbx), %r8"),
-            op("ff5320", "call *32(%rbx)"),                     // builder(qp_ex, ...): rdi still qp_ex
-            op("488b4348", "mov 72(%rbx), %rax"),               // data setter, if any
-            op("4885c0", "test %rax, %rax"),
-            op("7411", "jz 1f"),
-            op("488b3b", "mov (%rbx), %rdi"),
-            op("488b7350", "mov 80(%rbx), %rsi"),
-            op("488b5358", "mov 88(%rbx), %rdx"),
-            op("488b4b60", "mov 96(%rbx), %rcx"),
-            op("ffd0", "call *%rax"),
-            op("", "1:"),
-            op("488b4368", "mov 104(%rbx), %rax"),              // set_ud_addr, if UD
-            op("4885c0", "test %rax, %rax"),
-            op("7414", "jz 2f"),
-            op("488b3b", "mov (%rbx), %rdi"),
-            op("488b7370", "mov 112(%rbx), %rsi"),
-            op("488b5378", "mov 120(%rbx), %rdx"),
-            op("488b8b80000000", "mov 128(%rbx), %rcx"),
-            op("ffd0", "call *%rax"),
-            op("", "2:"),
-            op("488b3b", "mov (%rbx), %rdi"),                   // wr_complete(qp_ex) as a tail call:
-            op("488b8388000000", "mov 136(%rbx), %rax"),        // its int return is the routine's,
-            op("5b", "pop %rbx"),                               // with rbx and rsp as on entry
-            op("ffe0", "jmp *%rax"));
+    static List<Line> variant(int operationArgs, int dataArgs, boolean ud) {
+        List<Line> l = new ArrayList<>();
+        l.add(new Line("", name(operationArgs, dataArgs, ud) + ":"));
+        l.add(op("53", "push %rbx"));                               // save rbx; aligns rsp to 16
+        l.add(op("4889fb", "mov %rdi, %rbx"));                      // rbx = block for the whole routine
+        l.add(QP_EX);                                               // wr_start(qp_ex)
+        l.add(op("ff5308", "call *8(%rbx)"));
+        l.add(QP_EX);                                               // qp_ex (rdi is caller-saved)
+        l.add(op("488b4310", "mov 16(%rbx), %rax"));                // qp_ex->wr_id = block wr_id
+        l.add(op("488987a8000000", "mov %rax, 168(%rdi)"));
+        l.add(op("8b4318", "mov 24(%rbx), %eax"));                  // qp_ex->wr_flags = block flags (32 bits)
+        l.add(op("8987b0000000", "mov %eax, 176(%rdi)"));
+        l.addAll(OPERATION_ARGS.subList(0, operationArgs));
+        l.add(op("ff5320", "call *32(%rbx)"));                      // builder(qp_ex, ...): rdi still qp_ex
+        if (dataArgs > 0) {                                         // set_sge or set_inline_data
+            l.add(QP_EX);
+            l.addAll(DATA_ARGS.subList(0, dataArgs));
+            l.add(op("ff5348", "call *72(%rbx)"));
+        }
+        if (ud) {                                                   // set_ud_addr(qp_ex, ah, qpn, qkey)
+            l.add(QP_EX);
+            l.add(op("488b7370", "mov 112(%rbx), %rsi"));
+            l.add(op("488b5378", "mov 120(%rbx), %rdx"));
+            l.add(op("488b8b80000000", "mov 128(%rbx), %rcx"));
+            l.add(op("ff5368", "call *104(%rbx)"));
+        }
+        l.add(QP_EX);                                               // wr_complete(qp_ex) as a tail call:
+        l.add(op("488b8388000000", "mov 136(%rbx), %rax"));         // its int return is the routine's,
+        l.add(op("5b", "pop %rbx"));                                // with rbx and rsp as on entry
+        l.add(op("ffe0", "jmp *%rax"));
+        return List.copyOf(l);
+    }
 
-    /** The listing's bytes. */
-    static byte[] code() {
+    private static String name(int operationArgs, int dataArgs, boolean ud) {
+        return "post_" + operationArgs + "_" + dataArgs + (ud ? "_ud" : "_rc");
+    }
+
+    /** No data setter takes one argument after the queue pair: 0, 2 and 3 are the shapes. */
+    private static final int[] DATA_SHAPES = {0, 2, 3};
+
+    private static int index(int operationArgs, int dataArgs, boolean ud) {
+        return (operationArgs * DATA_SHAPES.length + Math.max(0, dataArgs - 1)) * 2 + (ud ? 1 : 0);
+    }
+
+    /** The page's listing: the entry, then every variant in {@link #index} order. */
+    static final List<Line> LISTING;
+    /** Each variant's offset in the page, by {@link #index}. */
+    private static final int[] OFFSETS = new int[index(MAX_OPERATION_ARGS, MAX_DATA_ARGS, true) + 1];
+
+    static {
+        List<Line> all = new ArrayList<>(ENTRY);
+        int at = bytes(ENTRY).length;
+        for (int n = 0; n <= MAX_OPERATION_ARGS; n++) {
+            for (int d : DATA_SHAPES) {
+                for (boolean ud : new boolean[] {false, true}) {
+                    List<Line> v = variant(n, d, ud);
+                    OFFSETS[index(n, d, ud)] = at;
+                    at += bytes(v).length;
+                    all.addAll(v);
+                }
+            }
+        }
+        LISTING = List.copyOf(all);
+    }
+
+    private static byte[] bytes(List<Line> lines) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        for (Line l : LISTING) {
+        for (Line l : lines) {
             out.writeBytes(HexFormat.of().parseHex(l.hex()));
         }
         return out.toByteArray();
     }
 
+    /** The listing's bytes. */
+    static byte[] code() {
+        return bytes(LISTING);
+    }
+
+    /** Where in the page the variant for this shape begins. */
+    static int offset(int operationArgs, int dataArgs, boolean ud) {
+        return OFFSETS[index(operationArgs, dataArgs, ud)];
+    }
 
     /** Why the routine is not used, or null when it is. */
     private static final String UNAVAILABLE;
     /** The routine's downcall, or null: a constant, so that a caller's test of it compiles away. */
     private static final MethodHandle POST;
 
+    /** The page's address (the entry's), or 0 when the routine is not used. */
+    private static final long PAGE;
+
     static {
         String[] why = new String[1];
-        POST = routineOrNull(System.getProperty("jrdma.extendedPost.trampoline", ""), why);
+        long[] page = new long[1];
+        POST = routineOrNull(System.getProperty("jrdma.extendedPost.trampoline", ""), why, page);
         UNAVAILABLE = why[0];
+        PAGE = page[0];
     }
 
     /** {@return whether {@link #post} may be called} */
@@ -168,8 +230,30 @@ public final class ExtendedPostTrampoline {
     }
 
     /**
-     * Posts the request the block at {@code block} describes: start, wr_id and flags, builder,
-     * data setter, UD address, complete.
+     * The address to store at {@link #ROUTINE_AT}: the routine for a request whose builder takes
+     * {@code operationArgs} arguments after the queue pair (wr_send 0, wr_send_imm 1,
+     * wr_rdma_write and wr_rdma_read 2, wr_rdma_write_imm and wr_atomic_fetch_add 3,
+     * wr_atomic_cmp_swp 4), whose data setter takes {@code dataArgs} (none 0, set_inline_data 2,
+     * set_sge 3), on a UD queue pair or not.
+     *
+     * @throws IllegalStateException when the routine is not {@link #available()}
+     * @throws IllegalArgumentException for counts other than those
+     */
+    public static long routine(int operationArgs, int dataArgs, boolean ud) {
+        if (PAGE == 0) {
+            throw new IllegalStateException("the one-call extended post is not available: " + UNAVAILABLE);
+        }
+        if (operationArgs < 0 || operationArgs > MAX_OPERATION_ARGS || dataArgs < 0 || dataArgs > MAX_DATA_ARGS
+                || dataArgs == 1) {
+            throw new IllegalArgumentException("no routine for a builder of " + operationArgs + " and a data setter of "
+                    + dataArgs + " arguments: 0-" + MAX_OPERATION_ARGS + " and 0, 2 or 3");
+        }
+        return PAGE + offset(operationArgs, dataArgs, ud);
+    }
+
+    /**
+     * Posts the request the block at {@code block} describes, through the routine it names at
+     * {@link #ROUTINE_AT}: start, wr_id and flags, builder, data setter, UD address, complete.
      *
      * @return {@code wr_complete}'s return: 0 or an errno value (then nothing was posted)
      * @throws IllegalStateException when the routine is not {@link #available()}
@@ -186,7 +270,7 @@ public final class ExtendedPostTrampoline {
         }
     }
 
-    private static MethodHandle routineOrNull(String choice, String[] why) {
+    private static MethodHandle routineOrNull(String choice, String[] why, long[] pageAddress) {
         if (choice.equals("false")) {
             why[0] = "-Djrdma.extendedPost.trampoline=false";
             return null;
@@ -204,6 +288,7 @@ public final class ExtendedPostTrampoline {
         }
         try {
             MemorySegment page = ExecutablePage.of(code());
+            pageAddress[0] = page.address();
             return Linker.nativeLinker().downcallHandle(page, FunctionDescriptor.of(JAVA_INT, JAVA_LONG),
                     Linker.Option.critical(false));
         } catch (IllegalStateException e) {

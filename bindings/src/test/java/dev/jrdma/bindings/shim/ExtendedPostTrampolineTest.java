@@ -3,6 +3,7 @@ package dev.jrdma.bindings.shim;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.jrdma.bindings.generated.ibv_qp_ex;
@@ -27,9 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
 class ExtendedPostTrampolineTest {
     @Test
     void theBytesAreWhatTheAssemblerMakesOfTheListing(@TempDir Path dir) throws Exception {
-        String text = ExtendedPostTrampoline.LISTING.stream().map(ExtendedPostTrampoline.Line::asm)
-                .collect(Collectors.joining("\n", ".text\n", "\n"));
-        Path source = Files.writeString(dir.resolve("post.s"), text);
+        Path source = assemble(dir);
         run(dir, "as", "--64", "-o", "post.o", source.toString());
         run(dir, "objcopy", "-O", "binary", "-j", ".text", "post.o", "post.bin");
         String assembled = HexFormat.of().formatHex(Files.readAllBytes(dir.resolve("post.bin")));
@@ -47,10 +46,10 @@ class ExtendedPostTrampolineTest {
         assertTrue(text.contains("%eax, " + ExtendedPostTrampoline.QP_EX_WR_FLAGS + "(%rdi)"), text);
     }
 
-    /** The slots the listing loads are the block's offsets (8 bytes each, in order). */
+    /** The slots the widest routine loads are the block's offsets (8 bytes each, in order); the entry jumps through ROUTINE_AT. */
     @Test
     void theListingReadsTheBlockAtItsOffsets() {
-        String text = ExtendedPostTrampoline.LISTING.stream().map(ExtendedPostTrampoline.Line::asm)
+        String text = ExtendedPostTrampoline.variant(4, 3, true).stream().map(ExtendedPostTrampoline.Line::asm)
                 .collect(Collectors.joining("\n"));
         for (String load : List.of("call *" + ExtendedPostTrampoline.START_AT + "(%rbx)",
                 "mov " + ExtendedPostTrampoline.WR_ID_AT + "(%rbx), %rax",
@@ -58,14 +57,53 @@ class ExtendedPostTrampolineTest {
                 "mov " + ExtendedPostTrampoline.OPERATION_ARGS_AT + "(%rbx), %rsi",
                 "mov " + (ExtendedPostTrampoline.OPERATION_ARGS_AT + 24) + "(%rbx), %r8",
                 "call *" + ExtendedPostTrampoline.OPERATION_AT + "(%rbx)",
-                "mov " + ExtendedPostTrampoline.DATA_AT + "(%rbx), %rax",
+                "call *" + ExtendedPostTrampoline.DATA_AT + "(%rbx)",
                 "mov " + (ExtendedPostTrampoline.DATA_ARGS_AT + 16) + "(%rbx), %rcx",
-                "mov " + ExtendedPostTrampoline.UD_AT + "(%rbx), %rax",
+                "call *" + ExtendedPostTrampoline.UD_AT + "(%rbx)",
                 "mov " + (ExtendedPostTrampoline.UD_ARGS_AT + 16) + "(%rbx), %rcx",
                 "mov " + ExtendedPostTrampoline.COMPLETE_AT + "(%rbx), %rax")) {
             assertTrue(text.contains(load), load);
         }
-        assertEquals(ExtendedPostTrampoline.COMPLETE_AT + 8, ExtendedPostTrampoline.BLOCK_SIZE);
+        assertEquals(List.of("jmp *" + ExtendedPostTrampoline.ROUTINE_AT + "(%rdi)"),
+                ExtendedPostTrampoline.ENTRY.stream().map(ExtendedPostTrampoline.Line::asm).toList());
+        assertEquals(ExtendedPostTrampoline.ROUTINE_AT + 8, ExtendedPostTrampoline.BLOCK_SIZE);
+    }
+
+    /**
+     * Each routine loads exactly its builder's and data setter's argument slots and has a UD
+     * step only on UD (the SEND of one SGE on RC: 19 instructions), and starts where
+     * {@code routine} says: the assembler's symbol for its label.
+     */
+    @Test
+    void everyVariantTakesWhatItsShapeNeedsAndStartsWhereRoutineSays(@TempDir Path dir) throws Exception {
+        run(dir, "as", "--64", "-o", "post.o", assemble(dir).toString());
+        String symbols = run(dir, "nm", "post.o");
+        for (int n = 0; n <= ExtendedPostTrampoline.MAX_OPERATION_ARGS; n++) {
+            for (int d : new int[] {0, 2, 3}) {
+                for (boolean ud : new boolean[] {false, true}) {
+                    List<String> asm = ExtendedPostTrampoline.variant(n, d, ud).stream()
+                            .filter(l -> !l.hex().isEmpty()).map(ExtendedPostTrampoline.Line::asm).toList();
+                    String what = n + " builder, " + d + " data arguments, ud " + ud;
+                    assertEquals(n, asm.stream().filter(a -> a.matches("mov (40|48|56|64)\\(%rbx\\), .*")).count(), what);
+                    assertEquals(d, asm.stream().filter(a -> a.matches("mov (80|88|96)\\(%rbx\\), .*")).count(), what);
+                    assertEquals(d > 0, asm.contains("call *72(%rbx)"), what);
+                    assertEquals(ud, asm.contains("call *104(%rbx)"), what);
+                    assertEquals(14 + n + (d > 0 ? d + 2 : 0) + (ud ? 5 : 0), asm.size(), what);
+                    String label = String.format("%016x t post_%d_%d_%s", ExtendedPostTrampoline.offset(n, d, ud), n, d,
+                            ud ? "ud" : "rc");
+                    assertTrue(symbols.contains(label), label + " in\n" + symbols);
+                }
+            }
+        }
+        assertEquals(19, ExtendedPostTrampoline.variant(0, 3, false).stream().filter(l -> !l.hex().isEmpty()).count());
+        assertThrows(IllegalArgumentException.class, () -> ExtendedPostTrampoline.routine(0, 1, false));
+        assertThrows(IllegalArgumentException.class, () -> ExtendedPostTrampoline.routine(5, 0, false));
+    }
+
+    private static Path assemble(Path dir) throws IOException {
+        String text = ExtendedPostTrampoline.LISTING.stream().map(ExtendedPostTrampoline.Line::asm)
+                .collect(Collectors.joining("\n", ".text\n", "\n"));
+        return Files.writeString(dir.resolve("post.s"), text);
     }
 
     /** On this host (x86-64 Linux, the build's) the routine must be in use, not silently the fallback. */

@@ -212,10 +212,11 @@ abstract sealed class SendPoster implements AutoCloseable {
             this.remoteQpn = ah != null ? Addressing.remoteQpn(side.s, side.records.remote.get(qp)) : 0;
             // perftest's ATOMIC_ADD_VALUE (1) for fetch-and-add; compare 0 and swap 0 (ATOMIC_SWAP_VALUE) for CAS
             this.compareAdd = side.s.atomicType() == TestKind.AtomicType.CMP_AND_SWAP ? 0 : 1;
-            this.sq = ExtendedSendQueue.of(side.qps.get(qp));
+            // The loop's thread alone posts on this queue pair, from here to close(): it owns the send
+            // queue, so its posts (and a list's batches) skip the claim's compare-and-set.
+            this.sq = ExtendedSendQueue.of(side.qps.get(qp)).ownSendQueue();
             sq.inline(inline);
-            // Confined, as Prepared's: made, posted and closed by one loop on one thread. Its posts
-            // still claim the send queue (a list's batches on this queue pair claim it too).
+            // Confined, as Prepared's: made, posted and closed by one loop on one thread.
             this.prepared = list == 1
                     ? PreparedExtendedSend.ofConfined(sq, side.sendRequest(qp, size, opcode).signaled(single)) : null;
         }
@@ -283,6 +284,7 @@ abstract sealed class SendPoster implements AutoCloseable {
                 prepared.close();
             }
             sq.close();
+            sq.releaseSendQueue();
         }
     }
 }
