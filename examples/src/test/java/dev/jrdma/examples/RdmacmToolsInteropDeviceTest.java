@@ -10,9 +10,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -20,8 +22,9 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * jrdma's rdma_cm example peers against rdma-core's own rdma_cm tools (rdmacm-utils) on the test
- * device, both roles: {@link UcmatosePeer} against {@code ucmatose}. Each side checks the
- * protocol its way (the tool by its exit status and its lines, jrdma by every completion).
+ * device, both roles: {@link UcmatosePeer} against {@code ucmatose}, {@link RpingPeer} against
+ * {@code rping}, {@link UdaddyPeer} against {@code udaddy}. Each side checks the protocol its way (the tool by its exit status and its
+ * lines, jrdma by every completion); rping's ping data is checked byte for byte on both sides.
  */
 @DeviceTest
 @Timeout(value = 240, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
@@ -68,40 +71,116 @@ class RdmacmToolsInteropDeviceTest {
             throw new AssertionError("the tool does not listen on port " + port + ":\n"
                     + Files.readString(log, StandardCharsets.ISO_8859_1));
         }
+
+        /** Runs jrdma's client once the tool listens on {@code port}; a failing client takes the tool down. */
+        <T> T whenListening(String port, Callable<T> client) throws Exception {
+            try {
+                awaitListening(port);
+                return client.call();
+            } catch (Exception | AssertionError e) {
+                process.destroyForcibly();
+                throw e;
+            }
+        }
     }
 
     private static InetSocketAddress at(String port) {
         return new InetSocketAddress(ExamplesDeviceTest.host, Integer.parseInt(port));
     }
 
+    /** Starts a jrdma server peer on a thread of its own and returns once it listens, its report to come. */
+    private static CompletableFuture<String> serverPeer(String name, Function<Runnable, String> server)
+            throws InterruptedException {
+        CountDownLatch listening = new CountDownLatch(1);
+        CompletableFuture<String> report = CompletableFuture.supplyAsync(() -> server.apply(listening::countDown),
+                r -> Thread.ofPlatform().name(name).start(r));
+        assertTrue(listening.await(ExamplesDeviceTest.TIMEOUT.toSeconds(), TimeUnit.SECONDS), "the peer listens");
+        return report;
+    }
+
+    private static String report(CompletableFuture<String> peer) throws Exception {
+        return peer.get(ExamplesDeviceTest.TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+    }
+
     @Test
     void ucmatoseClientAgainstJrdmaServer() throws Exception {
         String port = ExamplesDeviceTest.freePort();
-        CountDownLatch listening = new CountDownLatch(1);
-        CompletableFuture<String> server = CompletableFuture.supplyAsync(
-                () -> UcmatosePeer.server(at(port), ExamplesDeviceTest.TIMEOUT, listening::countDown),
-                r -> Thread.ofPlatform().name("ucmatose peer").start(r));
-        assertTrue(listening.await(ExamplesDeviceTest.TIMEOUT.toSeconds(), TimeUnit.SECONDS), "the peer listens");
+        CompletableFuture<String> server = serverPeer("ucmatose peer",
+                listening -> UcmatosePeer.server(at(port), ExamplesDeviceTest.TIMEOUT, listening));
         String out = Tool.start(List.of("ucmatose", "-s", ExamplesDeviceTest.host, "-p", port)).finish();
         assertTrue(out.contains("data transfers complete") && out.contains("return status 0"), out);
-        assertEquals("server: sent 10 messages of 100 bytes, received 10 replies, disconnected",
-                server.get(ExamplesDeviceTest.TIMEOUT.toSeconds(), TimeUnit.SECONDS));
+        assertEquals("server: sent 10 messages of 100 bytes, received 10 replies, disconnected", report(server));
     }
 
     @Test
     void jrdmaClientAgainstUcmatoseServer() throws Exception {
         String port = ExamplesDeviceTest.freePort();
         Tool tool = Tool.start(List.of("ucmatose", "-b", ExamplesDeviceTest.host, "-p", port));
-        String report;
-        try {
-            tool.awaitListening(port);
-            report = UcmatosePeer.client(at(port), ExamplesDeviceTest.TIMEOUT);
-        } catch (Exception | AssertionError e) {
-            tool.process().destroyForcibly();
-            throw e;
-        }
+        String report = tool.whenListening(port, () -> UcmatosePeer.client(at(port), ExamplesDeviceTest.TIMEOUT));
         String out = tool.finish();
         assertTrue(out.contains("data transfers complete") && out.contains("disconnected"), out);
         assertEquals("client: received 10 messages of 100 bytes, sent 10 replies, the server disconnected", report);
+    }
+
+    /** rping's pings per run ({@code -C}); its server has no count and ends on the client's disconnect. */
+    private static final int PINGS = 10;
+
+    /** The line {@code rping -v} prints for ping {@code ping}: its data up to the NUL. */
+    private static String pingLine(String prefix, int ping) {
+        return prefix + new String(RpingPeer.pingData(ping, RpingPeer.SIZE), 0, RpingPeer.SIZE - 1,
+                StandardCharsets.US_ASCII);
+    }
+
+    @Test
+    void rpingClientAgainstJrdmaServer() throws Exception {
+        String port = ExamplesDeviceTest.freePort();
+        CompletableFuture<String> server = serverPeer("rping peer",
+                listening -> RpingPeer.server(at(port), PINGS, ExamplesDeviceTest.TIMEOUT, listening));
+        // -V: rping compares what jrdma wrote back with what it sent, and exits non-zero on a mismatch.
+        String out = Tool.start(List.of("rping", "-c", "-v", "-V", "-C", String.valueOf(PINGS),
+                "-a", ExamplesDeviceTest.host, "-p", port)).finish();
+        for (int ping = 0; ping < PINGS; ping++) {
+            ExamplesDeviceTest.assertLine(out, pingLine("ping data: ", ping));
+        }
+        assertEquals("server: read 10 pings of 64 bytes, each as rping sends it, wrote each back,"
+                + " the client disconnected", report(server));
+    }
+
+    @Test
+    void jrdmaClientAgainstRpingServer() throws Exception {
+        String port = ExamplesDeviceTest.freePort();
+        Tool tool = Tool.start(List.of("rping", "-s", "-v", "-a", ExamplesDeviceTest.host, "-p", port));
+        String report = tool.whenListening(port, () -> RpingPeer.client(at(port), PINGS, ExamplesDeviceTest.TIMEOUT));
+        String out = tool.finish();
+        // -v: rping's server prints what it read from jrdma's start buffer, which it then wrote back.
+        for (int ping = 0; ping < PINGS; ping++) {
+            ExamplesDeviceTest.assertLine(out, pingLine("server ping data: ", ping));
+        }
+        assertEquals("client: 10 pings of 64 bytes read by the server and written back intact", report);
+    }
+
+    /** udaddy's server address: its port is fixed ({@link UdaddyPeer#PORT}). */
+    private static InetSocketAddress udaddy() {
+        return new InetSocketAddress(ExamplesDeviceTest.host, UdaddyPeer.PORT);
+    }
+
+    @Test
+    void udaddyClientAgainstJrdmaServer() throws Exception {
+        CompletableFuture<String> server = serverPeer("udaddy peer",
+                listening -> UdaddyPeer.server(udaddy(), ExamplesDeviceTest.TIMEOUT, listening));
+        String out = Tool.start(List.of("udaddy", "-s", ExamplesDeviceTest.host)).finish();
+        assertTrue(out.contains("data transfers complete") && out.contains("return status 0"), out);
+        assertEquals("server: received 10 datagrams of 100 bytes, each with its sender's QPN as immediate data,"
+                + " sent 10 back", report(server));
+    }
+
+    @Test
+    void jrdmaClientAgainstUdaddyServer() throws Exception {
+        Tool tool = Tool.start(List.of("udaddy", "-b", ExamplesDeviceTest.host));
+        String report = tool.whenListening(String.valueOf(UdaddyPeer.PORT),
+                () -> UdaddyPeer.client(udaddy(), ExamplesDeviceTest.TIMEOUT));
+        String out = tool.finish();
+        assertTrue(out.contains("data transfers complete") && out.contains("return status 0"), out);
+        assertEquals("client: sent 10 datagrams of 100 bytes, received 10 back from the QPN rdma_cm resolved", report);
     }
 }

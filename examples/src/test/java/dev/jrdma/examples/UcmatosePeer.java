@@ -41,12 +41,7 @@ final class UcmatosePeer {
      * @return what it did, for the test's report
      */
     static String server(InetSocketAddress at, Duration timeout, Runnable listening) {
-        try (CmEventChannel channel = CmEventChannel.create()) {
-            CmId listener = channel.createId();
-            listener.bind(at);
-            listener.listen(1);
-            listening.run();
-            CmId id = listener.awaitConnectRequest(timeout).id();
+        return CmPeers.serve(CmEventChannel::createId, at, timeout, listening, id -> {
             Messages m = new Messages(id);
             m.postReceives();   // the replies may come as soon as the client has our messages
             id.accept(new byte[0], timeout);
@@ -55,15 +50,12 @@ final class UcmatosePeer {
             id.disconnect(timeout);
             return "server: sent " + MESSAGES + " messages of " + SIZE + " bytes, received " + MESSAGES
                     + " replies, disconnected";
-        }
+        });
     }
 
     /** The client, like {@code ucmatose -s ADDRESS -p PORT}; returns what it did. */
     static String client(InetSocketAddress server, Duration timeout) {
-        try (CmEventChannel channel = CmEventChannel.create()) {
-            CmId id = channel.createId();
-            id.resolveAddress(server, timeout);
-            id.resolveRoute(timeout);
+        return CmPeers.resolve(CmEventChannel::createId, server, timeout, id -> {
             Messages m = new Messages(id);
             m.postReceives();   // cmatose's server sends at once when the connection is established
             id.connect(new byte[0], timeout);
@@ -72,7 +64,7 @@ final class UcmatosePeer {
             id.awaitDisconnect(timeout);   // cmatose's server hangs up once it has the replies
             return "client: received " + MESSAGES + " messages of " + SIZE + " bytes, sent " + MESSAGES
                     + " replies, the server disconnected";
-        }
+        });
     }
 
     /** One connection's queue pair, completion queues and message slots, as cmatose sizes them. */
