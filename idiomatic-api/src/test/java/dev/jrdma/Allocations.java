@@ -7,13 +7,15 @@ import java.lang.reflect.Method;
  * The current thread's allocated bytes ({@code com.sun.management.ThreadMXBean}), for
  * zero-allocation assertions. Through reflection because the tests compile inside module
  * dev.jrdma, which does not read jdk.management (they run on the class path, where the call is
- * accessible). Reflection itself allocates (the boxed result, the argument array); that fixed
- * cost is measured with nothing in between and subtracted.
+ * accessible). Reflection itself allocates (the boxed result, the argument array); that cost
+ * is measured with nothing in between and subtracted, afresh at each {@link #since}: once the
+ * JIT compiles the reflective call (escape analysis can drop the box) it costs less than it did
+ * interpreted, and a cost measured once at class initialisation then made a loop that allocated
+ * nothing read -24 bytes (CI, 2026-11-28, two runs in five).
  */
 final class Allocations {
     private static final Object THREADS;
     private static final Method ALLOCATED;
-    private static final long OVERHEAD;
 
     static {
         try {
@@ -23,12 +25,6 @@ final class Allocations {
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
-        long overhead = Long.MAX_VALUE;
-        for (int i = 0; i < 1000; i++) {
-            long before = allocatedBytes();
-            overhead = Math.min(overhead, allocatedBytes() - before);
-        }
-        OVERHEAD = overhead;
     }
 
     private Allocations() {}
@@ -59,17 +55,26 @@ final class Allocations {
         long sum = 0;
         int passes = 0;
         for (; passes < 12 && bytes != 0; passes++) {
+            // The readings' own cost taken in this method, as compiled now, like the two around
+            // the loop: a reading in another method (since) can be compiled otherwise (its box
+            // allocated, or scalar-replaced), which read as -24 bytes here.
+            long empty = allocatedBytes();
+            long reading = allocatedBytes() - empty;
             long before = allocatedBytes();
             for (int i = 0; i < 20_000; i++) {
                 sum += step.run(i);
             }
-            bytes = since(before);
+            bytes = allocatedBytes() - before - reading;
         }
         return new Steady(bytes, sum, passes);
     }
 
     /** Bytes this thread allocated since {@code before} (a value of {@link #allocatedBytes()}), measuring cost excluded. */
     static long since(long before) {
-        return allocatedBytes() - before - OVERHEAD;
+        long after = allocatedBytes();
+        // Two readings with nothing between them cost what before..after's two readings cost,
+        // compiled as they are now.
+        long reading = allocatedBytes() - after;
+        return after - before - reading;
     }
 }
