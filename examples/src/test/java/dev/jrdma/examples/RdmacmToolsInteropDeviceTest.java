@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.jrdma.testing.DeviceTest;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -23,7 +24,8 @@ import org.junit.jupiter.api.Timeout;
 /**
  * jrdma's rdma_cm example peers against rdma-core's own rdma_cm tools (rdmacm-utils) on the test
  * device, both roles: {@link UcmatosePeer} against {@code ucmatose}, {@link RpingPeer} against
- * {@code rping}, {@link UdaddyPeer} against {@code udaddy}. Each side checks the protocol its way (the tool by its exit status and its
+ * {@code rping}, {@link UdaddyPeer} against {@code udaddy}, {@link MckeyPeer} against
+ * {@code mckey} (a multicast group, sender and receiver). Each side checks the protocol its way (the tool by its exit status and its
  * lines, jrdma by every completion); rping's ping data is checked byte for byte on both sides.
  */
 @DeviceTest
@@ -55,28 +57,53 @@ class RdmacmToolsInteropDeviceTest {
             }
         }
 
-        /** Waits until the tool's rdma_cm id listens on {@code port} ({@code rdma resource show cm_id}). */
-        void awaitListening(String port) throws Exception {
-            Pattern listening = Pattern.compile("LISTEN.*:" + port + "\\b");
+        /** Waits until {@code ready} holds, polling while the tool runs; fails saying what the tool {@code failed}. */
+        private void await(String failed, Callable<Boolean> ready) throws Exception {
             long deadline = System.nanoTime() + ExamplesDeviceTest.TIMEOUT.toNanos();
             while (System.nanoTime() < deadline && process.isAlive()) {
-                Process rdma = new ProcessBuilder("rdma", "resource", "show", "cm_id").redirectErrorStream(true).start();
-                String out = new String(rdma.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-                rdma.waitFor();
-                if (out.lines().anyMatch(l -> listening.matcher(l).find())) {
+                if (ready.call()) {
                     return;
                 }
                 Thread.sleep(200);
             }
-            throw new AssertionError("the tool does not listen on port " + port + ":\n"
-                    + Files.readString(log, StandardCharsets.ISO_8859_1));
+            throw new AssertionError("the tool " + failed + ":\n" + Files.readString(log, StandardCharsets.ISO_8859_1));
+        }
+
+        /** Waits until the tool's rdma_cm id listens on {@code port} ({@code rdma resource show cm_id}). */
+        private void awaitListening(String port) throws Exception {
+            Pattern listening = Pattern.compile("LISTEN.*:" + port + "\\b");
+            await("does not listen on port " + port, () -> {
+                Process rdma = new ProcessBuilder("rdma", "resource", "show", "cm_id").redirectErrorStream(true).start();
+                String out = new String(rdma.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+                rdma.waitFor();
+                return out.lines().anyMatch(l -> listening.matcher(l).find());
+            });
+        }
+
+        /** Waits until the tool printed a line starting with {@code prefix} (its stdout line-buffered). */
+        private void awaitPrinted(String prefix) throws Exception {
+            await("did not print \"" + prefix + "\"", () -> Files.readString(log, StandardCharsets.ISO_8859_1)
+                    .lines().anyMatch(l -> l.startsWith(prefix)));
         }
 
         /** Runs jrdma's client once the tool listens on {@code port}; a failing client takes the tool down. */
         <T> T whenListening(String port, Callable<T> client) throws Exception {
+            return once(() -> awaitListening(port), client);
+        }
+
+        /** Runs jrdma's peer once the tool printed {@code prefix}; a failing peer takes the tool down. */
+        <T> T whenPrinted(String prefix, Callable<T> peer) throws Exception {
+            return once(() -> awaitPrinted(prefix), peer);
+        }
+
+        private interface Readiness {
+            void await() throws Exception;
+        }
+
+        private <T> T once(Readiness ready, Callable<T> peer) throws Exception {
             try {
-                awaitListening(port);
-                return client.call();
+                ready.await();
+                return peer.call();
             } catch (Exception | AssertionError e) {
                 process.destroyForcibly();
                 throw e;
@@ -88,13 +115,16 @@ class RdmacmToolsInteropDeviceTest {
         return new InetSocketAddress(ExamplesDeviceTest.host, Integer.parseInt(port));
     }
 
-    /** Starts a jrdma server peer on a thread of its own and returns once it listens, its report to come. */
+    /**
+     * Starts a jrdma server peer (or a group member) on a thread of its own and returns once it
+     * listens (or joined), its report to come.
+     */
     private static CompletableFuture<String> serverPeer(String name, Function<Runnable, String> server)
             throws InterruptedException {
         CountDownLatch listening = new CountDownLatch(1);
         CompletableFuture<String> report = CompletableFuture.supplyAsync(() -> server.apply(listening::countDown),
                 r -> Thread.ofPlatform().name(name).start(r));
-        assertTrue(listening.await(ExamplesDeviceTest.TIMEOUT.toSeconds(), TimeUnit.SECONDS), "the peer listens");
+        assertTrue(listening.await(ExamplesDeviceTest.TIMEOUT.toSeconds(), TimeUnit.SECONDS), "the peer listens (or joined its group)");
         return report;
     }
 
@@ -182,5 +212,38 @@ class RdmacmToolsInteropDeviceTest {
         String out = tool.finish();
         assertTrue(out.contains("data transfers complete") && out.contains("return status 0"), out);
         assertEquals("client: sent 10 datagrams of 100 bytes, received 10 back from the QPN rdma_cm resolved", report);
+    }
+
+    /** The device's own address: mckey binds to it ({@code -b}) as jrdma's member does. */
+    private static InetAddress local() throws Exception {
+        return InetAddress.getByName(ExamplesDeviceTest.host);
+    }
+
+    @Test
+    void mckeySenderAgainstJrdmaReceiver() throws Exception {
+        InetAddress local = local();
+        CompletableFuture<String> receiver = serverPeer("mckey peer",
+                joined -> MckeyPeer.receiver(local, ExamplesDeviceTest.TIMEOUT, joined));
+        String out = Tool.start(List.of("mckey", "-m", MckeyPeer.GROUP, "-b", ExamplesDeviceTest.host, "-s")).finish();
+        assertTrue(out.contains("initiating data transfers") && out.contains("data transfers complete")
+                && out.contains("return status 0"), out);
+        assertEquals("receiver: joined " + MckeyPeer.GROUP + ", received 10 datagrams of 100 bytes from one sender,"
+                + " each addressed to the group, its sender's QPN as immediate data", report(receiver));
+    }
+
+    @Test
+    void jrdmaSenderAgainstMckeyReceiver() throws Exception {
+        InetAddress local = local();
+        // stdbuf -oL: mckey's stdout is a file, and its "joined" line (its receives posted, its
+        // queue pair attached) must reach it when printed, not at exit.
+        Tool tool = Tool.start(List.of("stdbuf", "-oL", "mckey", "-m", MckeyPeer.GROUP, "-b",
+                ExamplesDeviceTest.host));
+        String report = tool.whenPrinted("mckey: joined dgid:", () -> MckeyPeer.sender(local, ExamplesDeviceTest.TIMEOUT));
+        String out = tool.finish();
+        // mckey's receiver ends only once it has taken 10 completions: exit 0 is the count.
+        assertTrue(out.contains("receiving data transfers") && out.contains("data transfers complete")
+                && out.contains("return status 0"), out);
+        assertEquals("sender: joined " + MckeyPeer.GROUP + ", sent 10 datagrams of 100 bytes to QPN 0xffffff"
+                + " with the join's Q_Key, each completion successful", report);
     }
 }
