@@ -4,6 +4,7 @@ package dev.jrdma;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.jrdma.rsocket.RdmaDatagramChannel;
 import dev.jrdma.rsocket.RdmaServerSocketChannel;
 import dev.jrdma.rsocket.RdmaSocketChannel;
 import dev.jrdma.rsocket.RdmaSocketOptions;
@@ -28,7 +29,8 @@ import org.junit.jupiter.api.Timeout;
  * The rsocket channels in the concurrent-close stress of {@link ConcurrentCloseDeviceTest} (its
  * {@code runWorkers}): a connected pair and its listener, with threads reading, writing, waiting
  * for readiness, accepting and asking for options and names, while the round closes the client,
- * the accepted peer or the listener at a random moment, then all three. Every worker must end
+ * the accepted peer, the listener or a bound datagram rsocket (whose receives only run out on
+ * RoCE) at a random moment, then all four. Every worker must end
  * with {@link ClosedChannelException} (an {@code AsynchronousCloseException} when the close
  * caught it waiting; passed on as the stress's IllegalStateException) within the stress's bound.
  * A peer's close on the way only gives end-of-stream or a {@link SocketException}, after which
@@ -42,7 +44,7 @@ class RsocketConcurrentCloseDeviceTest {
     private static final Duration WAIT = Duration.ofMillis(50);
 
     /** What a round closes first. */
-    enum Target { CLIENT, PEER, LISTENER }
+    enum Target { CLIENT, PEER, LISTENER, DATAGRAM }
 
     /** A call on a channel, for the stress's steps. */
     interface ChannelCall {
@@ -89,6 +91,9 @@ class RsocketConcurrentCloseDeviceTest {
                         listener.getLocalAddress().getPort()));
                 RdmaSocketChannel peer = listener.accept();
                 all.add(peer);
+                RdmaDatagramChannel datagram = RdmaDatagramChannel.open().timeout(WAIT)
+                        .bind(new InetSocketAddress(address, 0));
+                all.add(datagram);
                 client.configureBlocking(true);
                 assertTrue(client.finishConnect());
                 client.timeout(WAIT);
@@ -97,12 +102,14 @@ class RsocketConcurrentCloseDeviceTest {
                 ByteBuffer out = ByteBuffer.allocateDirect(512);
                 ByteBuffer in = ByteBuffer.allocateDirect(4096);
                 ByteBuffer peerIn = ByteBuffer.allocate(4096);
+                ByteBuffer datagramIn = ByteBuffer.allocateDirect(RdmaDatagramChannel.MAX_DATAGRAM);
                 List<ConcurrentCloseDeviceTest.Step> steps = List.of(
                         step(() -> client.write(out.clear())),
                         step(() -> client.read(in.clear())),
                         step(() -> peer.read(peerIn.clear())),
                         step(() -> client.awaitReadable(WAIT)),
                         step(() -> listener.accept().close()),   // nobody connects: the wait runs out
+                        step(() -> datagram.receive(datagramIn.clear())),   // nothing arrives on RoCE: runs out
                         step(() -> {
                             client.getOption(RdmaSocketOptions.SQ_SIZE);
                             peer.getLocalAddress();
@@ -111,6 +118,7 @@ class RsocketConcurrentCloseDeviceTest {
                     case CLIENT -> client;
                     case PEER -> peer;
                     case LISTENER -> listener;
+                    case DATAGRAM -> datagram;
                 };
                 ConcurrentCloseDeviceTest.runWorkers(steps, first, everything, closeAfterMicros, calls, failures,
                         "rsocket round " + round + " (seed " + seed + ", " + target + " closed after "
@@ -120,6 +128,6 @@ class RsocketConcurrentCloseDeviceTest {
             }
         }
         assertEquals(List.of(), failures);
-        assertTrue(calls.get() > ROUNDS * 6L, "the workers made " + calls.get() + " calls in " + ROUNDS + " rounds");
+        assertTrue(calls.get() > ROUNDS * 7L, "the workers made " + calls.get() + " calls in " + ROUNDS + " rounds");
     }
 }
