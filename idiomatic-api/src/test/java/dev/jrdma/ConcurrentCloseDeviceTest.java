@@ -2,7 +2,6 @@
 package dev.jrdma;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.cm.AddressInfo;
@@ -11,16 +10,9 @@ import dev.jrdma.cm.CmId;
 import dev.jrdma.cm.MulticastJoin;
 import dev.jrdma.testing.DeviceTest;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -34,8 +26,6 @@ import org.junit.jupiter.api.Test;
 @DeviceTest
 class ConcurrentCloseDeviceTest {
     private static final int ROUNDS = 210;
-    /** Bounds each worker's stop after the context is closed: a hang is a failure, not a wait. */
-    private static final Duration WORKER_STOP = Duration.ofSeconds(20);
 
     /** What the round closes first, at a random moment while the workers run. */
     enum Target { CONTEXT, PROTECTION_DOMAIN, COMPLETION_QUEUE, QUEUE_PAIR, MEMORY_REGION, SHARED_RECEIVE_QUEUE,
@@ -100,27 +90,14 @@ class ConcurrentCloseDeviceTest {
         }
     }
 
-    /** A worker's loop body; it runs until a call throws. */
-    interface Step {
-        void run();
-    }
-
     @Test
     void closingAnyResourceWhileOthersPostPollAndWaitThrowsIllegalStateNeverCrashes() throws Exception {
-        long seed = Long.getLong("jrdma.test.seed", System.nanoTime());
-        Random random = new Random(seed);
         Map<Target, Integer> roundsBy = new EnumMap<>(Target.class);
-        AtomicLong calls = new AtomicLong();
-        List<String> failures = new ArrayList<>();
-        for (int round = 0; round < ROUNDS && failures.isEmpty(); round++) {
-            Target target = Target.values()[round % Target.values().length];
+        CloseStress stress = new CloseStress();
+        stress.rounds("round", ROUNDS, Target.values(), 3_000, target -> {
             roundsBy.merge(target, 1, Integer::sum);
-            long closeAfterMicros = random.nextInt(3_000);
-            runRound(target, closeAfterMicros, calls, failures, "round " + round + " (seed " + seed + ", " + target
-                    + " closed after " + closeAfterMicros + " us)");
-        }
-        assertEquals(List.of(), failures);
-        assertTrue(calls.get() > ROUNDS * 4L, "the workers made " + calls.get() + " calls in " + ROUNDS + " rounds");
+            runRound(stress, target);
+        }).assertWorkersEndedCleanly(4);
         assertEquals(Target.values().length, roundsBy.size());
     }
 
@@ -136,16 +113,11 @@ class ConcurrentCloseDeviceTest {
      */
     @Test
     void closingRdmaCmObjectsWhileOthersWaitAndSendNeverCrashes() throws Exception {
-        long seed = Long.getLong("jrdma.test.seed", System.nanoTime());
-        Random random = new Random(seed);
         java.net.Inet4Address address = TestDevices.ipv4Address();
         java.net.InetAddress group = java.net.InetAddress.getByName("239.0.35.2");
         AddressInfo passive = AddressInfo.resolve(address.getHostAddress(), "0", true, QueuePairType.RC).get(0);
-        AtomicLong calls = new AtomicLong();
-        List<String> failures = new ArrayList<>();
-        for (int round = 0; round < CM_ROUNDS && failures.isEmpty(); round++) {
-            CmTarget target = CmTarget.values()[round % CmTarget.values().length];
-            long closeAfterMicros = random.nextInt(3_000);
+        CloseStress stress = new CloseStress();
+        stress.rounds("rdma_cm round", CM_ROUNDS, CmTarget.values(), 3_000, target -> {
             CmEventChannel channel = CmEventChannel.create();
             try {
                 CmId ud = channel.createDatagramId();
@@ -174,21 +146,17 @@ class ConcurrentCloseDeviceTest {
                     case ENDPOINT -> endpoint;
                     case QUEUE_PAIR -> qp;
                 };
-                List<Step> steps = List.of(
+                List<CloseStress.Step> steps = List.of(
                         () -> qp.tryPost(send),
                         () -> qp.tryPost(receive),
                         () -> cq.poll(batch),
                         () -> awaitQuietly(() -> endpoint.awaitConnectRequest(Duration.ofMillis(2))),
                         () -> awaitQuietly(() -> udListener.awaitConnectRequest(Duration.ofMillis(2))));
-                runWorkers(steps, first, channel, closeAfterMicros, calls, failures, "rdma_cm round " + round
-                        + " (seed " + seed + ", " + target + " closed after " + closeAfterMicros + " us)");
+                stress.closeWhileRunning(steps, first, channel);
             } finally {
                 channel.close();
             }
-        }
-        assertEquals(List.of(), failures);
-        assertTrue(calls.get() > CM_ROUNDS * 4L, "the workers made " + calls.get() + " calls in " + CM_ROUNDS
-                + " rounds");
+        }).assertWorkersEndedCleanly(4);
     }
 
     private static void awaitQuietly(Runnable wait) {
@@ -199,59 +167,7 @@ class ConcurrentCloseDeviceTest {
         }
     }
 
-    /**
-     * Runs each step in a loop on its own thread, closes {@code first} after a while and then
-     * {@code last}, and records a worker that does not stop with IllegalStateException.
-     */
-    static void runWorkers(List<Step> steps, AutoCloseable first, AutoCloseable last, long closeAfterMicros,
-                           AtomicLong calls, List<String> failures, String round) throws Exception {
-        ConcurrentLinkedQueue<Throwable> unexpected = new ConcurrentLinkedQueue<>();
-        AtomicBoolean stop = new AtomicBoolean();
-        CountDownLatch started = new CountDownLatch(steps.size());
-        CountDownLatch stoppedByClose = new CountDownLatch(steps.size());
-        List<Thread> workers = new ArrayList<>();
-        for (Step step : steps) {
-            workers.add(Thread.ofPlatform().daemon().start(() -> {
-                started.countDown();
-                try {
-                    while (!stop.get()) {
-                        step.run();
-                        calls.incrementAndGet();
-                    }
-                } catch (IllegalStateException expected) {
-                    stoppedByClose.countDown();
-                } catch (Throwable t) {
-                    unexpected.add(t);
-                }
-            }));
-        }
-        try {
-            started.await();
-            TimeUnit.MICROSECONDS.sleep(closeAfterMicros);
-            first.close();
-            TimeUnit.MICROSECONDS.sleep(500);
-        } finally {
-            last.close();
-        }
-        boolean allStopped = stoppedByClose.await(WORKER_STOP.toMillis(), TimeUnit.MILLISECONDS);
-        stop.set(true);
-        for (Thread w : workers) {
-            w.join(WORKER_STOP.toMillis());
-            if (w.isAlive()) {
-                failures.add(round + ": a worker still runs " + WORKER_STOP + " after everything was closed");
-            }
-        }
-        for (Throwable t : unexpected) {
-            failures.add(round + ": " + t);
-        }
-        if (!allStopped && unexpected.isEmpty()) {
-            failures.add(round + ": " + stoppedByClose.getCount() + " worker(s) did not end with"
-                    + " IllegalStateException after everything was closed");
-        }
-    }
-
-    private static void runRound(Target target, long closeAfterMicros, AtomicLong calls, List<String> failures,
-                                 String round) throws Exception {
+    private static void runRound(CloseStress stress, Target target) throws Exception {
         Round r = new Round();
         SendRequest send = new SendRequest().wrId(1).opcode(SendOpcode.SEND).sge(r.mr, 0, 32).inline(true)
                 .signaled(true);
@@ -264,7 +180,7 @@ class ConcurrentCloseDeviceTest {
         PreparedPoll preparedPoll = PreparedPoll.of(r.cq);
         // The same send prepared for the extended post API (wr_start .. wr_complete per post).
         PreparedExtendedSend preparedExtended = PreparedExtendedSend.of(ExtendedSendQueue.of(r.extended), send);
-        List<Step> steps = List.of(
+        List<CloseStress.Step> steps = List.of(
                 () -> {
                     r.sender.tryPost(send);
                     preparedSend.tryPost();
@@ -290,7 +206,7 @@ class ConcurrentCloseDeviceTest {
                     }
                 });
         // The first close is the target's; whatever it left running, closing the context ends it.
-        runWorkers(steps, r.target(target), r, closeAfterMicros, calls, failures, round);
+        stress.closeWhileRunning(steps, r.target(target), r);
     }
 
     /** What a round of the surface objects closes first: a type 2 window bound by work requests, a multicast membership. */
@@ -308,17 +224,10 @@ class ConcurrentCloseDeviceTest {
      */
     @Test
     void closingWindowsAndMembershipsWhileOthersBindAndAttachThrowsIllegalStateNeverCrashes() throws Exception {
-        long seed = Long.getLong("jrdma.test.seed", System.nanoTime());
-        Random random = new Random(seed);
-        AtomicLong calls = new AtomicLong();
-        List<String> failures = new ArrayList<>();
         MulticastGroup group = MulticastGroup.ofIp(java.net.InetAddress.getByName("239.7.7.7"));
         MulticastGroup otherGroup = MulticastGroup.ofIp(java.net.InetAddress.getByName("239.7.7.8"));
-        for (int round = 0; round < SURFACE_ROUNDS && failures.isEmpty(); round++) {
-            SurfaceTarget target = SurfaceTarget.values()[round % SurfaceTarget.values().length];
-            long closeAfterMicros = random.nextInt(3_000);
-            String name = "surface round " + round + " (seed " + seed + ", " + target + " closed after "
-                    + closeAfterMicros + " us)";
+        CloseStress stress = new CloseStress();
+        stress.rounds("surface round", SURFACE_ROUNDS, SurfaceTarget.values(), 3_000, target -> {
             try (Context context = TestDevices.device().open()) {
                 ProtectionDomain pd = context.allocateProtectionDomain();
                 CompletionQueue cq = context.createCompletionQueue(512);
@@ -334,7 +243,7 @@ class ConcurrentCloseDeviceTest {
                 SendRequest bind = new SendRequest().wrId(1).opcode(SendOpcode.BIND_MW)
                         .bind(mw, mr, 0, 64, java.util.EnumSet.of(Access.REMOTE_READ)).next(inv);
                 WorkCompletions batch = new WorkCompletions(16);
-                List<Step> steps = List.of(
+                List<CloseStress.Step> steps = List.of(
                         () -> {
                             inv.invalidate(MemoryWindow.nextRkey(mw.rkey()));
                             try {
@@ -359,10 +268,8 @@ class ConcurrentCloseDeviceTest {
                     case UD_QUEUE_PAIR -> ud;
                     case MEMBERSHIP -> first;
                 };
-                runWorkers(steps, closeFirst, context, closeAfterMicros, calls, failures, name);
+                stress.closeWhileRunning(steps, closeFirst, context);
             }
-        }
-        assertEquals(List.of(), failures);
-        assertTrue(calls.get() > SURFACE_ROUNDS * 4L, "the workers made " + calls.get() + " calls");
+        }).assertWorkersEndedCleanly(4);
     }
 }

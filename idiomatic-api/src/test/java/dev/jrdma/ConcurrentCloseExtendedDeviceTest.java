@@ -1,16 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma;
 
-import static dev.jrdma.ConcurrentCloseDeviceTest.runWorkers;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
-import dev.jrdma.ConcurrentCloseDeviceTest.Step;
+import dev.jrdma.CloseStress.Step;
 import dev.jrdma.testing.DeviceTest;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Random;
-import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -31,14 +24,8 @@ class ConcurrentCloseExtendedDeviceTest {
      */
     @Test
     void closingWhileExtendedPostAndPollRunThrowsIllegalStateNeverCrashes() throws Exception {
-        long seed = Long.getLong("jrdma.test.seed", System.nanoTime());
-        Random random = new Random(seed);
-        AtomicLong calls = new AtomicLong();
-        List<String> failures = new ArrayList<>();
-        int rounds = 40;
-        for (int round = 0; round < rounds && failures.isEmpty(); round++) {
-            ExtendedTarget target = ExtendedTarget.values()[round % ExtendedTarget.values().length];
-            long closeAfterMicros = random.nextInt(3_000);
+        CloseStress stress = new CloseStress();
+        stress.rounds("extended round", 40, ExtendedTarget.values(), 3_000, target -> {
             try (ExtendedLoopback lo = new ExtendedLoopback(QueuePairType.RC, SendOp.SEND, SendOp.RDMA_WRITE)) {
                 ReceiveRequest receive = new ReceiveRequest().wrId(2).sge(lo.memB, 1024, 1024);
                 ExtendedCompletions batch = new ExtendedCompletions(16);
@@ -73,11 +60,8 @@ class ConcurrentCloseExtendedDeviceTest {
                     case PROTECTION_DOMAIN -> lo.pd;
                     case MEMORY_REGION -> lo.memA;
                 };
-                runWorkers(steps, closed, lo.context, closeAfterMicros, calls, failures, "extended round " + round
-                        + " (seed " + seed + ", " + target + " closed after " + closeAfterMicros + " us)");
+                stress.closeWhileRunning(steps, closed, lo.context);
             }
-        }
-        assertEquals(List.of(), failures);
-        assertTrue(calls.get() > rounds * 3L, "the workers made " + calls.get() + " calls in " + rounds + " rounds");
+        }).assertWorkersEndedCleanly(3);
     }
 }

@@ -7,11 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.ArrayList;
+import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
@@ -74,40 +71,14 @@ class PreparedPollTest {
             PreparedSend send = PreparedSend.of(f.qp(), new SendRequest().sge(f.mr(), 0, 64).signaled(false));
             PreparedPoll poll = PreparedPoll.of(f.sendCq());
             AtomicLong calls = new AtomicLong();
-            ConcurrentLinkedQueue<Throwable> unexpected = new ConcurrentLinkedQueue<>();
-            CountDownLatch refused = new CountDownLatch(4);
-            List<Thread> threads = new ArrayList<>();
-            for (int t = 0; t < 4; t++) {
-                boolean posts = t % 2 == 0;
-                threads.add(Thread.ofPlatform().daemon().start(() -> {
-                    try {
-                        while (true) {
-                            if (posts) {
-                                send.tryPost();
-                            } else {
-                                poll.poll();
-                            }
-                            calls.incrementAndGet();
-                        }
-                    } catch (IllegalStateException expected) {
-                        refused.countDown();
-                    } catch (Throwable e) {
-                        unexpected.add(e);
-                    }
-                }));
-            }
+            CloseStress.Workers workers = CloseStress.Workers.start(
+                    List.of(send::tryPost, poll::poll, send::tryPost, poll::poll), calls);
             while (calls.get() < 2_000) {
                 Thread.onSpinWait();
             }
             send.close();
             poll.close();
-            assertTrue(refused.await(10, TimeUnit.SECONDS), "round " + round + ": " + refused.getCount()
-                    + " thread(s) still call after the close; unexpected: " + unexpected);
-            for (Thread t : threads) {
-                t.join(10_000);
-                assertFalse(t.isAlive(), "round " + round + ": a thread still runs");
-            }
-            assertTrue(unexpected.isEmpty(), "round " + round + ": " + unexpected);
+            assertEquals(List.of(), workers.stop(Duration.ofSeconds(10)), "round " + round);
             assertThrows(IllegalStateException.class, send::post);
             assertThrows(IllegalStateException.class, poll::poll);
         }

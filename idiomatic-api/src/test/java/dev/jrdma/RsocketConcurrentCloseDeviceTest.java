@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.jrdma.rsocket.RdmaDatagramChannel;
@@ -20,14 +19,12 @@ import java.nio.channels.ClosedChannelException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Random;
-import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
  * The rsocket channels in the concurrent-close stress of {@link ConcurrentCloseDeviceTest} (its
- * {@code runWorkers}): a connected pair and its listener, with threads reading, writing, waiting
+ * {@link CloseStress}): a connected pair and its listener, with threads reading, writing, waiting
  * for readiness, accepting and asking for options and names, while the round closes the client,
  * the accepted peer, the listener or a bound datagram rsocket (whose receives only run out on
  * RoCE) at a random moment, then all four. Every worker must end
@@ -52,7 +49,7 @@ class RsocketConcurrentCloseDeviceTest {
     }
 
     /** The step of {@code call}: a closed channel stops the worker, a quiet wait or a gone peer does not. */
-    private static ConcurrentCloseDeviceTest.Step step(ChannelCall call) {
+    private static CloseStress.Step step(ChannelCall call) {
         return () -> {
             try {
                 call.run();
@@ -68,14 +65,9 @@ class RsocketConcurrentCloseDeviceTest {
 
     @Test
     void closingAChannelWhileOthersReadWritePollAndAcceptEndsEachCleanlyNeverCrashes() throws Exception {
-        long seed = Long.getLong("jrdma.test.seed", System.nanoTime());
-        Random random = new Random(seed);
         Inet4Address address = TestDevices.ipv4Address();
-        AtomicLong calls = new AtomicLong();
-        List<String> failures = new ArrayList<>();
-        for (int round = 0; round < ROUNDS && failures.isEmpty(); round++) {
-            Target target = Target.values()[round % Target.values().length];
-            long closeAfterMicros = random.nextInt(5_000);
+        CloseStress stress = new CloseStress();
+        stress.rounds("rsocket round", ROUNDS, Target.values(), 5_000, target -> {
             RdmaServerSocketChannel listener = RdmaServerSocketChannel.open().timeout(TestDevices.TIMEOUT)
                     .bind(new InetSocketAddress(address, 0), 4);
             List<AutoCloseable> all = new ArrayList<>(List.of(listener));
@@ -103,7 +95,7 @@ class RsocketConcurrentCloseDeviceTest {
                 ByteBuffer in = ByteBuffer.allocateDirect(4096);
                 ByteBuffer peerIn = ByteBuffer.allocate(4096);
                 ByteBuffer datagramIn = ByteBuffer.allocateDirect(RdmaDatagramChannel.MAX_DATAGRAM);
-                List<ConcurrentCloseDeviceTest.Step> steps = List.of(
+                List<CloseStress.Step> steps = List.of(
                         step(() -> client.write(out.clear())),
                         step(() -> client.read(in.clear())),
                         step(() -> peer.read(peerIn.clear())),
@@ -120,14 +112,10 @@ class RsocketConcurrentCloseDeviceTest {
                     case LISTENER -> listener;
                     case DATAGRAM -> datagram;
                 };
-                ConcurrentCloseDeviceTest.runWorkers(steps, first, everything, closeAfterMicros, calls, failures,
-                        "rsocket round " + round + " (seed " + seed + ", " + target + " closed after "
-                                + closeAfterMicros + " us)");
+                stress.closeWhileRunning(steps, first, everything);
             } finally {
                 everything.close();
             }
-        }
-        assertEquals(List.of(), failures);
-        assertTrue(calls.get() > ROUNDS * 7L, "the workers made " + calls.get() + " calls in " + ROUNDS + " rounds");
+        }).assertWorkersEndedCleanly(7);
     }
 }
