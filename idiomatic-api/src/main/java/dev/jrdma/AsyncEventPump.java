@@ -7,6 +7,7 @@ import dev.jrdma.bindings.generated.rdma_h;
 import dev.jrdma.bindings.shim.Errno;
 import dev.jrdma.bindings.shim.ErrnoVerbs;
 import dev.jrdma.bindings.shim.Posix;
+import dev.jrdma.internal.Uninterruptible;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
@@ -54,17 +55,7 @@ final class AsyncEventPump {
         }
         if (events != null && events != Thread.currentThread()) {
             // The thread must be out of ibv_get_async_event before the context goes away.
-            boolean interrupted = false;
-            while (events.isAlive()) {
-                try {
-                    events.join();
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                }
-            }
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
+            Uninterruptible.awaitWhile(events::isAlive, events::join);
         }
     }
 

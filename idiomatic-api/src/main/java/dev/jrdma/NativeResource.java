@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma;
 
+import dev.jrdma.internal.Uninterruptible;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
@@ -451,17 +452,7 @@ public abstract sealed class NativeResource implements RdmaResource
 
     /** Waits (holding this monitor) until the closing thread has released the resource. */
     private void awaitReleased() {
-        boolean interrupted = false;
-        while (!released && closer != Thread.currentThread()) {
-            try {
-                wait();
-            } catch (InterruptedException e) {
-                interrupted = true;
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
+        Uninterruptible.awaitWhile(() -> !released && closer != Thread.currentThread(), this::wait);
     }
 
     private static RuntimeException chain(RuntimeException first, RuntimeException next) {

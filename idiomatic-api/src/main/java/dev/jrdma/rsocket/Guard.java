@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma.rsocket;
 
+import dev.jrdma.internal.Uninterruptible;
 import java.nio.channels.ClosedChannelException;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -59,17 +60,7 @@ final class Guard {
                 return false;
             }
             closed = true;
-            boolean interrupted = false;
-            while (inFlight > 0) {
-                try {
-                    idle.await();
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                }
-            }
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
+            Uninterruptible.awaitWhile(() -> inFlight > 0, idle::await);
             return true;
         } finally {
             lock.unlock();
