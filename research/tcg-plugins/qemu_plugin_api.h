@@ -7,6 +7,7 @@
 #ifndef JRDMA_QEMU_PLUGIN_API_H
 #define JRDMA_QEMU_PLUGIN_API_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -41,10 +42,13 @@ __attribute__((visibility("default"))) int qemu_plugin_version = 1;
 #define KERNEL_START 0xffff800000000000ull
 
 /*
- * The start both plugins share: refuses a VM with more vCPUs than counted and copies the
- * "out=PATH" argument into out (left as it is without one). Returns 0 to go on.
+ * The install both plugins share: refuses a VM with more vCPUs than counted, copies the
+ * "out=PATH" argument into out (left as it is without one), starts the plugin's reporting
+ * thread (detached) and registers its translation callback. Returns 0 to go on, as
+ * qemu_plugin_install.
  */
-static int plugin_start(const char *name, const qemu_info_t *info, int argc, char **argv, char *out, size_t size)
+static int plugin_install(const char *name, qemu_plugin_id_t id, const qemu_info_t *info, int argc, char **argv,
+                          char *out, size_t size, void *(*report)(void *), qemu_plugin_vcpu_tb_trans_cb_t on_translate)
 {
     if (info->system_emulation && info->system.smp_vcpus > VCPUS) {
         fprintf(stderr, "%s: counts %d vCPUs, the VM has %d\n", name, VCPUS, info->system.smp_vcpus);
@@ -55,6 +59,12 @@ static int plugin_start(const char *name, const qemu_info_t *info, int argc, cha
             snprintf(out, size, "%s", argv[i] + 4);
         }
     }
+    pthread_t t;
+    if (pthread_create(&t, NULL, report, NULL) != 0) {
+        return 1;
+    }
+    pthread_detach(t);
+    qemu_plugin_register_vcpu_tb_trans_cb(id, on_translate);
     return 0;
 }
 

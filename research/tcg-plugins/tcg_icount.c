@@ -90,14 +90,5 @@ static void *dump(void *arg)
 __attribute__((visibility("default")))
 int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int argc, char **argv)
 {
-    if (plugin_start("tcg_icount", info, argc, argv, out_path, sizeof out_path) != 0) {
-        return 1;
-    }
-    pthread_t t;
-    if (pthread_create(&t, NULL, dump, NULL) != 0) {
-        return 1;
-    }
-    pthread_detach(t);
-    qemu_plugin_register_vcpu_tb_trans_cb(id, on_translate);
-    return 0;
+    return plugin_install("tcg_icount", id, info, argc, argv, out_path, sizeof out_path, dump, on_translate);
 }

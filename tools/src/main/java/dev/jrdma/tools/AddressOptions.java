@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma.tools;
 
+import static dev.jrdma.tools.UsageErrors.exclusive;
+import static dev.jrdma.tools.UsageErrors.range;
+import static dev.jrdma.tools.UsageErrors.usage;
+
 import dev.jrdma.tools.perftest.AddressSettings;
 import dev.jrdma.tools.perftest.TestKind;
 import dev.jrdma.tools.perftest.TestKind.Connection;
@@ -187,11 +191,11 @@ final class AddressOptions {
         }
         if (multicast) {
             if (rdmaCm) {
-                throw usage(spec, "options '--mcg' (-g) and '--rdma_cm' (-R) exclude each other "
-                        + "(perftest does not support multicast with rdma_cm)");
+                throw exclusive(spec, "'--mcg' (-g)", "'--rdma_cm' (-R)",
+                        "perftest does not support multicast with rdma_cm");
             }
             if (bidirectional) {
-                throw usage(spec, "options '--mcg' (-g) and '--bidirectional' (-b) exclude each other");
+                throw exclusive(spec, "'--mcg' (-g)", "'--bidirectional' (-b)");
             }
             if (qps > 1) {
                 throw usage(spec, "option '--mcg' (-g): one QP only (perftest attaches 1 QP to the group), got -q "
@@ -206,10 +210,10 @@ final class AddressOptions {
         }
         boolean dualPort = d != null && d.dualPort;
         if (dualPort && multicast) {
-            throw usage(spec, "options '--dualport' (-O) and '--mcg' (-g) exclude each other");
+            throw exclusive(spec, "'--dualport' (-O)", "'--mcg' (-g)");
         }
         if (dualPort && rdmaCm) {
-            throw usage(spec, "options '--dualport' (-O) and '--rdma_cm' (-R) exclude each other");
+            throw exclusive(spec, "'--dualport' (-O)", "'--rdma_cm' (-R)");
         }
         return new AddressSettings(tos, trafficClass, labels, pkeyIndex, c.ipv6, c.ipv6Address, c.bindSourceIp,
                 c.commRdmaCm, c.dontExchangeVersions, link, multicast, mgid, connectionless, dualPort);
@@ -282,15 +286,5 @@ final class AddressOptions {
         } catch (java.net.UnknownHostException e) {
             throw usage(spec, "option " + name + ": '" + text + "' is not an IP address");
         }
-    }
-
-    private static void range(CommandSpec spec, String name, long value, long min, long max) {
-        if (value < min || value > max) {
-            throw usage(spec, "option " + name + ": must be between " + min + " and " + max + ", got " + value);
-        }
-    }
-
-    private static ParameterException usage(CommandSpec spec, String message) {
-        return new ParameterException(spec.commandLine(), message);
     }
 }

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma.tools;
 
+import static dev.jrdma.tools.UsageErrors.range;
+import static dev.jrdma.tools.UsageErrors.usage;
+
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -31,13 +34,10 @@ final class CompletionVectorOption {
         if (vector == null) {
             return -1;
         }
-        if (vector < 0 || vector > MAX) {
-            throw new ParameterException(spec.commandLine(), "option '--vector' (-X): must be between 0 and " + MAX
-                    + ", got " + vector);
-        }
+        range(spec, "'--vector' (-X)", vector, 0, MAX);
         if (!events) {
             // perftest: " Events must be enabled to select a completion vector"
-            throw new ParameterException(spec.commandLine(), "option '--vector' (-X): needs --events (-e): "
+            throw usage(spec, "option '--vector' (-X): needs --events (-e): "
                     + "a completion vector carries completion events, and without -e the test polls");
         }
         return vector;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma.tools;
 
+import static dev.jrdma.tools.UsageErrors.usage;
+
 import dev.jrdma.Context;
 import dev.jrdma.DeviceAttributes;
 import dev.jrdma.LinkLayer;
@@ -61,8 +63,8 @@ final class DeviceRefusals {
                 return false;
             }
             switch (value) {
-                case "DC" -> throw new ParameterException(spec.commandLine(), "option '--connection' (-c): DC " + DC);
-                case "SRD" -> throw new ParameterException(spec.commandLine(), "option '--connection' (-c): SRD " + SRD);
+                case "DC" -> throw usage(spec, "option '--connection' (-c): DC " + DC);
+                case "SRD" -> throw usage(spec, "option '--connection' (-c): SRD " + SRD);
                 default -> {   // XRC
                     args.pop();
                     test.refusals.xrc = true;
@@ -89,10 +91,10 @@ final class DeviceRefusals {
             try (Context context = open("XRC", name)) {
                 String device = context.device().name();
                 if (!context.queryDevice().supportsXrc()) {
-                    throw new ParameterException(spec.commandLine(), "option '--connection' (-c): XRC needs a device "
+                    throw usage(spec, "option '--connection' (-c): XRC needs a device "
                             + "that offers it; " + device + " does not (no IBV_DEVICE_XRC in its capability flags)");
                 }
-                throw new ParameterException(spec.commandLine(), "option '--connection' (-c): " + device
+                throw usage(spec, "option '--connection' (-c): " + device
                         + " offers XRC, but jrdma's tests do not connect XRC QPs yet");
             }
         }
@@ -100,7 +102,7 @@ final class DeviceRefusals {
             try (Context context = open("its link layer (--dlid)", settings.device())) {
                 LinkLayer link = context.queryPort(settings.ibPort()).linkLayer();
                 if (link == LinkLayer.ETHERNET) {   // UNSPECIFIED: an older InfiniBand driver
-                    throw new ParameterException(spec.commandLine(), "option '--dlid': " + context.device().name()
+                    throw usage(spec, "option '--dlid': " + context.device().name()
                             + " port " + settings.ibPort() + " has link layer " + link
                             + ": it routes by GID and has no LIDs (--dlid is InfiniBand's)");
                 }
@@ -110,7 +112,7 @@ final class DeviceRefusals {
             try (Context context = open("its ports (-O)", settings.device())) {
                 int ports = context.queryDevice().physicalPortCount();
                 String device = context.device().name();
-                throw new ParameterException(spec.commandLine(), "option '--dualport' (-O): " + (ports < 2
+                throw usage(spec, "option '--dualport' (-O): " + (ports < 2
                         ? device + " has " + ports + " port; dual-port mode runs on ports 1 and 2"
                         : device + " has " + ports + " ports, but jrdma does not implement dual-port runs"));
             }
@@ -120,18 +122,18 @@ final class DeviceRefusals {
                  ProtectionDomain pd = context.allocateProtectionDomain()) {
                 String device = context.device().name();
                 try (UnmappedMemoryRegion granted = pd.allocateNullMemoryRegion()) {
-                    throw new ParameterException(spec.commandLine(), "option '--use-null-mr': " + device + " offers a "
+                    throw usage(spec, "option '--use-null-mr': " + device + " offers a "
                             + "null memory region (lkey " + granted.lkey() + "), but jrdma's work requests cannot "
                             + "carry its key (no SGE of an UnmappedMemoryRegion in the API)");
                 } catch (RdmaException e) {
-                    throw new ParameterException(spec.commandLine(), "option '--use-null-mr': " + e.getMessage());
+                    throw usage(spec, "option '--use-null-mr': " + e.getMessage());
                 }
             }
         }
         if (settings.memory().onDemand()) {
             try (Context context = open("on-demand paging (--odp)", settings.device())) {
                 if (!context.queryDevice().supportsOnDemandPaging()) {
-                    throw new ParameterException(spec.commandLine(), "option '--odp': " + context.device().name()
+                    throw usage(spec, "option '--odp': " + context.device().name()
                             + " does not offer on-demand paging (no IBV_ODP_SUPPORT in odp_caps.general_caps)");
                 }
             }
@@ -141,10 +143,10 @@ final class DeviceRefusals {
                 DeviceAttributes attributes = context.queryDevice();
                 String device = context.device().name();
                 if (attributes.maxDeviceMemorySize() == 0) {
-                    throw new ParameterException(spec.commandLine(), "option '--use_ib_dm_dmabuf': " + device
+                    throw usage(spec, "option '--use_ib_dm_dmabuf': " + device
                             + " has no device memory (max_dm_size 0)");
                 }
-                throw new ParameterException(spec.commandLine(), "option '--use_ib_dm_dmabuf': " + device + " has "
+                throw usage(spec, "option '--use_ib_dm_dmabuf': " + device + " has "
                         + attributes.maxDeviceMemorySize() + " bytes of device memory, but exporting it as DMA-BUF "
                         + "needs ibv_dm_export_dmabuf_fd, newer than the rdma-core 44 jrdma binds");
             }

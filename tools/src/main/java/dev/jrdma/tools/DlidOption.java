@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma.tools;
 
+import static dev.jrdma.tools.UsageErrors.usage;
+
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -30,10 +32,10 @@ final class DlidOption {
         try {
             lid = Integer.decode(dlid);   // as perftest's strtol(..., 0): 0x hex, 0 octal, decimal
         } catch (NumberFormatException e) {
-            throw new ParameterException(spec.commandLine(), "option '--dlid': '" + dlid + "' is not a LID");
+            throw usage(spec, "option '--dlid': '" + dlid + "' is not a LID");
         }
         if (lid < 1 || lid > 0xFFFF) {
-            throw new ParameterException(spec.commandLine(), "option '--dlid': must be between 1 and 65535, got "
+            throw usage(spec, "option '--dlid': must be between 1 and 65535, got "
                     + dlid);
         }
         return lid;

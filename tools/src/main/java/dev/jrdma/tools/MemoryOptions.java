@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma.tools;
 
+import static dev.jrdma.tools.UsageErrors.exclusive;
+import static dev.jrdma.tools.UsageErrors.usage;
+
 import dev.jrdma.tools.perftest.MemorySettings;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -92,8 +95,7 @@ final class MemoryOptions {
         }
         if (mmapFile != null) {
             if (hugepages) {
-                throw usage(spec, "options '--mmap' and '--use_hugepages' exclude each other (the file's pages are "
-                        + "the buffer)");
+                throw exclusive(spec, "'--mmap'", "'--use_hugepages'", "the file's pages are the buffer");
             }
             if (!Files.isRegularFile(mmapFile) && !Files.exists(mmapFile)) {
                 throw usage(spec, "option '--mmap': no file '" + mmapFile + "'");
@@ -105,7 +107,7 @@ final class MemoryOptions {
                 throw usage(spec, "option '--numa_node': must not be negative, got " + numaNode);
             }
             if (pinCpu) {
-                throw usage(spec, "options '--numa_node' and '--pin-cpu' exclude each other");
+                throw exclusive(spec, "'--numa_node'", "'--pin-cpu'");
             }
             if (!Files.isDirectory(dev.jrdma.tools.perftest.NumaNodes.nodeDirectory(numaNode))) {
                 throw usage(spec, "option '--numa_node': NUMA node " + numaNode + " does not exist (available: "
@@ -126,9 +128,5 @@ final class MemoryOptions {
         }
         boolean useNullMr = nullMr != null && nullMr.nullMr;
         return new MemorySettings(hugepages, mmapFile, offset, useNullMr, pattern, node, onDemand);
-    }
-
-    private static ParameterException usage(CommandSpec spec, String message) {
-        return new ParameterException(spec.commandLine(), message);
     }
 }

@@ -31,15 +31,22 @@ final class NoEffectOptions {
     /** Adds the accepted options to a test command; their values are parsed (a BYTES must be a number) and dropped. */
     static void addTo(CommandSpec command) {
         for (Accepted a : ACCEPTED) {
-            OptionSpec.Builder b = OptionSpec.builder(a.name()).description(a.why()).hasInitialValue(false)
+            command.addOption(tableOption(a.name(), a.label(), Integer.class).description(a.why())
                     .setter(new ISetter() {
                         @Override
                         public <T> T set(T value) {
                             return null;
                         }
-                    });
-            command.addOption(a.label() == null ? b.type(boolean.class).arity("0").build()
-                    : b.type(Integer.class).paramLabel(a.label()).arity("1").build());
+                    }).build());
         }
+    }
+
+    /**
+     * An option of a table (this one's, {@link RefusedOptions}'): a flag where {@code label} is
+     * null, else one value of {@code type}; no field holds it, so the caller gives the setter.
+     */
+    static OptionSpec.Builder tableOption(String name, String label, Class<?> type) {
+        OptionSpec.Builder b = OptionSpec.builder(name).hasInitialValue(false);
+        return label == null ? b.type(boolean.class).arity("0") : b.type(type).paramLabel(label).arity("1");
     }
 }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma.tools;
 
+import static dev.jrdma.tools.UsageErrors.usage;
+
 import dev.jrdma.tools.perftest.MemorySettings;
 import dev.jrdma.tools.perftest.OperationSettings;
 import dev.jrdma.tools.perftest.TestKind;
@@ -77,7 +79,7 @@ final class OperationOptions {
                     : w ? "excludes --write_with_imm"
                     : null;
             if (refused != null) {
-                throw new ParameterException(spec.commandLine(), "option '--data_validation': " + refused);
+                throw usage(spec, "option '--data_validation': " + refused);
             }
         }
         return s || w || v ? new OperationSettings(s, w, v, debug) : OperationSettings.DEFAULT;

@@ -136,7 +136,7 @@ final class PerftestCommands {
         }
 
         PostSettings posting() {
-            return PostOptions.resolve(spec.commandLine(), kind(), postCommon, mixin(PostOptions.Lists.class),
+            return PostOptions.resolve(spec, kind(), postCommon, mixin(PostOptions.Lists.class),
                     mixin(PostOptions.Srq.class), common.iters, common.duration != null, bidirectional());
         }
 

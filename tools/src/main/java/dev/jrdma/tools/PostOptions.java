@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma.tools;
 
+import static dev.jrdma.tools.UsageErrors.range;
+import static dev.jrdma.tools.UsageErrors.usage;
+
 import dev.jrdma.tools.perftest.PostSettings;
 import dev.jrdma.tools.perftest.TestKind;
 import dev.jrdma.tools.perftest.TestKind.Connection;
 import dev.jrdma.tools.perftest.Verb;
-import picocli.CommandLine;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
 
 /**
  * The posting and queue options (perftest's names and meanings, per test as its usage() offers
@@ -73,23 +75,21 @@ final class PostOptions {
      * @param durationRun   -D given
      * @param bidirectional -b given
      */
-    static PostSettings resolve(CommandLine cmd, TestKind kind, Common common, Lists lists, Srq srq, long iters,
+    static PostSettings resolve(CommandSpec spec, TestKind kind, Common common, Lists lists, Srq srq, long iters,
                                 boolean durationRun, boolean bidirectional) {
         int postList = 1;
         int recvPostList = 1;
         boolean mrPerQp = false;
         boolean dynamicAsked = true;
         if (lists != null) {
-            postList = positive(cmd, "'--post_list' (-l)", lists.postList);
-            recvPostList = positive(cmd, "'--recv_post_list'", lists.recvPostList);
+            postList = positive(spec, "'--post_list' (-l)", lists.postList);
+            recvPostList = positive(spec, "'--recv_post_list'", lists.recvPostList);
             mrPerQp = lists.mrPerQp;
             dynamicAsked = !lists.disableDynamicPolling;
         }
         int cqePoll = PostSettings.DEFAULT_CQE_POLL;
         if (common.cqePoll != null) {
-            if (common.cqePoll < 1 || common.cqePoll > 65_535) {
-                throw new ParameterException(cmd, "option '--cqe_poll': must be between 1 and 65535, got " + common.cqePoll);
-            }
+            range(spec, "'--cqe_poll'", common.cqePoll, 1, 65_535);
             cqePoll = common.cqePoll;
             dynamicAsked = false;   // perftest: --cqe_poll fixes the poll size
         }
@@ -98,13 +98,11 @@ final class PostOptions {
                 common.oldPostSend, common.noLock, mrPerQp);
     }
 
-    private static int positive(CommandLine cmd, String name, Integer value) {
+    private static int positive(CommandSpec spec, String name, Integer value) {
         if (value == null) {
             return 1;
         }
-        if (value < 1 || value > 1 << 16) {
-            throw new ParameterException(cmd, "option " + name + ": must be between 1 and 65536, got " + value);
-        }
+        range(spec, name, value, 1, 1 << 16);
         return value;
     }
 
@@ -112,7 +110,7 @@ final class PostOptions {
      * The CQ moderation with a post list: the list's size unless -Q was given, which must then
      * divide it (each list's signalled requests are fixed when it is built).
      */
-    static int cqMod(CommandLine cmd, PostSettings p, int cqMod, boolean cqModGiven) {
+    static int cqMod(CommandSpec spec, PostSettings p, int cqMod, boolean cqModGiven) {
         if (p.postList() == 1) {
             return cqMod;
         }
@@ -120,7 +118,7 @@ final class PostOptions {
             return p.postList();   // perftest: "Post List requested - CQ moderation will be the size of the post list"
         }
         if (p.postList() % cqMod != 0) {
-            throw new ParameterException(cmd, "option '--post_list' (-l): the post list size must be a multiple of "
+            throw usage(spec, "option '--post_list' (-l): the post list size must be a multiple of "
                     + "--cq-mod (-Q), got -l " + p.postList() + " and -Q " + cqMod);
         }
         return cqMod;
@@ -135,32 +133,32 @@ final class PostOptions {
     }
 
     /** The dependencies between the group and the other options, as perftest checks them. */
-    static void check(CommandLine cmd, PostSettings p, TestKind kind, long iters, boolean durationRun, int txDepth,
+    static void check(CommandSpec spec, PostSettings p, TestKind kind, long iters, boolean durationRun, int txDepth,
                       int rxDepth, int qps) {
         if (p.postList() > 1) {
             if (!durationRun && iters % p.postList() != 0) {
-                throw new ParameterException(cmd, "option '--post_list' (-l): the number of iterations (-n " + iters
+                throw usage(spec, "option '--post_list' (-l): the number of iterations (-n " + iters
                         + ") must be a multiple of the post list size " + p.postList());
             }
             if (p.postList() > txDepth) {
-                throw new ParameterException(cmd, "option '--post_list' (-l): a post list of " + p.postList()
+                throw usage(spec, "option '--post_list' (-l): a post list of " + p.postList()
                         + " does not fit the send queue (--tx-depth " + txDepth + ")");
             }
         }
         if (p.recvPostList() > 1) {
             if (!durationRun && iters % p.recvPostList() != 0) {
-                throw new ParameterException(cmd, "option '--recv_post_list': the number of iterations (-n " + iters
+                throw usage(spec, "option '--recv_post_list': the number of iterations (-n " + iters
                         + ") must be a multiple of the receive post list size " + p.recvPostList());
             }
             if (kind.verb() == Verb.SEND && p.recvPostList() > rxDepth / (p.useSrq() ? qps : 1)) {
-                throw new ParameterException(cmd, "option '--recv_post_list': a receive post list of "
+                throw usage(spec, "option '--recv_post_list': a receive post list of "
                         + p.recvPostList() + " does not fit the receive queue (--rx-depth " + rxDepth
                         + (p.useSrq() ? " shared by " + qps + " QPs" : "") + ")");
             }
         }
         if (p.useSrq() && qps > rxDepth) {
             // perftest: "Using SRQ depth should be greater than number of QPs."
-            throw new ParameterException(cmd, "option '--use-srq': the SRQ depth (--rx-depth " + rxDepth
+            throw usage(spec, "option '--use-srq': the SRQ depth (--rx-depth " + rxDepth
                     + ") must be at least the number of QPs (-q " + qps + ")");
         }
     }

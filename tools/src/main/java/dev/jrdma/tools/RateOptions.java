@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma.tools;
 
+import static dev.jrdma.tools.UsageErrors.range;
+import static dev.jrdma.tools.UsageErrors.usage;
+
 import dev.jrdma.tools.perftest.RateSettings;
 import dev.jrdma.tools.perftest.RateSettings.Type;
 import dev.jrdma.tools.perftest.RateSettings.Units;
@@ -98,9 +101,7 @@ final class RateOptions {
         }
         int typical = 0;
         if (typicalPacketSize != null) {
-            if (typicalPacketSize < 0 || typicalPacketSize > 0xFFFF) {
-                throw usage(spec, "option '--typical_pkt_size': must be between 0 and 65535, got " + typicalPacketSize);
-            }
+            range(spec, "'--typical_pkt_size'", typicalPacketSize, 0, 0xFFFF);
             if (typicalPacketSize > 0 && type != Type.PP) {
                 throw usage(spec, "option '--typical_pkt_size': only the PP rate limiter takes it");
             }
@@ -143,8 +144,4 @@ final class RateOptions {
     /** perftest's RATE_VALUES (26.04): the ibv_rate values a HW limit may take, as it spells them. */
     static final java.util.List<String> STATIC_RATES_GBPS = java.util.List.of("2.5", "5", "10", "14", "20", "25",
             "28", "30", "40", "50", "56", "60", "80", "100", "112", "120", "168", "200", "300", "400", "600");
-
-    private static ParameterException usage(CommandSpec spec, String message) {
-        return new ParameterException(spec.commandLine(), message);
-    }
 }

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma.tools;
 
+import static dev.jrdma.tools.UsageErrors.usage;
+
 import java.util.List;
 import picocli.CommandLine.Model.ISetter;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Model.OptionSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
@@ -103,15 +104,13 @@ final class RefusedOptions {
     static void addTo(CommandSpec command) {
         CommandSpec mixin = command.mixins().get("refusals");
         for (Refusal r : REFUSALS) {
-            OptionSpec.Builder b = OptionSpec.builder(r.name()).hidden(true).description(r.needs())
-                    .hasInitialValue(false).setter(new ISetter() {
+            OptionSpec option = NoEffectOptions.tableOption(r.name(), r.label(), String.class).hidden(true)
+                    .description(r.needs()).setter(new ISetter() {
                         @Override
                         public <T> T set(T value) {
-                            throw new ParameterException(command.commandLine(), "option '" + r.name() + "': " + r.needs());
+                            throw usage(command, "option '" + r.name() + "': " + r.needs());
                         }
-                    });
-            OptionSpec option = r.label() == null ? b.type(boolean.class).arity("0").build()
-                    : b.type(String.class).paramLabel(r.label()).arity("1").build();
+                    }).build();
             mixin.addOption(option);   // first: adding to the command makes it the option's owner
             command.addOption(option);
         }
@@ -142,14 +141,14 @@ final class RefusedOptions {
         @Option(names = "--data_validation", hidden = true,
                 description = "send-bw: " + VALIDATION_SEND + "; atomic-bw: " + VALIDATION_ATOMIC)
         void dataValidation(boolean value) {
-            throw new ParameterException(mixee.commandLine(), "option '--data_validation': " + why());
+            throw usage(mixee, "option '--data_validation': " + why());
         }
 
         @Option(names = "--data_validation_debug", hidden = true,
                 description = "needs --data_validation: send-bw: " + VALIDATION_SEND + "; atomic-bw: "
                         + VALIDATION_ATOMIC)
         void dataValidationDebug(boolean value) {
-            throw new ParameterException(mixee.commandLine(), "option '--data_validation_debug': " + why());
+            throw usage(mixee, "option '--data_validation_debug': " + why());
         }
     }
 }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma.tools;
 
+import static dev.jrdma.tools.UsageErrors.usage;
+
 import dev.jrdma.tools.perftest.ReportSettings;
 import dev.jrdma.tools.perftest.TestKind;
 import java.nio.file.Path;
@@ -90,7 +92,7 @@ final class ReportOptions {
             for (String c : all.counters) {
                 String name = c.strip();
                 if (name.isEmpty() || name.startsWith("/") || List.of(name.split("/")).contains("..")) {
-                    throw new ParameterException(spec.commandLine(), "option '--report-counters' (-W): '" + c
+                    throw usage(spec, "option '--report-counters' (-W): '" + c
                             + "' is not a counter under /sys/class/infiniband/DEV/ports/PORT/");
                 }
                 counters.add(name);
@@ -102,13 +104,13 @@ final class ReportOptions {
             // perftest checks DURATION > 2*MARGIN against its default duration of 5 s without -D.
             int d = duration > 0 ? duration : 5;
             if (margin < 0 || d <= 2L * margin) {
-                throw new ParameterException(spec.commandLine(), "option '--margin' (-f): the duration (" + d
+                throw usage(spec, "option '--margin' (-f): the duration (" + d
                         + " s) must exceed twice the margin, got " + margin);
             }
         }
         if (bw != null && bw.reportPerPort) {
             // perftest: "report per port feature work only with Duration and Dualport".
-            throw new ParameterException(spec.commandLine(), "option '--report-per-port': perftest reports per "
+            throw usage(spec, "option '--report-per-port': perftest reports per "
                     + "port only with -D and -O (--dualport); jrdma's loops do not count per port");
         }
         Path json = null;

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma.tools;
 
+import static dev.jrdma.tools.UsageErrors.exclusive;
+import static dev.jrdma.tools.UsageErrors.range;
+import static dev.jrdma.tools.UsageErrors.usage;
+
 import dev.jrdma.tools.perftest.RunSettings;
 import dev.jrdma.tools.perftest.TestKind;
 import dev.jrdma.tools.perftest.Verb;
@@ -80,10 +84,10 @@ final class RunOptions {
         if (bw.runInfinitely) {
             // perftest's force_dependecies: no events, no SEND -b; -a is a different test method.
             if (events) {
-                throw usage(spec, "options '--run_infinitely' and '--events' (-e) exclude each other");
+                throw exclusive(spec, "'--run_infinitely'", "'--events' (-e)");
             }
             if (all_sizes) {
-                throw usage(spec, "options '--run_infinitely' and '--all' (-a) exclude each other");
+                throw exclusive(spec, "'--run_infinitely'", "'--all' (-a)");
             }
             if (bidirectional && kind.verb() == Verb.SEND) {
                 throw usage(spec, "option '--run_infinitely': not with -b on send-bw (as in perftest)");
@@ -95,20 +99,16 @@ final class RunOptions {
         if (bw.limitMsgRate != null && !(bw.limitMsgRate >= 0)) {
             throw usage(spec, "option '--limit_msgrate' (-y): must be 0 or more, got " + bw.limitMsgRate);
         }
-        if (bw.waitDestroy != null && (bw.waitDestroy < 0 || bw.waitDestroy > 86_400)) {
-            throw usage(spec, "option '--wait_destroy': must be between 0 and 86400, got " + bw.waitDestroy);
+        if (bw.waitDestroy != null) {
+            range(spec, "'--wait_destroy'", bw.waitDestroy, 0, 86_400);
         }
         if (bw.reversed && rdmaCm) {
             // perftest swaps its machine role, and with -R the rdma_cm client would be the side
             // without an address to connect to.
-            throw usage(spec, "options '--reversed' and '--rdma_cm' (-R) exclude each other");
+            throw exclusive(spec, "'--reversed'", "'--rdma_cm' (-R)");
         }
         return new RunSettings(bw.runInfinitely, bw.limitBw == null ? -1 : bw.limitBw,
                 bw.limitMsgRate == null ? -1 : bw.limitMsgRate, gap, all.performWarmUp,
                 bw.waitDestroy == null ? 0 : bw.waitDestroy, bw.reversed);
-    }
-
-    private static ParameterException usage(CommandSpec spec, String message) {
-        return new ParameterException(spec.commandLine(), message);
     }
 }

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma.tools;
 
+import static dev.jrdma.tools.UsageErrors.exclusive;
+import static dev.jrdma.tools.UsageErrors.range;
+import static dev.jrdma.tools.UsageErrors.usage;
+
 import dev.jrdma.tools.PerftestOptions.AtomicOptions;
 import dev.jrdma.tools.PerftestOptions.BandwidthOptions;
 import dev.jrdma.tools.PerftestOptions.CommonOptions;
@@ -60,80 +64,80 @@ final class SettingsResolver {
             c.connection = Connection.UD;   // perftest: -g makes the test UD
         }
         RunSettings runSettings = test.run();
-        range("--size", "-s", c.size, 1, TestKind.MAX_SIZE);
+        range(spec, "'--size' (-s)", c.size, 1, TestKind.MAX_SIZE);
         if (k.verb() == dev.jrdma.tools.perftest.Verb.ATOMIC && c.size != 8) {
-            throw usage("option '--size' (-s): atomic operations are 8 bytes, got " + c.size);
+            throw usage(spec, "option '--size' (-s): atomic operations are 8 bytes, got " + c.size);
         }
-        range("--iters", "-n", c.iters, 5, TestKind.MAX_ITERS);
-        range("--ib-port", "-i", c.ibPort, 1, 255);
-        range("--port", "-p", c.port, 1, 65535);
-        range("--tx-depth", "-t", c.txDepth, 1, 1 << 24);
-        range("--qp-timeout", "-u", c.qpTimeout, 0, 31);
-        range("--retry-count", "", c.retryCount, 0, 7);
-        range("--sl", "-S", c.sl, 0, 15);
-        range("--timeout", "", c.timeoutSeconds, 1, 86_400);
-        range("--warm-up", "", c.warmUp, 0, 100_000_000);
+        range(spec, "'--iters' (-n)", c.iters, 5, TestKind.MAX_ITERS);
+        range(spec, "'--ib-port' (-i)", c.ibPort, 1, 255);
+        range(spec, "'--port' (-p)", c.port, 1, 65535);
+        range(spec, "'--tx-depth' (-t)", c.txDepth, 1, 1 << 24);
+        range(spec, "'--qp-timeout' (-u)", c.qpTimeout, 0, 31);
+        range(spec, "'--retry-count'", c.retryCount, 0, 7);
+        range(spec, "'--sl' (-S)", c.sl, 0, 15);
+        range(spec, "'--timeout'", c.timeoutSeconds, 1, 86_400);
+        range(spec, "'--warm-up'", c.warmUp, 0, 100_000_000);
         if (c.pinCpu != null) {
-            range("--pin-cpu", "", c.pinCpu, 0, dev.jrdma.tools.perftest.CpuAffinity.MAX_CPUS - 1);
+            range(spec, "'--pin-cpu'", c.pinCpu, 0, dev.jrdma.tools.perftest.CpuAffinity.MAX_CPUS - 1);
         }
         List<Integer> pinCpus = pinCpus(c);
         if (c.gidIndex != null) {
-            range("--gid-index", "-x", c.gidIndex, 0, 64);   // perftest: MIN_GID_IX..MAX_GID_IX
+            range(spec, "'--gid-index' (-x)", c.gidIndex, 0, 64);   // perftest: MIN_GID_IX..MAX_GID_IX
         }
         int mtu = 0;
         if (c.mtu != null) {
             if (!Set.of(256, 512, 1024, 2048, 4096).contains(c.mtu)) {
-                throw usage("option '--mtu' (-m): must be 256, 512, 1024, 2048 or 4096, got " + c.mtu);
+                throw usage(spec, "option '--mtu' (-m): must be 256, 512, 1024, 2048 or 4096, got " + c.mtu);
             }
             mtu = c.mtu;
         }
         if (!k.connections().contains(c.connection)) {
-            throw usage("option '--connection' (-c): " + c.connection + " is not available for " + k.command()
+            throw usage(spec, "option '--connection' (-c): " + c.connection + " is not available for " + k.command()
                     + " (choose " + names(k.connections()) + ")");
         }
         if (c.output != null && !k.outputs().contains(c.output)) {
-            throw usage("option '--output': " + c.output + " is not available for " + k.command() + " (choose "
+            throw usage(spec, "option '--output': " + c.output + " is not available for " + k.command() + " (choose "
                     + names(k.outputs()) + ")");
         }
         int formats = (c.json ? 1 : 0) + (c.csv ? 1 : 0) + (c.output != null ? 1 : 0);
         if (formats > 1) {
-            throw usage("options '--json', '--csv' and '--output' exclude each other");
+            throw usage(spec, "options '--json', '--csv' and '--output' exclude each other");
         }
         int duration = 0;
         if (c.duration != null) {
-            range("--duration", "-D", c.duration, 1, 86_400);
+            range(spec, "'--duration' (-D)", c.duration, 1, 86_400);
             duration = c.duration;
             if (c.all) {
-                throw usage("options '--all' (-a) and '--duration' (-D) exclude each other");
+                throw exclusive(spec, "'--all' (-a)", "'--duration' (-D)");
             }
         }
         if (runSettings.runInfinitely() && duration == 0) {
             duration = RunSettings.DEFAULT_PERIOD_SECONDS;   // perftest: a DURATION run, -D's default period
         }
         if (c.histogram != null && k.bandwidth()) {
-            throw usage("option '--histogram': only latency tests have a latency distribution");
+            throw usage(spec, "option '--histogram': only latency tests have a latency distribution");
         }
         if (c.plot != null) {
             if (ResultPlot.Format.of(c.plot) == null) {
-                throw usage("option '--plot': FILE must end in .png or .svg, got '" + c.plot + "'");
+                throw usage(spec, "option '--plot': FILE must end in .png or .svg, got '" + c.plot + "'");
             }
             if (k.bandwidth() && !c.all) {
-                throw usage("option '--plot': a BW test draws BW and message rate vs size, which needs --all (-a)");
+                throw usage(spec, "option '--plot': a BW test draws BW and message rate vs size, which needs --all (-a)");
             }
         }
         boolean eventsGiven = eventOptions != null && eventOptions.events;
         if (duration > 0 && eventsGiven) {
             // perftest: "Duration mode doesn't work with events."
-            throw usage("options '--duration' (-D) and '--events' (-e) exclude each other");
+            throw exclusive(spec, "'--duration' (-D)", "'--events' (-e)");
         }
         if (c.rdmaCm && c.retryCount != 7) {
             // perftest's --retry_count sets rdma_cm's retry_count; jrdma's rdma_cm connects with 7.
-            throw usage("option '--retry-count' (--retry_count): with --rdma_cm (-R) jrdma connects with "
+            throw usage(spec, "option '--retry-count' (--retry_count): with --rdma_cm (-R) jrdma connects with "
                     + "rdma_cm's retry count 7, got " + c.retryCount);
         }
         if (c.rdmaCm && c.connection == Connection.UC) {
             // perftest: "UC is not supported in librdmacm" (rdma_cm has no UC port space).
-            throw usage("option '--rdma_cm' (-R): UC is not supported by rdma_cm (use RC or UD)");
+            throw usage(spec, "option '--rdma_cm' (-R): UC is not supported by rdma_cm (use RC or UD)");
         }
         List<Long> sizes = c.all ? PerftestSettings.sweep(k) : List.of(c.size);
         long iters = c.iters;
@@ -144,7 +148,7 @@ final class SettingsResolver {
         int rxDepth = test.operations().writeWithImmediate() ? (int) (duration == 0 ? Math.min(512, iters) : 512)
                 : k.defaultRxDepth();
         if (sendOptions != null) {
-            range("--rx-depth", "-r", sendOptions.rxDepth, 1, 1 << 24);
+            range(spec, "'--rx-depth' (-r)", sendOptions.rxDepth, 1, 1 << 24);
             rxDepth = duration == 0 ? (int) Math.min(sendOptions.rxDepth, iters) : sendOptions.rxDepth;
             // force_dependecies: UC and UD lose a SEND that finds no receive, so an rx depth of 512
             // (the default, or -r 512) becomes -n, up to UC_MAX_RX 16000, when iterations are counted.
@@ -154,7 +158,7 @@ final class SettingsResolver {
         }
         int inlineSize = -1;
         if (inlineOptions != null) {
-            range("--inline_size", "-I", inlineOptions.inlineSize, 0, 1 << 16);
+            range(spec, "'--inline_size' (-I)", inlineOptions.inlineSize, 0, 1 << 16);
             boolean explicit = spec.commandLine().getParseResult().hasMatchedOption("--inline_size");
             inlineSize = explicit ? inlineOptions.inlineSize : -1;
         }
@@ -165,8 +169,8 @@ final class SettingsResolver {
         boolean gbits = false;
         if (bandwidthOptions != null) {
             BandwidthOptions b = bandwidthOptions;
-            range("--qp", "-q", b.qps, 1, 16_384);
-            range("--cq-mod", "-Q", b.cqMod, 1, 1 << 16);
+            range(spec, "'--qp' (-q)", b.qps, 1, 16_384);
+            range(spec, "'--cq-mod' (-Q)", b.cqMod, 1, 1 << 16);
             qps = b.qps;
             cqMod = b.cqMod;
             // force_dependecies: no CQ moderation for messages > 8 KiB unless asked for (not for UD,
@@ -185,16 +189,16 @@ final class SettingsResolver {
         }
         int outReads = -1;
         if (outstandingOptions != null && outstandingOptions.outReads != null) {
-            range("--outs", "-o", outstandingOptions.outReads, 1, 65_535);
+            range(spec, "'--outs' (-o)", outstandingOptions.outReads, 1, 65_535);
             outReads = outstandingOptions.outReads;
         }
         AtomicType atomicType = atomicOptions != null ? atomicOptions.atomicType : null;
         boolean events = eventOptions != null && eventOptions.events;
         PostSettings posting = test.posting();   // -l sets -Q, an SRQ the UC/UD rx depth (force_dependecies)
-        cqMod = PostOptions.cqMod(spec.commandLine(), posting, cqMod,
+        cqMod = PostOptions.cqMod(spec, posting, cqMod,
                 spec.commandLine().getParseResult().hasMatchedOption("--cq-mod"));
         rxDepth = PostOptions.rxDepth(posting, c.connection, iters, duration > 0, rxDepth);
-        PostOptions.check(spec.commandLine(), posting, k, iters, duration > 0, txDepth, rxDepth, qps);
+        PostOptions.check(spec, posting, k, iters, duration > 0, txDepth, rxDepth, qps);
         boolean sizeGiven = spec.commandLine().getParseResult().hasMatchedOption("--size");
         int vector = vectorOption == null ? -1 : vectorOption.resolve(spec, events);
         return new PerftestSettings(k, test.host, c.device, c.ibPort, c.gidIndex == null ? -1 : c.gidIndex, c.port,
@@ -212,24 +216,13 @@ final class SettingsResolver {
             return c.pinCpu == null ? List.of() : List.of(c.pinCpu);
         }
         if (c.pinCpu != null) {
-            throw usage("options '--pin-cpu' and '--pin_cores' exclude each other");
+            throw exclusive(spec, "'--pin-cpu'", "'--pin_cores'");
         }
         try {
             return dev.jrdma.tools.perftest.CpuAffinity.parseList(c.pinCores);
         } catch (IllegalArgumentException e) {
-            throw usage("option '--pin_cores': " + e.getMessage());
+            throw usage(spec, "option '--pin_cores': " + e.getMessage());
         }
-    }
-
-    private void range(String longName, String shortName, long value, long min, long max) {
-        if (value < min || value > max) {
-            String name = shortName.isEmpty() ? "'" + longName + "'" : "'" + longName + "' (" + shortName + ")";
-            throw usage("option " + name + ": must be between " + min + " and " + max + ", got " + value);
-        }
-    }
-
-    private ParameterException usage(String message) {
-        return new ParameterException(spec.commandLine(), message);
     }
 
     private static String names(Set<? extends Enum<?>> values) {

@@ -45,6 +45,12 @@ class RunOutputReportsTest {
                 AddressSettings.DEFAULT, RateSettings.DEFAULT, MemorySettings.DEFAULT, OperationSettings.DEFAULT, -1, 0);
     }
 
+    /** The output of a run with these report options and no run-control ones, printing to {@code w}. */
+    private static RunOutput output(StringWriter w, TestKind kind, int duration, boolean bidirectional,
+                                    ReportSettings r) {
+        return new RunOutput(settings(kind, duration, bidirectional, r, RunSettings.DEFAULT), new PrintWriter(w));
+    }
+
     private static ReportSettings reports(boolean cycles, boolean unsorted, boolean histogram, boolean cpu,
                                           boolean both, Path json) {
         return new ReportSettings(cycles, unsorted, histogram, List.of(), cpu, both, -1, json);
@@ -53,8 +59,7 @@ class RunOutputReportsTest {
     @Test
     void unsortedAndHistogramListsPrecedeTheRowAndTheHeaderFollowsAgain() throws Exception {
         StringWriter w = new StringWriter();
-        RunOutput o = new RunOutput(settings(TestKind.SEND_LAT, 0, false, reports(false, true, true, false, false,
-                null), RunSettings.DEFAULT), new PrintWriter(w));
+        RunOutput o = output(w, TestKind.SEND_LAT, 0, false, reports(false, true, true, false, false, null));
         o.open("rxe0", 1);
         LatencyReport r = LatencyReport.fromPostTimes(2, POSTS, true);
         o.latencyRow(r, POSTS);
@@ -66,8 +71,7 @@ class RunOutputReportsTest {
     @Test
     void cyclesScaleTheRowAndTheListsByTheCpuClock() throws Exception {
         StringWriter w = new StringWriter();
-        RunOutput o = new RunOutput(settings(TestKind.READ_LAT, 0, false, reports(true, false, true, false, false,
-                null), RunSettings.DEFAULT), new PrintWriter(w));
+        RunOutput o = output(w, TestKind.READ_LAT, 0, false, reports(true, false, true, false, false, null));
         o.open("rxe0", 1);
         double mhz = CpuClock.mhz();
         LatencyReport r = LatencyReport.fromPostTimes(2, POSTS, false);
@@ -82,8 +86,7 @@ class RunOutputReportsTest {
     @Test
     void cpuUtilisationIsTheLastColumnOfADurationRun() {
         StringWriter w = new StringWriter();
-        RunOutput o = new RunOutput(settings(TestKind.WRITE_BW, 4, false, reports(false, false, false, true, false,
-                null), RunSettings.DEFAULT), new PrintWriter(w));
+        RunOutput o = output(w, TestKind.WRITE_BW, 4, false, reports(false, false, false, true, false, null));
         o.connection(List.of(peer()), List.of(peer()));
         o.cpuUtil(12.5);
         BwReportData r = new BwReportData(65536, 1000, 0, 40.5, 0.000648);
@@ -97,8 +100,7 @@ class RunOutputReportsTest {
     @Test
     void reportBothPrintsEachDirectionUnderItsTitle() {
         StringWriter w = new StringWriter();
-        RunOutput o = new RunOutput(settings(TestKind.ATOMIC_BW, 0, true, reports(false, false, false, false, true,
-                null), RunSettings.DEFAULT), new PrintWriter(w));
+        RunOutput o = output(w, TestKind.ATOMIC_BW, 0, true, reports(false, false, false, false, true, null));
         BwReportData local = new BwReportData(8, 1000, 1, 2, 3);
         BwReportData remote = new BwReportData(8, 1000, 4, 5, 6);
         o.reportBoth(local, remote);
@@ -129,8 +131,7 @@ class RunOutputReportsTest {
     void outJsonWritesTheJsonDocumentBesideTheText(@TempDir Path dir) throws Exception {
         Path file = dir.resolve("perftest_out.json");
         StringWriter w = new StringWriter();
-        RunOutput o = new RunOutput(settings(TestKind.WRITE_BW, 0, false, reports(false, false, false, false, false,
-                file), RunSettings.DEFAULT), new PrintWriter(w));
+        RunOutput o = output(w, TestKind.WRITE_BW, 0, false, reports(false, false, false, false, false, file));
         o.bandwidthRow(new BwReportData(65536, 1000, 1, 2, 3));
         TestInfo info = new TestInfo(Verb.WRITE, null, true, false, true, "rxe0", 1, "IB", "RC", false, "ON", "OFF",
                 128, 512, 1, 100, 1024, "Ethernet", 1, 0, 1, false, false, 0);
