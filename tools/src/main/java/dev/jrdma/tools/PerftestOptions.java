@@ -114,7 +114,9 @@ final class PerftestOptions {
 
         @Option(names = "--timeout", paramLabel = "SECONDS",
                 description = "Give up when the peer makes no progress for this long: no answer to an exchange, "
-                        + "no completion in a measurement loop, no client connecting (default: ${DEFAULT-VALUE}). "
+                        + "no completion in a measurement loop, no client connecting, no server listening (a client "
+                        + "refused tries again until then: a jrdma server listens after its warm-up) "
+                        + "(default: ${DEFAULT-VALUE}). "
                         + "Waiting for the peer's own run (a passive server) is not limited by it: that wait ends "
                         + "when the peer finishes, closes the connection (exits or is killed) or its host stops "
                         + "answering TCP keepalives (tuned to this timeout); with -D after the duration plus this.")

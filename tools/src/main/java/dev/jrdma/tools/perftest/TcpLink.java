@@ -3,6 +3,8 @@ package dev.jrdma.tools.perftest;
 
 import dev.jrdma.RdmaTimeoutException;
 import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.net.ConnectException;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
@@ -25,6 +27,10 @@ final class TcpLink implements AutoCloseable {
     private final SocketChannel socket;
     private final Duration timeout;
     private final Selector selector;
+
+    /** The first pause after a refused connect; the pauses double up to the second constant. */
+    private static final long REFUSED_FIRST_PAUSE_MS = 50;
+    private static final long REFUSED_MAX_PAUSE_MS = 1_000;
 
     TcpLink(SocketChannel socket, Duration timeout) throws IOException {
         this.socket = socket;
@@ -72,13 +78,36 @@ final class TcpLink implements AutoCloseable {
             }
             address = new InetSocketAddress(v6, port);
         }
+        long deadline = System.nanoTime() + timeout.toNanos();
+        long pauseMillis = REFUSED_FIRST_PAUSE_MS;
+        while (true) {
+            try {
+                return attempt(address, host, port, timeout, deadline, source);
+            } catch (ConnectException refused) {
+                // Nothing listens yet: a jrdma server opens its port only after its warm-up,
+                // which a client started beside it may finish first. Try again until the
+                // deadline, as long as the refusal lasts; any other failure ends at once.
+                long leftMillis = (deadline - System.nanoTime()) / 1_000_000;
+                if (leftMillis <= 0) {
+                    throw new PerftestProtocolException("connect: cannot connect to " + host + ":" + port + ": "
+                            + refused.getMessage() + " (tried for " + seconds(timeout)
+                            + ": is the server running?)", refused);
+                }
+                sleep(Math.min(pauseMillis, leftMillis));
+                pauseMillis = Math.min(pauseMillis * 2, REFUSED_MAX_PAUSE_MS);
+            }
+        }
+    }
+
+    /** One connect: the link, or ConnectException when the peer refuses it (nothing listens). */
+    private static TcpLink attempt(InetSocketAddress address, String host, int port, Duration timeout, long deadline,
+                                   InetSocketAddress source) throws IOException {
         SocketChannel socket = SocketChannel.open();
         try {
             if (source != null) {
                 socket.bind(source);
             }
             socket.configureBlocking(false);
-            long deadline = System.nanoTime() + timeout.toNanos();
             if (!socket.connect(address)) {
                 try (Selector sel = Selector.open()) {
                     socket.register(sel, SelectionKey.OP_CONNECT);
@@ -94,12 +123,24 @@ final class TcpLink implements AutoCloseable {
                 }
             }
             return new TcpLink(socket, timeout);
+        } catch (ConnectException e) {
+            socket.close();
+            throw e;
         } catch (PerftestProtocolException | RdmaTimeoutException e) {
             socket.close();
             throw e;
         } catch (IOException e) {
             socket.close();
             throw new PerftestProtocolException("connect: cannot connect to " + host + ":" + port + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static void sleep(long millis) throws IOException {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("connect: interrupted while waiting for the server to listen");
         }
     }
 

@@ -2,6 +2,7 @@
 package dev.jrdma.tools.perftest;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -10,6 +11,7 @@ import dev.jrdma.RdmaTimeoutException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -19,6 +21,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -30,6 +33,13 @@ class PerftestChannelTest {
 
     private static ServerSocket loopbackListener() throws IOException {
         return new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress());
+    }
+
+    /** A loopback port nothing listens on (any more): a connect to it is refused. */
+    private static int closedPort() throws IOException {
+        try (ServerSocket ss = loopbackListener()) {
+            return ss.getLocalPort();
+        }
     }
 
     /** What a scripted peer does with the connection it accepted; the socket is closed after it. */
@@ -213,13 +223,31 @@ class PerftestChannelTest {
 
     @Test
     void connectionRefusedIsOneClearLine() throws Exception {
-        int port;
-        try (ServerSocket ss = loopbackListener()) {
-            port = ss.getLocalPort();
-        }
+        int port = closedPort();
         PerftestProtocolException e = assertThrows(PerftestProtocolException.class,
-                () -> PerftestChannel.connect("127.0.0.1", port, T));
+                () -> PerftestChannel.connect("127.0.0.1", port, Duration.ofMillis(300)));
         assertTrue(e.getMessage().startsWith("connect: cannot connect to 127.0.0.1:" + port), e.getMessage());
+        assertTrue(e.getMessage().endsWith("(tried for 300 ms: is the server running?)"), e.getMessage());
+    }
+
+    /** A jrdma server listens only after its warm-up: a client that comes first waits for it. */
+    @Test
+    void aClientWaitsForAServerThatListensLater() throws Exception {
+        int port = closedPort();
+        CompletableFuture<PerftestChannel> client = CompletableFuture.supplyAsync(() -> {
+            try {
+                return PerftestChannel.connect("127.0.0.1", port, T);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        });
+        Thread.sleep(400);   // refused a few times meanwhile
+        assertFalse(client.isDone(), "the client gave up on a refused connect at once");
+        try (PerftestListener l = PerftestChannel.listen(new InetSocketAddress("127.0.0.1", port));
+             PerftestChannel accepted = l.accept(T);
+             PerftestChannel connected = client.get(T.toSeconds(), TimeUnit.SECONDS)) {
+            assertTrue(connected.isClient() && !accepted.isClient());
+        }
     }
 
     @Test
