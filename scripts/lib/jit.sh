@@ -55,6 +55,21 @@ jrdma_inline_opts() {
     echo "$opts"
 }
 
+# The JVM's own timers off the measuring CPU's critical path (every launcher, every machine).
+# HotSpot's monitor deflation thread wakes every 250 ms (AsyncDeflationInterval) and at every
+# GuaranteedSafepointInterval (1 s) to ask whether idle monitors need deflating, and now and then
+# deflates them and handshakes every thread. A latency test pins its thread to one CPU and
+# busy-polls; when the wake-up lands there, its instructions (in libjvm, the vDSO's clock) and its
+# handshake are paid by the iteration that waits, and more the slower the iterations: under
+# perf-gate, 4-8 instructions per send_lat_ext iteration, the "libjvm handshakes" of
+# research/notes/2026-11-28-send-queue-owner.md. Both intervals 0 leave the guaranteed deflation
+# every 60 s (GuaranteedAsyncDeflationInterval), which keeps idle monitors in check in a long
+# run; no safepoint is needed for anything else periodically (a GC or a deoptimization still
+# brings its own). Diagnostic flags, hence the unlock; documented in docs/performance.md.
+jrdma_quiet_opts() {
+    echo "-XX:+UnlockDiagnosticVMOptions -XX:AsyncDeflationInterval=0 -XX:GuaranteedSafepointInterval=0"
+}
+
 # The JDK_JAVA_OPTIONS of the Soft-RoCE VM (scripts/vm/guest-stage), which every `java` launcher
 # in the guest reads, whatever program it runs (a user's own too): "-XX:TieredStopAtLevel=1",
 # C1 only, then the caller's own JDK_JAVA_OPTIONS (passed in by scripts/softroce; later wins).

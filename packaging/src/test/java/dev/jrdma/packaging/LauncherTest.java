@@ -127,6 +127,16 @@ class LauncherTest {
         assertTrue(r.out().strip().endsWith("dev.jrdma.tools.Jrdma devices"), r.out());
     }
 
+    /** The monitor deflation thread's periodic wake-ups off a pinned, busy-polling test thread (jit.sh). */
+    @ParameterizedTest
+    @ValueSource(strings = {"installed", "checkout"})
+    void bothLaunchersTurnTheJvmsPeriodicWakeUpsOff(String kind) throws Exception {
+        Result r = run(launcher(kind), fakeJava("jre25", 25, true).toString(), null);
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().contains(" -XX:+UnlockDiagnosticVMOptions -XX:AsyncDeflationInterval=0"
+                + " -XX:GuaranteedSafepointInterval=0 "), r.out());
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"installed", "checkout"})
     void theJavaOnPathRunsJrdmaWhenJavaHomeIsUnset(String kind) throws Exception {

@@ -14,8 +14,9 @@ import java.time.Duration;
 
 /**
  * How a side waits for its completions: busy-polling as perftest does, or with -e sleeping on
- * the completion channel; every wait ends within the timeout, and in window mode (-D) also
- * quietly at the window's end.
+ * the completion channel; every wait ends within the timeout (a busy-poll at most an eighth of
+ * it later, see {@link #spinMask(Duration)}), and in window mode (-D) also quietly at the
+ * window's end.
  */
 final class Completions {
     /**
@@ -25,15 +26,41 @@ final class Completions {
     static final String STALLED = "the peer stopped or vanished, or the two sides differ in a parameter "
             + "that must match (-c, -s/-a, -n/-D, -q, -b, -r)";
     /**
-     * Empty polls between two looks at the clock while waiting. The clock stays out of the
-     * polling loop: System.nanoTime is ~25 ns on hardware but 1-5 us in a VM whose clocksource
-     * is the HPET (e.g. Soft-RoCE under qemu TCG), which would add that much to each wait.
-     * 65536 empty polls are ~1 ms on hardware and tens of ms under TCG: fine steps for a timeout
-     * of seconds. At 4096, a send_lat half round trip under perf-gate's plugin (~18,000 empty
-     * polls) read the clock 4-5 times, as often as its busy-poll blocks: the clock's ~100
-     * instructions were counted on its critical path, a cost perftest (no timeout) does not have.
+     * Empty polls between two looks at the clock while waiting, at least. The clock stays out of
+     * the polling loop: System.nanoTime is ~25 ns on hardware but 1-5 us in a VM whose
+     * clocksource is the HPET, and each look (~100 instructions through the vDSO) lands on the
+     * wait's critical path. At a fixed 65536, a send_lat_ext half round trip under perf-gate's
+     * plugin (18,555 empty polls on average, a long tail) still looked 0.1-0.2 times per
+     * iteration, a cost perftest (no timeout) does not have and one that grew with the
+     * emulator's timing (research/notes/2026-11-28-send-queue-owner.md).
      */
-    static final int SPINS_PER_CLOCK_READ = 1 << 16;
+    static final int MIN_SPINS_PER_CLOCK_READ = 1 << 16;
+    /** ... and at most (about 1.3 s of empty polls on hardware, 67 s at {@link #SLOWEST_POLL_NANOS}). */
+    static final int MAX_SPINS_PER_CLOCK_READ = 1 << 26;
+    /**
+     * The slowest empty poll the cadence is sized for: qemu TCG's compiled busy-poll of rxe takes
+     * ~0.3 us (under perf-gate's counting plugin), a NIC's 20-50 ns. A slower poll (the
+     * interpreter's, before the loop's on-stack compilation) makes the looks proportionally later.
+     */
+    static final long SLOWEST_POLL_NANOS = 1_000;
+    /** Looks at the clock per timeout, at least, at the slowest poll. */
+    static final int LOOKS_PER_TIMEOUT = 16;
+
+    /**
+     * The measurement's {@link #spinMask} for {@code timeout}: empty polls between two looks at
+     * the clock, a power of two, as many as take a sixteenth of the timeout at
+     * {@link #SLOWEST_POLL_NANOS} (the default 60 s: 2^21), within
+     * [{@link #MIN_SPINS_PER_CLOCK_READ}, {@link #MAX_SPINS_PER_CLOCK_READ}], minus one. The
+     * bound: a wait's deadline starts at its first look and a stall is seen at the first look
+     * past it, so a stalled wait ends within the timeout plus two cadences: at most 1/8 of the
+     * timeout late (a timeout of a second or less: 131 ms), at the slowest poll; on hardware
+     * 20-50 times less.
+     */
+    static int spinMask(Duration timeout) {
+        long spins = timeout.toNanos() / (LOOKS_PER_TIMEOUT * SLOWEST_POLL_NANOS);
+        return Integer.highestOneBit(Math.clamp(spins, MIN_SPINS_PER_CLOCK_READ, MAX_SPINS_PER_CLOCK_READ)) - 1;
+    }
+
     /**
      * What the busy-polling loops do between two empty polls: nothing, as perftest's loops (a
      * pause would only delay seeing the completion); the API's wait type, so that every wait of
@@ -45,8 +72,8 @@ final class Completions {
     private final Duration timeout;
     private final long timeoutNanos;
     /**
-     * Empty polls between two looks at the clock, minus one: {@link #SPINS_PER_CLOCK_READ} - 1, and
-     * 3 for a warm-up twin, so the warm-up also runs the clock check that a long wait of the
+     * Empty polls between two looks at the clock, minus one: {@link #spinMask(Duration)} of the
+     * timeout, and 3 for a warm-up twin, so the warm-up also runs the clock check that a long wait of the
      * measurement reaches (a path the JIT has not seen is compiled as a deoptimizing trap).
      */
     final int spinMask;
@@ -125,7 +152,7 @@ final class Completions {
     /**
      * The busy-poll of count mode without -e, through the loop's {@link PreparedPoll}: polls
      * until a completion arrives, as perftest does, and looks at the clock (for the timeout)
-     * every {@link #SPINS_PER_CLOCK_READ} empty polls; fails on an error status. A poll returns
+     * every {@code spinMask + 1} empty polls; fails on an error status. A poll returns
      * the status alone, so a successful wait reads nothing else of the completion; the caller
      * finds the rest in {@code poll.completion()}. Only the busy-poll is in this method: with the
      * clock and the channel path in it, C2 ran out of its node budget inlining it and the posts

@@ -46,7 +46,7 @@ public final class PerftestRunner {
     private PerftestRunner(PerftestSettings s, Console console) {
         this.s = s;
         this.console = console;
-        this.side = new Side(s, Completions.SPINS_PER_CLOCK_READ - 1);
+        this.side = new Side(s, Completions.spinMask(s.timeout()));
         this.output = new RunOutput(s, console.out());
         this.warmUp = new WarmUp(side, console);
         this.duration = s.durationSeconds() > 0;
