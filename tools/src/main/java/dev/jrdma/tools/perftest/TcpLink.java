@@ -123,10 +123,7 @@ final class TcpLink implements AutoCloseable {
                 }
             }
             return new TcpLink(socket, timeout);
-        } catch (ConnectException e) {
-            socket.close();
-            throw e;
-        } catch (PerftestProtocolException | RdmaTimeoutException e) {
+        } catch (ConnectException | PerftestProtocolException | RdmaTimeoutException e) {
             socket.close();
             throw e;
         } catch (IOException e) {
