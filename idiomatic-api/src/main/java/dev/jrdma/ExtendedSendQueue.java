@@ -180,7 +180,7 @@ public final class ExtendedSendQueue implements AutoCloseable {
     /**
      * Makes the queue pair's send queue (for the extended post) the calling thread's, until
      * {@link #releaseSendQueue()} or the thread's end: the opt-in rule under which its posts skip
-     * the claim. Its {@link PreparedExtendedSend} posts then test one plain field instead of a
+     * the claim. Its {@link PreparedExtendedSend} posts then compare one field instead of a
      * compare-and-set and a release store, and its batches likewise; every other thread's batch
      * start and extended post on the queue pair throws {@link WrongThreadException} naming this
      * thread, at once, while it runs. Its own batch left open still makes its next post throw

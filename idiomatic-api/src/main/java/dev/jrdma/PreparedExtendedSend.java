@@ -35,8 +35,10 @@ import java.lang.foreign.MemorySegment;
  * with {@link ExtendedSendQueue#start()}): a batch open on the same queue pair in the same
  * thread makes the post throw {@link IllegalStateException} instead of spinning forever in
  * {@code wr_start}, and one open in another thread makes it wait in Java until it ends. In the
- * thread that owns the send queue ({@link ExtendedSendQueue#ownSendQueue()}) the claim is a
- * test of one plain field, and other threads' posts throw {@link WrongThreadException}.
+ * thread that owns the send queue ({@link ExtendedSendQueue#ownSendQueue()}) the claim, the
+ * queue pair's refusal word and, for memory a region owns, the caller-memory test are one
+ * compare of one field ({@code SendQueueClaim.isReady}), and other threads' posts throw
+ * {@link WrongThreadException}.
  *
  * <p>On x86-64 Linux the post is one downcall, as the inlines of {@code verbs.h} are one C
  * call site: a routine of machine code ({@code ExtendedPostTrampoline} in the bindings) calls
@@ -75,6 +77,12 @@ import java.lang.foreign.MemorySegment;
 public final class PreparedExtendedSend extends NativeResource {
     private final QueuePair qp;
     private final SendQueueClaim claim;
+    /**
+     * The word a post compares with its thread to pass on one compare: {@link #claim}'s ready
+     * word, or, for a request over caller memory, one that is never ready, so that its posts
+     * take the path that tests the caller's arena.
+     */
+    private final SendQueueClaim passWord;
     private final SendOpcode opcode;
     /** The functions and arguments, in Java fields and in the one-call routine's block. */
     private final ExtendedPostRequest request;
@@ -91,6 +99,7 @@ public final class PreparedExtendedSend extends NativeResource {
         this.claim = qp.posts.extendedClaim;
         this.opcode = r.opcode();
         this.callerScope = r.sgeCount() == 0 ? null : r.sges.region(0).callerScope();
+        this.passWord = callerScope == null ? claim : SendQueueClaim.NEVER_READY;
         this.description = "prepared extended send (" + opcode + ") on " + qp;
         try {
             this.request = new ExtendedPostRequest(sq.engine(), qp, r);
@@ -134,8 +143,8 @@ public final class PreparedExtendedSend extends NativeResource {
      * this thread may have a batch open on it. Without the claim either would be a second
      * {@code wr_start} on the provider's spinlock inside a critical downcall: a JVM stuck at its
      * next safepoint, or this thread spinning forever. Owning the send queue is that rule on the
-     * queue pair: other threads are refused, and the post tests one plain field (no batch of
-     * this thread open) instead. See research/notes/2026-11-28-send-queue-owner.md.
+     * queue pair: other threads are refused, and the post compares one field instead (no batch
+     * of this thread open, sends not refused since it last looked). See research/notes/2026-11-28-send-queue-owner.md.
      *
      * @param sq      the extended post API of the queue pair (its provider functions are used)
      * @param request one request (no chain) with at most one SGE
@@ -263,6 +272,20 @@ public final class PreparedExtendedSend extends NativeResource {
     }
 
     private int postInside() {
+        if (passWord.isReady(Thread.currentThread())) {
+            // This thread owns the send queue and has no batch open, the queue pair took sends when it
+            // last looked and every refusing transition since cleared the word (SendQueueClaim), and the
+            // request's memory is its region's (no caller arena to test): one compare for the refusal
+            // word, the caller-memory test and the claim. No other section can be open.
+            return postCall();
+        }
+        return postChecked();
+    }
+
+    // The refusal word and the caller's arena, then the claim unless the owner is ready (a request over
+    // caller memory); an owner's claimed post arms the one-compare path again (after own(), a batch, a
+    // refusing transition).
+    private int postChecked() {
         if ((qp.refused & QueuePair.NO_SEND) != 0) {
             throw refused();
         }
@@ -270,16 +293,18 @@ public final class PreparedExtendedSend extends NativeResource {
             throw callerMemoryClosed();
         }
         SendQueueClaim sendQueue = claim;
-        if (sendQueue.isIdleOwner(Thread.currentThread())) {
-            // This thread owns the send queue and has no batch open: no other section can be.
+        if (sendQueue.isReady(Thread.currentThread())) {
             return postCall();
         }
         sendQueue.claim(qp);
+        int rc;
         try {
-            return postCall();
+            rc = postCall();
         } finally {
             sendQueue.release();
         }
+        sendQueue.arm(qp);
+        return rc;
     }
 
     private int postCall() {

@@ -170,6 +170,9 @@ final class QpConnector {
             no |= QueuePair.NO_RECEIVE;
         }
         qp.refused = no;
+        if ((no & QueuePair.NO_SEND) != 0) {
+            qp.posts.extendedClaim.sendsRefused();   // after the word: SendQueueClaim's ready
+        }
     }
 
     /** Refuses a send-queue operation other than a post (a memory window bind) before RTS. */

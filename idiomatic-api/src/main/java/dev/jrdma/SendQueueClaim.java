@@ -29,18 +29,47 @@ import java.util.concurrent.locks.LockSupport;
  * <p><b>An owned send queue.</b> A thread that posts alone on a queue pair takes it once
  * ({@link #own}): the holder word then stays that thread's id, so every other thread's claim
  * fails its compare-and-set and is refused at once ({@link WrongThreadException} naming the
- * owner), and the owner's posts test one plain field instead: {@link #idleOwner}, the owner while
- * it has no section open. A post that finds it equal to its thread calls {@code wr_start} with no
+ * owner), and the owner's claims test one plain field instead: {@link #idleOwner}, the owner while
+ * it has no section open (its prepared posts test {@link #ready}, below). A claim that finds it
+ * equal to its thread lets the section call {@code wr_start} with no
  * atomic instruction: no other thread can be inside a section (they are refused), and this thread
  * is not (a batch of its own clears the field from {@code start} to {@code complete}, and the
  * one-call post runs no Java between {@code wr_start} and {@code wr_complete}). Once the owner has
  * ended, the next claim of another thread gives the send queue back to all (the contended path),
  * unless the owner ended inside a section: then the provider's lock is held for good and every
  * claim is refused.
+ *
+ * <p><b>Ready: the refusal word and the claim in one compare.</b> The owner's prepared post
+ * compares one word, {@link #ready}, with its thread ({@link #isReady}), in place of two tests:
+ * the queue pair's refusal word ({@code QueuePair.refused & NO_SEND}) and {@link #idleOwner}.
+ * {@code ready} is the owner while it has no section open and the queue pair took sends when the
+ * owner last looked, else null (or an ended owner, which no live thread equals). Only the owner
+ * sets it to itself ({@link #arm}, after a claimed post of its own: the first post after
+ * {@link #own}, after a batch, after a refusal), and only when it is idle; every other write
+ * clears it: the owner opening a section ({@link #claim}), {@link #disown}, and every transition
+ * that refuses sends ({@link #sendsRefused}, called by {@code QpConnector.setState} right after it
+ * wrote the refusal word). Why the compare is as good as the refusal test it replaces, for a post
+ * that a transition to a refusing state happened-before (a later toError() in another thread
+ * that this thread synchronized with, or one of its own): both words are volatile, so their
+ * accesses have one total order that respects each thread's program order. The transition writes
+ * the refusal word, then clears {@code ready}; so the post, reading after the clear, finds the
+ * owner there only if the owner set it after the clear. But {@link #arm} sets it and then reads
+ * the refusal word (a volatile store, then a load: the store is not left waiting in the store
+ * buffer past the load), all before this post in the owner's program order, and that read comes
+ * after the transition's write, so it saw the refusal and cleared {@code ready} again. Posts that
+ * race with a transition may go either way, as they may with the refusal word read directly.
+ * A prepared request over caller memory compares {@link #NEVER_READY} instead, so that its posts
+ * still test the caller's arena (then this word, in place of the claim).
  */
 final class SendQueueClaim {
     private static final VarHandle HOLDER;
     private static final VarHandle OWNER;
+    private static final VarHandle READY;
+    /**
+     * A word that is never ready (nothing arms it): the one a prepared post over caller memory
+     * compares, so that it always takes the path that tests the caller's arena.
+     */
+    static final SendQueueClaim NEVER_READY = new SendQueueClaim();
     /** Longer than any section a correct program keeps open; past it the wait gives up. */
     private static final long WAIT_NANOS = 30_000_000_000L;
 
@@ -49,6 +78,7 @@ final class SendQueueClaim {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
             HOLDER = lookup.findVarHandle(SendQueueClaim.class, "holder", long.class);
             OWNER = lookup.findVarHandle(SendQueueClaim.class, "owner", Thread.class);
+            READY = lookup.findVarHandle(SendQueueClaim.class, "ready", Thread.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -69,13 +99,41 @@ final class SendQueueClaim {
      * {@link Thread#isAlive()} returned false for the owner, which orders the owner's writes first.
      */
     private Thread idleOwner;
+    /**
+     * {@link #idleOwner} while the queue pair takes sends, else null: only the owner sets it (to
+     * itself), every other write clears it (the class comment says why one compare of it is as
+     * good as the refusal word's test and the idle owner's).
+     */
+    private volatile Thread ready;
 
     /**
-     * Whether {@code thread} owns the send queue and has no section open: then its one-call post
-     * may run {@code wr_start..wr_complete} without {@link #claim} (see the class comment).
+     * Whether {@code thread} owns the send queue, has no section open, and the queue pair took
+     * sends when it last looked: then its one-call post may run {@code wr_start..wr_complete}
+     * without the refusal word's test and without {@link #claim} (see the class comment).
      */
-    boolean isIdleOwner(Thread thread) {
-        return idleOwner == thread;
+    boolean isReady(Thread thread) {
+        return ready == thread;
+    }
+
+    /**
+     * After a claimed post of the owner, idle again: lets its next posts pass on {@link #isReady}
+     * unless the queue pair refuses sends. A volatile store and then the load of the refusal word
+     * (the class comment's argument); once per claimed post, not per post.
+     */
+    void arm(QueuePair qp) {
+        Thread me = Thread.currentThread();
+        if (idleOwner != me) {
+            return;
+        }
+        ready = me;
+        if ((qp.refused & QueuePair.NO_SEND) != 0) {
+            ready = null;
+        }
+    }
+
+    /** The queue pair refuses sends from now: called after the refusal word was written. */
+    void sendsRefused() {
+        ready = null;
     }
 
     /**
@@ -90,6 +148,7 @@ final class SendQueueClaim {
         Thread me = Thread.currentThread();
         if (idleOwner == me) {
             idleOwner = null;   // the owner opens a section: no atomic instruction
+            READY.setOpaque(this, (Thread) null);   // only the owner reads itself there: program order is enough
             return;
         }
         if (!HOLDER.compareAndSet(this, 0L, me.threadId())) {
@@ -143,6 +202,7 @@ final class SendQueueClaim {
                     + " is still held, so no ibv_wr_start can run on this queue pair again");
         }
         if (OWNER.compareAndSet(this, o, null)) {
+            ready = null;
             HOLDER.setRelease(this, 0L);
         }
     }
@@ -195,6 +255,7 @@ final class SendQueueClaim {
             throw new IllegalStateException("a wr_start..wr_complete section on " + qp + " is open in this thread:"
                     + " complete or abort the batch before giving the send queue back");
         }
+        ready = null;
         idleOwner = null;
         owner = null;
         HOLDER.setRelease(this, 0L);

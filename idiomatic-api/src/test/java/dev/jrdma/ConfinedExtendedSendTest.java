@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.jrdma.bindings.generated.rdma_h;
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.List;
@@ -323,6 +324,117 @@ class ConfinedExtendedSendTest {
             assertEquals(7, wc.wrId(), "the batch's request was posted, not overwritten by a post inside it");
         }
         sq.releaseSendQueue();
+    }
+
+    /**
+     * The owner's posts compare one word (SendQueueClaim.ready) for the refusal word and the
+     * claim: a transition that refuses sends clears it, so the post after it is refused and
+     * builds nothing, though the posts before it had armed the one-compare path; once the queue
+     * pair takes sends again, the next post arms it again.
+     */
+    @Test
+    void anOwnersPostIsRefusedOnceTheQueuePairRefusesSends() {
+        ExtendedStubProviderBench.Fixture f = ExtendedStubProviderBench.open(16);
+        MemoryRegion mr = f.base().mr();
+        ExtendedSendQueue sq = f.sq().ownSendQueue();
+        SendQueueClaim claim = f.qp().posts.extendedClaim;
+        try (PreparedExtendedSend send = PreparedExtendedSend.ofConfined(sq,
+                new SendRequest().sge(mr, 0, 8).signaled(false))) {
+            send.wrId(1).post();
+            assertTrue(claim.isReady(Thread.currentThread()), "the owner's claimed post armed the one-compare path");
+            send.wrId(2).post();
+            for (QueuePairState refusing : List.of(QueuePairState.ERR, QueuePairState.RTR, QueuePairState.INIT,
+                    QueuePairState.RESET)) {
+                f.qp().connector.setState(refusing);
+                IllegalStateException e = assertThrows(IllegalStateException.class, send.wrId(3)::post);
+                assertTrue(e.getMessage().startsWith("cannot post work request wr_id 3"), e.getMessage());
+                assertEquals(2, ExtendedStubProviderBench.lastWqe(f).get(JAVA_LONG, StubProvider.WQE_WR_ID),
+                        "the refused post in " + refusing + " built nothing");
+                f.qp().connector.setState(QueuePairState.RTS);
+                send.wrId(4).post();   // claimed, and armed again
+                send.wrId(2).post();
+                assertEquals(2, ExtendedStubProviderBench.lastWqe(f).get(JAVA_LONG, StubProvider.WQE_WR_ID));
+            }
+            f.qp().connector.setState(QueuePairState.SQD);   // takes sends: the armed path stays
+            assertTrue(claim.isReady(Thread.currentThread()));
+        }
+    }
+
+    /**
+     * Arming stores the owner into the word and then reads the refusal word, clearing the word
+     * when sends are refused: the half of the ordering argument a transition racing with the
+     * arming needs (SendQueueClaim's class comment). And giving the send queue back, or the
+     * owner opening a batch, clears it.
+     */
+    @Test
+    void theOneCompareWordIsArmedOnlyForAnIdleOwnerOfAQueuePairThatTakesSends() {
+        ExtendedStubProviderBench.Fixture f = ExtendedStubProviderBench.open(16);
+        MemoryRegion mr = f.base().mr();
+        QueuePair qp = f.qp();
+        SendQueueClaim claim = qp.posts.extendedClaim;
+        Thread me = Thread.currentThread();
+        claim.arm(qp);
+        assertFalse(claim.isReady(me), "not the owner");
+        ExtendedSendQueue sq = f.sq().ownSendQueue();
+        qp.refused = QueuePair.NO_SEND;   // as a transition's first write, before its sendsRefused()
+        claim.arm(qp);
+        assertFalse(claim.isReady(me), "armed though the refusal word says no sends");
+        qp.connector.setState(QueuePairState.RTS);
+        claim.arm(qp);
+        assertTrue(claim.isReady(me));
+        sq.start().wrId(5).send().sge(mr, 0, 8);
+        assertFalse(claim.isReady(me), "ready inside the owner's own batch");
+        claim.arm(qp);
+        assertFalse(claim.isReady(me), "armed inside the owner's own batch");
+        sq.complete();
+        claim.arm(qp);
+        assertTrue(claim.isReady(me));
+        sq.releaseSendQueue();
+        assertFalse(claim.isReady(me), "ready after the send queue was given back");
+    }
+
+    /**
+     * The owner's batch, opened after its posts armed the one-compare path: its next post still
+     * refuses (a second wr_start inside the batch would spin on the provider's lock forever).
+     */
+    @Test
+    void theOwnersBatchAfterItsPostsStillRefusesThem() {
+        ExtendedStubProviderBench.Fixture f = ExtendedStubProviderBench.open(16);
+        MemoryRegion mr = f.base().mr();
+        ExtendedSendQueue sq = f.sq().ownSendQueue();
+        try (PreparedExtendedSend confined = PreparedExtendedSend.ofConfined(sq,
+                new SendRequest().sge(mr, 0, 8).signaled(false))) {
+            confined.wrId(1).post();
+            confined.wrId(2).post();
+            sq.start().wrId(7).signaled(true).send().sge(mr, 0, 8);
+            IllegalStateException e = assertThrows(IllegalStateException.class, confined::post);
+            assertTrue(e.getMessage().contains("this thread"), e.getMessage());
+            sq.complete();
+            WorkCompletion wc = new WorkCompletion();
+            assertEquals(1, f.base().sendCq().poll(wc));
+            assertEquals(7, wc.wrId(), "the batch's request was posted, not overwritten by a post inside it");
+            confined.wrId(8).post();
+            confined.wrId(9).post();
+            assertEquals(9, ExtendedStubProviderBench.lastWqe(f).get(JAVA_LONG, StubProvider.WQE_WR_ID));
+        }
+    }
+
+    /** Memory of the caller's arena, closed under an owner's armed posts: the next post refuses. */
+    @Test
+    void anOwnersPostRefusesOnceTheCallersArenaClosed() {
+        ExtendedStubProviderBench.Fixture f = ExtendedStubProviderBench.open(16);
+        ExtendedSendQueue sq = f.sq().ownSendQueue();
+        Arena arena = Arena.ofConfined();
+        MemoryRegion callers = MemoryRegion.overStubProvider(f.base().pd(), f.base().mr().handle(), arena.allocate(64));
+        try (PreparedExtendedSend send = PreparedExtendedSend.ofConfined(sq,
+                new SendRequest().sge(callers, 0, 8).signaled(false))) {
+            send.wrId(1).post();
+            send.wrId(2).post();
+            arena.close();
+            IllegalStateException e = assertThrows(IllegalStateException.class, send.wrId(3)::post);
+            assertTrue(e.getMessage().contains("arena"), e.getMessage());
+            assertEquals(2, ExtendedStubProviderBench.lastWqe(f).get(JAVA_LONG, StubProvider.WQE_WR_ID));
+        }
     }
 
     /**
