@@ -17,7 +17,7 @@ import java.util.List;
  * One extended post of one work request in ONE downcall: {@code ibv_wr_start}, {@code wr_id} and
  * {@code wr_flags}, the operation's builder, its data setter ({@code ibv_wr_set_sge} or
  * {@code ibv_wr_set_inline_data}), {@code ibv_wr_set_ud_addr} on UD, {@code ibv_wr_complete},
- * called in that order by at most 34 instructions of x86-64 machine code, as the inlines of
+ * called in that order by at most 32 instructions of x86-64 machine code, as the inlines of
  * {@code verbs.h} call them from C (perftest's loop). The caller fills a <em>post block</em> of
  * native memory once ({@link #BLOCK_SIZE} bytes, the {@code *_AT} offsets below) and passes its
  * address; the code reads the provider's functions and every argument from it.
@@ -62,7 +62,11 @@ public final class ExtendedPostTrampoline {
     public static final long START_AT = 8;
     /** The wr_id stored into {@code qp_ex->wr_id}. */
     public static final long WR_ID_AT = 16;
-    /** The {@code ibv_send_flags} stored into {@code qp_ex->wr_flags} (the slot's low 32 bits). */
+    /**
+     * The {@code ibv_send_flags} stored into {@code qp_ex->wr_flags} (the slot's low 32 bits; its
+     * high 32 bits, 0, go into the padding after wr_flags: the routine copies wr_id and this slot
+     * as 16 bytes).
+     */
     public static final long WR_FLAGS_AT = 24;
     /** The operation's builder ({@code wr_send}, {@code wr_rdma_write}, ...). */
     public static final long OPERATION_AT = 32;
@@ -83,9 +87,15 @@ public final class ExtendedPostTrampoline {
     /** The block's size in bytes (align it to 8). */
     public static final long BLOCK_SIZE = 152;
 
-    /** Where the listing stores wr_id and wr_flags in {@code struct ibv_qp_ex} (checked against the generated layout). */
+    /**
+     * Where the listing stores wr_id and wr_flags in {@code struct ibv_qp_ex}, and where the
+     * member after them begins (checked against the generated layout): the routine stores the
+     * 16 bytes from wr_id in one move, wr_id, wr_flags and the padding that aligns the next
+     * member (a function pointer), so no member but those two is written.
+     */
     static final long QP_EX_WR_ID = 168;
     static final long QP_EX_WR_FLAGS = 176;
+    static final long QP_EX_AFTER_FLAGS = 184;
 
     /** The most arguments after the queue pair: a builder's (cmp_swp: rkey, raddr, compare, swap), a data setter's. */
     public static final int MAX_OPERATION_ARGS = 4;
@@ -113,12 +123,16 @@ public final class ExtendedPostTrampoline {
      * The routine for one shape of request, {@code int post(struct post_block *b)}: as many
      * argument loads as its builder and data setter take, a data step only when it has data, a
      * UD step only on UD. So a loop's post runs no test and no load it does not need (a SEND of
-     * one SGE on RC: 19 instructions and the entry's jump). On entry rsp is 8 mod 16 (the
+     * one SGE on RC: 17 instructions and the entry's jump). On entry rsp is 8 mod 16 (the
      * return address); one push makes it 16-aligned for every call below, as the ABI wants at a
      * call. rbx is callee-saved, so it keeps the block across the provider's calls and is
      * restored before the tail call. The queue pair is reloaded from the block before each call
      * (one load from a line already in L1) rather than kept in a second saved register, which
-     * would need a second push and an 8-byte pad.
+     * would need a second push and an 8-byte pad. wr_id and wr_flags are one 16-byte copy
+     * ({@code movups}, any alignment; SSE is part of every x86-64 CPU and xmm0 is caller-saved):
+     * two instructions where two loads and two stores were, and the 4 bytes after wr_flags are
+     * padding before the next function pointer ({@link #QP_EX_AFTER_FLAGS}), written with the
+     * flags slot's high half, 0.
      */
     static List<Line> variant(int operationArgs, int dataArgs, boolean ud) {
         List<Line> l = new ArrayList<>();
@@ -128,10 +142,8 @@ public final class ExtendedPostTrampoline {
         l.add(QP_EX);                                               // wr_start(qp_ex)
         l.add(op("ff5308", "call *8(%rbx)"));
         l.add(QP_EX);                                               // qp_ex (rdi is caller-saved)
-        l.add(op("488b4310", "mov 16(%rbx), %rax"));                // qp_ex->wr_id = block wr_id
-        l.add(op("488987a8000000", "mov %rax, 168(%rdi)"));
-        l.add(op("8b4318", "mov 24(%rbx), %eax"));                  // qp_ex->wr_flags = block flags (32 bits)
-        l.add(op("8987b0000000", "mov %eax, 176(%rdi)"));
+        l.add(op("0f104310", "movups 16(%rbx), %xmm0"));            // qp_ex->wr_id, ->wr_flags = the block's,
+        l.add(op("0f1187a8000000", "movups %xmm0, 168(%rdi)"));     // and its 4 padding bytes = 0: 16 bytes
         l.addAll(OPERATION_ARGS.subList(0, operationArgs));
         l.add(op("ff5320", "call *32(%rbx)"));                      // builder(qp_ex, ...): rdi still qp_ex
         if (dataArgs > 0) {                                         // set_sge or set_inline_data
@@ -280,10 +292,11 @@ public final class ExtendedPostTrampoline {
             why[0] = "x86-64 Linux only, not " + System.getProperty("os.name") + "/" + arch;
             return null;
         }
-        if (ExtendedPostVerbs.WR_ID != QP_EX_WR_ID || ExtendedPostVerbs.WR_FLAGS != QP_EX_WR_FLAGS) {
-            why[0] = "struct ibv_qp_ex has wr_id at " + ExtendedPostVerbs.WR_ID + " and wr_flags at "
-                    + ExtendedPostVerbs.WR_FLAGS + ", the routine stores them at " + QP_EX_WR_ID + " and "
-                    + QP_EX_WR_FLAGS;
+        if (ExtendedPostVerbs.WR_ID != QP_EX_WR_ID || ExtendedPostVerbs.WR_FLAGS != QP_EX_WR_FLAGS
+                || ExtendedPostVerbs.WR_ATOMIC_CMP_SWP != QP_EX_AFTER_FLAGS) {
+            why[0] = "struct ibv_qp_ex has wr_id at " + ExtendedPostVerbs.WR_ID + ", wr_flags at "
+                    + ExtendedPostVerbs.WR_FLAGS + " and wr_atomic_cmp_swp at " + ExtendedPostVerbs.WR_ATOMIC_CMP_SWP
+                    + ", the routine stores the 16 bytes from " + QP_EX_WR_ID + " with wr_flags at " + QP_EX_WR_FLAGS;
             return null;
         }
         try {

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.jrdma.bindings.generated.ibv_qp_ex;
 import java.io.IOException;
+import java.lang.foreign.MemoryLayout;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -42,8 +43,23 @@ class ExtendedPostTrampolineTest {
         assertEquals(ibv_qp_ex.wr_flags$offset(), ExtendedPostTrampoline.QP_EX_WR_FLAGS);
         String text = ExtendedPostTrampoline.LISTING.stream().map(ExtendedPostTrampoline.Line::asm)
                 .collect(Collectors.joining("\n"));
-        assertTrue(text.contains("%rax, " + ExtendedPostTrampoline.QP_EX_WR_ID + "(%rdi)"), text);
-        assertTrue(text.contains("%eax, " + ExtendedPostTrampoline.QP_EX_WR_FLAGS + "(%rdi)"), text);
+        assertTrue(text.contains("movups %xmm0, " + ExtendedPostTrampoline.QP_EX_WR_ID + "(%rdi)"), text);
+        // The 16 bytes from wr_id hold wr_id, wr_flags and padding only: the next member begins after them.
+        assertEquals(ExtendedPostTrampoline.QP_EX_WR_ID + 8, ExtendedPostTrampoline.QP_EX_WR_FLAGS);
+        assertEquals(ExtendedPostTrampoline.QP_EX_WR_ID + 16, ExtendedPostTrampoline.QP_EX_AFTER_FLAGS);
+        long offset = 0;
+        String after = null;
+        long afterOffset = -1;
+        for (MemoryLayout member : ibv_qp_ex.layout().memberLayouts()) {
+            if (offset > ExtendedPostTrampoline.QP_EX_WR_FLAGS && member.name().isPresent() && after == null) {
+                after = member.name().get();
+                afterOffset = offset;
+            }
+            offset += member.byteSize();
+        }
+        assertEquals("wr_atomic_cmp_swp", after, "the member after wr_flags");
+        assertEquals(ExtendedPostTrampoline.QP_EX_AFTER_FLAGS, afterOffset, "where the member after wr_flags begins");
+        assertEquals(ExtendedPostTrampoline.QP_EX_AFTER_FLAGS, ibv_qp_ex.wr_atomic_cmp_swp$offset());
     }
 
     /** The slots the widest routine loads are the block's offsets (8 bytes each, in order); the entry jumps through ROUTINE_AT. */
@@ -52,8 +68,7 @@ class ExtendedPostTrampolineTest {
         String text = ExtendedPostTrampoline.variant(4, 3, true).stream().map(ExtendedPostTrampoline.Line::asm)
                 .collect(Collectors.joining("\n"));
         for (String load : List.of("call *" + ExtendedPostTrampoline.START_AT + "(%rbx)",
-                "mov " + ExtendedPostTrampoline.WR_ID_AT + "(%rbx), %rax",
-                "mov " + ExtendedPostTrampoline.WR_FLAGS_AT + "(%rbx), %eax",
+                "movups " + ExtendedPostTrampoline.WR_ID_AT + "(%rbx), %xmm0",
                 "mov " + ExtendedPostTrampoline.OPERATION_ARGS_AT + "(%rbx), %rsi",
                 "mov " + (ExtendedPostTrampoline.OPERATION_ARGS_AT + 24) + "(%rbx), %r8",
                 "call *" + ExtendedPostTrampoline.OPERATION_AT + "(%rbx)",
@@ -67,11 +82,12 @@ class ExtendedPostTrampolineTest {
         assertEquals(List.of("jmp *" + ExtendedPostTrampoline.ROUTINE_AT + "(%rdi)"),
                 ExtendedPostTrampoline.ENTRY.stream().map(ExtendedPostTrampoline.Line::asm).toList());
         assertEquals(ExtendedPostTrampoline.ROUTINE_AT + 8, ExtendedPostTrampoline.BLOCK_SIZE);
+        assertEquals(ExtendedPostTrampoline.WR_ID_AT + 8, ExtendedPostTrampoline.WR_FLAGS_AT, "the 16 bytes copied");
     }
 
     /**
      * Each routine loads exactly its builder's and data setter's argument slots and has a UD
-     * step only on UD (the SEND of one SGE on RC: 19 instructions), and starts where
+     * step only on UD (the SEND of one SGE on RC: 17 instructions), and starts where
      * {@code routine} says: the assembler's symbol for its label.
      */
     @Test
@@ -88,14 +104,14 @@ class ExtendedPostTrampolineTest {
                     assertEquals(d, asm.stream().filter(a -> a.matches("mov (80|88|96)\\(%rbx\\), .*")).count(), what);
                     assertEquals(d > 0, asm.contains("call *72(%rbx)"), what);
                     assertEquals(ud, asm.contains("call *104(%rbx)"), what);
-                    assertEquals(14 + n + (d > 0 ? d + 2 : 0) + (ud ? 5 : 0), asm.size(), what);
+                    assertEquals(12 + n + (d > 0 ? d + 2 : 0) + (ud ? 5 : 0), asm.size(), what);
                     String label = String.format("%016x t post_%d_%d_%s", ExtendedPostTrampoline.offset(n, d, ud), n, d,
                             ud ? "ud" : "rc");
                     assertTrue(symbols.contains(label), label + " in\n" + symbols);
                 }
             }
         }
-        assertEquals(19, ExtendedPostTrampoline.variant(0, 3, false).stream().filter(l -> !l.hex().isEmpty()).count());
+        assertEquals(17, ExtendedPostTrampoline.variant(0, 3, false).stream().filter(l -> !l.hex().isEmpty()).count());
         assertThrows(IllegalArgumentException.class, () -> ExtendedPostTrampoline.routine(0, 1, false));
         assertThrows(IllegalArgumentException.class, () -> ExtendedPostTrampoline.routine(5, 0, false));
     }
