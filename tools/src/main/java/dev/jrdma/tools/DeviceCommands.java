@@ -79,8 +79,7 @@ final class DeviceCommands {
         @Override
         public Integer call() {
             if (port != null && port < 1) {
-                throw new picocli.CommandLine.ParameterException(spec.commandLine(),
-                        "option '--ib-port' (-i): must be >= 1, got " + port);
+                throw UsageErrors.usage(spec, "option '--ib-port' (-i): must be >= 1, got " + port);
             }
             List<RdmaDevice> devices = Rdma.devices();
             if (device != null) {
