@@ -66,8 +66,19 @@ jrdma_inline_opts() {
 # every 60 s (GuaranteedAsyncDeflationInterval), which keeps idle monitors in check in a long
 # run; no safepoint is needed for anything else periodically (a GC or a deoptimization still
 # brings its own). Diagnostic flags, hence the unlock; documented in docs/performance.md.
+# Diagnostic flags may change or go in any release, and a JVM refuses a flag it does not know
+# (exit 1, "Unrecognized VM option"), so they are given only to a runtime known to take them:
+# feature release 25, checked with -XX:+PrintFlagsFinal on Temurin 25.0.3; any other runtime is
+# asked once per launch (java FLAGS -version, one extra JVM start) and, where it refuses them,
+# runs without them after a one-line note. Needs JAVA_HOME (jrdma_find_java) and jdk.sh.
 jrdma_quiet_opts() {
-    echo "-XX:+UnlockDiagnosticVMOptions -XX:AsyncDeflationInterval=0 -XX:GuaranteedSafepointInterval=0"
+    local flags="-XX:+UnlockDiagnosticVMOptions -XX:AsyncDeflationInterval=0 -XX:GuaranteedSafepointInterval=0"
+    # shellcheck disable=SC2086 # a list of options
+    if [ "$(jrdma_java_feature "$JAVA_HOME")" = 25 ] || "$JAVA_HOME/bin/java" $flags -version >/dev/null 2>&1; then
+        echo "$flags"
+    else
+        echo "jrdma: note: the Java runtime at $JAVA_HOME refuses $flags; running without them (the JVM's periodic wake-ups stay on; docs/performance.md)" >&2
+    fi
 }
 
 # The JDK_JAVA_OPTIONS of the Soft-RoCE VM (scripts/vm/guest-stage), which every `java` launcher

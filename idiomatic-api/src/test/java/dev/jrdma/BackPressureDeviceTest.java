@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
  * nothing and allocating nothing, while post keeps throwing on top of the same failure.
  */
 @DeviceTest
-class BackPressureDeviceTest {
+class BackPressureDeviceTest extends DeviceFixture {
     private static final int DEPTH = 8;
 
     /** Bounds the filling loops: rxe rounds a queue up (8 requested, 15 usable), but not this far. */
@@ -40,49 +40,43 @@ class BackPressureDeviceTest {
 
     @Test
     void aFullReceiveQueueAnswersFalseWithoutAllocating() {
-        try (Context context = TestDevices.device().open()) {
-            ProtectionDomain pd = context.allocateProtectionDomain();
-            QueuePair qp = receiver(context, pd);
-            MemoryRegion mr = pd.allocate(4096);
-            ReceiveRequest receive = new ReceiveRequest().sge(mr, 0, 64);
-            int room = fill(qp, receive);
-            assertTrue(room >= qp.capabilities().maxReceiveWorkRequests(), room + " receives fitted " + qp);
-            long bytes = 0;
-            // As in AllocationDeviceTest: the passes before the last warm the JIT up (an
-            // interpreted downcall allocates), the last one is measured.
-            for (int pass = 0; pass < 4; pass++) {
-                long before = Allocations.allocatedBytes();
-                for (int i = 0; i < 2000; i++) {
-                    if (qp.tryPost(receive.wrId(room + i))) {
-                        throw new AssertionError("a receive beyond the " + room + " that fitted was posted");
-                    }
+        QueuePair qp = receiver(context, pd);
+        MemoryRegion mr = pd.allocate(4096);
+        ReceiveRequest receive = new ReceiveRequest().sge(mr, 0, 64);
+        int room = fill(qp, receive);
+        assertTrue(room >= qp.capabilities().maxReceiveWorkRequests(), room + " receives fitted " + qp);
+        long bytes = 0;
+        // As in AllocationDeviceTest: the passes before the last warm the JIT up (an
+        // interpreted downcall allocates), the last one is measured.
+        for (int pass = 0; pass < 4; pass++) {
+            long before = Allocations.allocatedBytes();
+            for (int i = 0; i < 2000; i++) {
+                if (qp.tryPost(receive.wrId(room + i))) {
+                    throw new AssertionError("a receive beyond the " + room + " that fitted was posted");
                 }
-                bytes = Allocations.since(before);
             }
-            assertEquals(0, bytes, "bytes allocated by 2000 refused tryPost calls after warm-up");
-            RdmaException e = assertThrows(RdmaException.class, () -> qp.post(receive.wrId(99)));
-            assertEquals(Errno.ENOMEM, e.errno(), e.getMessage());
-            assertTrue(e.getMessage().contains("wr_id 99"), e.getMessage());
+            bytes = Allocations.since(before);
         }
+        assertEquals(0, bytes, "bytes allocated by 2000 refused tryPost calls after warm-up");
+        RdmaException e = assertThrows(RdmaException.class, () -> qp.post(receive.wrId(99)));
+        assertEquals(Errno.ENOMEM, e.errno(), e.getMessage());
+        assertTrue(e.getMessage().contains("wr_id 99"), e.getMessage());
     }
 
     @Test
     void aFullSharedReceiveQueueAnswersFalse() {
-        try (Context context = TestDevices.device().open()) {
-            ProtectionDomain pd = context.allocateProtectionDomain();
-            SharedReceiveQueue srq = pd.createSharedReceiveQueue(DEPTH, 1);
-            MemoryRegion mr = pd.allocate(4096);
-            ReceiveRequest receive = new ReceiveRequest().sge(mr, 0, 64);
-            int posted = 0;
-            while (srq.tryPost(receive.wrId(posted))) {
-                assertTrue(++posted < MAX_ROOM, "tryPost never answered false on " + srq);
-            }
-            assertTrue(posted >= srq.maxWorkRequests(), "only " + posted + " receives fitted " + srq);
-            assertFalse(srq.tryPost(receive.wrId(posted)));
-            long next = posted + 1;
-            RdmaException e = assertThrows(RdmaException.class, () -> srq.post(receive.wrId(next)));
-            assertEquals(Errno.ENOMEM, e.errno(), e.getMessage());
+        SharedReceiveQueue srq = pd.createSharedReceiveQueue(DEPTH, 1);
+        MemoryRegion mr = pd.allocate(4096);
+        ReceiveRequest receive = new ReceiveRequest().sge(mr, 0, 64);
+        int posted = 0;
+        while (srq.tryPost(receive.wrId(posted))) {
+            assertTrue(++posted < MAX_ROOM, "tryPost never answered false on " + srq);
         }
+        assertTrue(posted >= srq.maxWorkRequests(), "only " + posted + " receives fitted " + srq);
+        assertFalse(srq.tryPost(receive.wrId(posted)));
+        long next = posted + 1;
+        RdmaException e = assertThrows(RdmaException.class, () -> srq.post(receive.wrId(next)));
+        assertEquals(Errno.ENOMEM, e.errno(), e.getMessage());
     }
 
     /**
@@ -91,39 +85,33 @@ class BackPressureDeviceTest {
      */
     @Test
     void aFullSendQueueAnswersFalse() {
-        try (Context context = TestDevices.device().open()) {
-            ProtectionDomain pd = context.allocateProtectionDomain();
-            CompletionQueue cq = context.createCompletionQueue(MAX_ROOM);
-            QueuePair sender = pd.queuePair(QueuePairType.RC).completionQueue(cq).maxWorkRequests(DEPTH, 1).build();
-            QueuePair silent = pd.queuePair(QueuePairType.RC).completionQueue(cq).build();
-            sender.connect(silent.localEndpoint());
-            MemoryRegion mr = pd.allocate(4096);
-            SendRequest send = new SendRequest().opcode(SendOpcode.SEND).sge(mr, 0, 64).signaled(true);
-            int posted = 0;
-            while (sender.tryPost(send.wrId(posted))) {
-                assertTrue(++posted < MAX_ROOM, "tryPost never answered false on " + sender);
-            }
-            assertTrue(posted >= sender.capabilities().maxSendWorkRequests(), posted + " sends fitted " + sender);
-            RdmaException e = assertThrows(RdmaException.class, () -> sender.post(send.wrId(1234)));
-            assertEquals(Errno.ENOMEM, e.errno(), e.getMessage());
+        CompletionQueue cq = context.createCompletionQueue(MAX_ROOM);
+        QueuePair sender = pd.queuePair(QueuePairType.RC).completionQueue(cq).maxWorkRequests(DEPTH, 1).build();
+        QueuePair silent = pd.queuePair(QueuePairType.RC).completionQueue(cq).build();
+        sender.connect(silent.localEndpoint());
+        MemoryRegion mr = pd.allocate(4096);
+        SendRequest send = new SendRequest().opcode(SendOpcode.SEND).sge(mr, 0, 64).signaled(true);
+        int posted = 0;
+        while (sender.tryPost(send.wrId(posted))) {
+            assertTrue(++posted < MAX_ROOM, "tryPost never answered false on " + sender);
         }
+        assertTrue(posted >= sender.capabilities().maxSendWorkRequests(), posted + " sends fitted " + sender);
+        RdmaException e = assertThrows(RdmaException.class, () -> sender.post(send.wrId(1234)));
+        assertEquals(Errno.ENOMEM, e.errno(), e.getMessage());
     }
 
     @Test
     void aPartlyPostedChainThrowsRatherThanAnsweringFalse() {
-        try (Context context = TestDevices.device().open()) {
-            ProtectionDomain pd = context.allocateProtectionDomain();
-            MemoryRegion mr = pd.allocate(4096);
-            ReceiveRequest receive = new ReceiveRequest().sge(mr, 0, 64);
-            int room = fill(receiver(context, pd), receive);
-            QueuePair qp = receiver(context, pd);   // the same queue sizes, so the same room
-            for (int i = 0; i < room - 1; i++) {
-                assertTrue(qp.tryPost(receive.wrId(i)));
-            }
-            ReceiveRequest first = new ReceiveRequest().wrId(100).sge(mr, 0, 64);
-            first.next(new ReceiveRequest().wrId(101).sge(mr, 64, 64));
-            RdmaException e = assertThrows(RdmaException.class, () -> qp.tryPost(first));
-            assertTrue(e.getMessage().contains("wr_id 101"), e.getMessage());
+        MemoryRegion mr = pd.allocate(4096);
+        ReceiveRequest receive = new ReceiveRequest().sge(mr, 0, 64);
+        int room = fill(receiver(context, pd), receive);
+        QueuePair qp = receiver(context, pd);   // the same queue sizes, so the same room
+        for (int i = 0; i < room - 1; i++) {
+            assertTrue(qp.tryPost(receive.wrId(i)));
         }
+        ReceiveRequest first = new ReceiveRequest().wrId(100).sge(mr, 0, 64);
+        first.next(new ReceiveRequest().wrId(101).sge(mr, 64, 64));
+        RdmaException e = assertThrows(RdmaException.class, () -> qp.tryPost(first));
+        assertTrue(e.getMessage().contains("wr_id 101"), e.getMessage());
     }
 }

@@ -13,17 +13,15 @@ import org.junit.jupiter.api.Test;
 /** Device memory, thread and parent domains, and importing objects from another process: all refused by rxe. */
 @DeviceTest
 @EveryKernel
-class DeviceMemoryAndDomainsDeviceTest {
+class DeviceMemoryAndDomainsDeviceTest extends DeviceFixture {
     @Test
     @Exercises(value = {"ibv_alloc_dm", "ibv_free_dm", "ibv_memcpy_to_dm", "ibv_memcpy_from_dm", "ibv_reg_dm_mr"},
             refused = "rxe has no device memory (max_dm_size 0): librxe 44 leaves alloc_dm to libibverbs' EOPNOTSUPP"
                     + " stub, so there is no DM to copy to, register or free")
     void deviceMemoryIsRefused() {
-        try (Context context = TestDevices.device().open()) {
-            assertEquals(0, context.queryDevice().maxDeviceMemorySize(), "rxe reports no device memory");
-            assertRefused(() -> context.allocateDeviceMemory(64), Verb.IBV_ALLOC_DM, context, "device memory");
-            assertTrue(context.dependents().isEmpty());
-        }
+        assertEquals(0, context.queryDevice().maxDeviceMemorySize(), "rxe reports no device memory");
+        assertRefused(() -> context.allocateDeviceMemory(64), Verb.IBV_ALLOC_DM, context, "device memory");
+        assertEquals(1, context.dependents().size(), "only the PD exists");
     }
 
     @Test
@@ -31,14 +29,11 @@ class DeviceMemoryAndDomainsDeviceTest {
             refused = "rxe has no thread or parent domains: librxe 44 leaves alloc_td and alloc_parent_domain to"
                     + " libibverbs' EOPNOTSUPP stubs")
     void threadAndParentDomainsAreRefused() {
-        try (Context context = TestDevices.device().open()) {
-            ProtectionDomain pd = context.allocateProtectionDomain();
-            assertRefused(context::allocateThreadDomain, Verb.IBV_ALLOC_TD, context, "thread domains");
-            assertRefused(() -> context.allocateParentDomain(pd, null), Verb.IBV_ALLOC_PARENT_DOMAIN, context,
-                    "parent domains");
-            assertEquals(1, context.dependents().size(), "only the PD exists");
-            assertTrue(pd.dependents().isEmpty());
-        }
+        assertRefused(context::allocateThreadDomain, Verb.IBV_ALLOC_TD, context, "thread domains");
+        assertRefused(() -> context.allocateParentDomain(pd, null), Verb.IBV_ALLOC_PARENT_DOMAIN, context,
+                "parent domains");
+        assertEquals(1, context.dependents().size(), "only the PD exists");
+        assertTrue(pd.dependents().isEmpty());
     }
 
     @Test
@@ -47,20 +42,17 @@ class DeviceMemoryAndDomainsDeviceTest {
             refused = "rxe cannot share objects between processes: librxe 44 has no import_context, import_pd,"
                     + " import_mr or import_dm (libibverbs' stubs answer EOPNOTSUPP), so nothing is ever unimported")
     void importingIsRefused() {
-        try (Context context = TestDevices.device().open()) {
-            ProtectionDomain pd = context.allocateProtectionDomain();
-            MemoryRegion mr = pd.allocate(4096);
-            // The context's own device file: a valid import, as another process would do it.
-            OperationNotSupportedException e = org.junit.jupiter.api.Assertions.assertThrows(
-                    OperationNotSupportedException.class, () -> Context.importContext(context.commandFd()));
-            assertEquals(Verb.IBV_IMPORT_DEVICE, e.verb());
-            assertTrue(e.getMessage().contains(context.name() + " does not implement importing a context"), e.getMessage());
-            assertRefused(() -> context.importProtectionDomain(pd.handleNumber()), Verb.IBV_IMPORT_PD, context,
-                    "importing protection domains");
-            assertRefused(() -> pd.importMemoryRegion(mr.handleNumber()), Verb.IBV_IMPORT_MR, context,
-                    "importing memory regions");
-            assertRefused(() -> context.importDeviceMemory(0), Verb.IBV_IMPORT_DM, context, "importing device memory");
-            assertEquals(1, pd.dependents().size(), "only the region exists");
-        }
+        MemoryRegion mr = pd.allocate(4096);
+        // The context's own device file: a valid import, as another process would do it.
+        OperationNotSupportedException e = org.junit.jupiter.api.Assertions.assertThrows(
+                OperationNotSupportedException.class, () -> Context.importContext(context.commandFd()));
+        assertEquals(Verb.IBV_IMPORT_DEVICE, e.verb());
+        assertTrue(e.getMessage().contains(context.name() + " does not implement importing a context"), e.getMessage());
+        assertRefused(() -> context.importProtectionDomain(pd.handleNumber()), Verb.IBV_IMPORT_PD, context,
+                "importing protection domains");
+        assertRefused(() -> pd.importMemoryRegion(mr.handleNumber()), Verb.IBV_IMPORT_MR, context,
+                "importing memory regions");
+        assertRefused(() -> context.importDeviceMemory(0), Verb.IBV_IMPORT_DM, context, "importing device memory");
+        assertEquals(1, pd.dependents().size(), "only the region exists");
     }
 }

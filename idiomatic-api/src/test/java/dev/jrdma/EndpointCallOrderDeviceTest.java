@@ -20,10 +20,9 @@ class EndpointCallOrderDeviceTest {
     @Test
     void connectNeedsNothingBeforeItAndTheEndpointIsTheSameEveryRead() {
         try (Context context = TestDevices.device().open()) {
-            ProtectionDomain pd = context.allocateProtectionDomain();
-            CompletionQueue cq = context.createCompletionQueue(8);
-            QueuePair qp = pd.queuePair(QueuePairType.RC).completionQueue(cq).build();
-            MemoryRegion buffer = pd.allocate(4096, EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE));
+            QueuePair qp = TestDevices.rcQueuePair(context);
+            CompletionQueue cq = qp.sendCompletionQueue();
+            MemoryRegion buffer = qp.protectionDomain().allocate(4096, EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE));
             Endpoint first = qp.localEndpoint();
             assertEquals(first, qp.localEndpoint(), "a getter: same QPN, PSN, LID, GID, MTU every read");
             assertEquals(context.defaultGid(), qp.sourceGid(), "the default source");

@@ -77,10 +77,9 @@ class FailureDeviceTest {
     @Test
     void postingOnAQueuePairInResetInitOrErrIsRefused() {
         try (Context context = TestDevices.device().open()) {
-            ProtectionDomain pd = context.allocateProtectionDomain();
-            CompletionQueue cq = context.createCompletionQueue(8);
-            QueuePair qp = pd.queuePair(QueuePairType.RC).completionQueue(cq).build();
-            MemoryRegion mr = pd.allocate(4096);
+            QueuePair qp = TestDevices.rcQueuePair(context);
+            CompletionQueue cq = qp.sendCompletionQueue();
+            MemoryRegion mr = qp.protectionDomain().allocate(4096);
             assertEquals(QueuePairState.RESET, qp.state());
             IllegalStateException send = assertThrows(IllegalStateException.class,
                     () -> qp.post(new SendRequest().wrId(7).sge(mr, 0, 8)));

@@ -46,7 +46,7 @@ public final class TestDevices {
     }
 
     /** An RC queue pair, in RESET, on a new protection domain and an 8-entry completion queue of {@code context}. */
-    static QueuePair rcQueuePair(Context context) {
+    public static QueuePair rcQueuePair(Context context) {
         ProtectionDomain pd = context.allocateProtectionDomain();
         CompletionQueue cq = context.createCompletionQueue(8);
         return pd.queuePair(QueuePairType.RC).completionQueue(cq).build();

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma.docs;
 
+import static dev.jrdma.docs.MarkdownCells.cell;
+import static dev.jrdma.docs.MarkdownCells.description;
+import static dev.jrdma.docs.MarkdownCells.names;
+
 import dev.jrdma.tools.Jrdma;
 import dev.jrdma.tools.runner.ExitCode;
 import java.io.PrintWriter;
@@ -10,7 +14,6 @@ import java.util.List;
 import java.util.Map;
 import picocli.CommandLine;
 import picocli.CommandLine.Help;
-import picocli.CommandLine.Model.ArgSpec;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Model.OptionSpec;
 import picocli.CommandLine.Model.PositionalParamSpec;
@@ -110,7 +113,7 @@ final class CliReference {
         if (!options.isEmpty()) {
             md.append("\n| option | value | default | description |\n| --- | --- | --- | --- |\n");
             for (OptionSpec o : options) {
-                md.append("| ").append(String.join(", ", List.of(o.names()).stream().map(n -> "`" + n + "`").toList()))
+                md.append("| ").append(names(o))
                         .append(" | ").append(o.typeInfo().isBoolean() || o.arity().max() == 0 ? "" : "`" + o.paramLabel() + "`")
                         .append(" | ").append(defaultValue(o))
                         .append(" | ").append(cell(description(o))).append(" |\n");
@@ -123,11 +126,6 @@ final class CliReference {
             exitCodes.forEach((code, meaning) -> md.append("| ").append(cell(code.strip())).append(" | ")
                     .append(cell(meaning.strip())).append(" |\n"));
         }
-    }
-
-    /** The description as --help prints it: ${DEFAULT-VALUE} and ${COMPLETION-CANDIDATES} filled in. */
-    private static String description(ArgSpec a) {
-        return String.join(" ", a.renderedDescription()).strip();
     }
 
     private static String defaultValue(OptionSpec o) {
@@ -145,10 +143,5 @@ final class CliReference {
         md.append("| `").append(ExitCode.OK).append("` | success |\n");
         md.append("| `").append(ExitCode.FAILURE).append("` | the run failed: device, peer or timeout; one line on stderr names the command and the error |\n");
         md.append("| `").append(ExitCode.USAGE).append("` | usage error: one line on stderr names the command and the option (`jrdma COMMAND --help` shows the usage) |\n");
-    }
-
-    /** Text for a Markdown table cell: no line breaks, '|' escaped. */
-    private static String cell(String s) {
-        return s.replaceAll("\\s*\\R\\s*", " ").replace("|", "\\|");
     }
 }

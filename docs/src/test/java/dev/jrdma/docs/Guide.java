@@ -33,11 +33,12 @@ final class Guide {
     }
 
     /**
-     * Fails unless {@code committed}, the text of {@code page}, is {@code generated}; under
+     * Fails unless {@code page} holds {@code generated} (a missing page holds nothing); under
      * scripts/docs-sync writes {@code generated} to the page instead. The failure reads the page's
      * path followed by {@code difference} and names the command that regenerates it.
      */
-    static void checkGenerated(Path page, String committed, String generated, String difference) throws IOException {
+    static void checkGenerated(Path page, String generated, String difference) throws IOException {
+        String committed = Files.exists(page) ? Files.readString(page) : "";
         if (writing() && !generated.equals(committed)) {
             Files.writeString(page, generated);
             System.out.println("docs-sync: rewrote " + ROOT.relativize(page));

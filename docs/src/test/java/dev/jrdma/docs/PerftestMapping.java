@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma.docs;
 
+import static dev.jrdma.docs.MarkdownCells.cell;
+import static dev.jrdma.docs.MarkdownCells.description;
+import static dev.jrdma.docs.MarkdownCells.names;
+
 import dev.jrdma.tools.Jrdma;
 import dev.jrdma.tools.PerftestInventory;
 import dev.jrdma.tools.PerftestInventory.Option;
@@ -315,14 +319,6 @@ final class PerftestMapping {
         return "";
     }
 
-    private static String names(OptionSpec o) {
-        return String.join(", ", List.of(o.names()).stream().map(n -> "`" + n + "`").toList());
-    }
-
-    private static String description(OptionSpec o) {
-        return String.join(" ", o.renderedDescription()).strip();
-    }
-
     /** A compact name for a set of tests: all, the BW or latency tests, a verb's two, or jrdma's command names. */
     static String tests(Set<String> tests) {
         if (tests.containsAll(PerftestInventory.TESTS)) {
@@ -352,11 +348,6 @@ final class PerftestMapping {
         }
         rest.forEach(t -> parts.add(PerftestInventory.command(t)));
         return String.join(", ", parts);
-    }
-
-    /** Text for a Markdown table cell: no line breaks, '|' escaped. */
-    private static String cell(String s) {
-        return s.replaceAll("\\s*\\R\\s*", " ").replace("|", "\\|");
     }
 
     /** The page with its generated part replaced by {@code generated}. */

@@ -169,9 +169,7 @@ public final class RdmaVerbs {
      */
     @Reaches("rdma_post_recv")
     public void postReceive(long wrId, MemoryRegion region, long offset, int length) {
-        QueuePair qp = qp();
-        receive.wrId(wrId).sge(region, offset, length);
-        postReceive(qp);
+        post(receiveRequest(wrId).sge(region, offset, length));
     }
 
     /**
@@ -182,21 +180,11 @@ public final class RdmaVerbs {
      */
     @Reaches("rdma_post_recvv")
     public void postReceive(long wrId, Sge... sgl) {
-        QueuePair qp = qp();
-        receive.wrId(wrId);
+        ReceiveRequest request = receiveRequest(wrId);
         for (int i = 0; i < sgl.length; i++) {
-            receive.sge(i, sgl[i].region(), sgl[i].offset(), sgl[i].length());
+            request.sge(i, sgl[i].region(), sgl[i].offset(), sgl[i].length());
         }
-        receive.sgeCount(sgl.length);
-        postReceive(qp);
-    }
-
-    private void postReceive(QueuePair qp) {
-        if (srq != null) {
-            srq.post(receive);
-        } else {
-            qp.post(receive);
-        }
+        post(request.sgeCount(sgl.length));
     }
 
     /**
@@ -210,9 +198,7 @@ public final class RdmaVerbs {
      */
     @Reaches("rdma_post_send")
     public void postSend(long wrId, MemoryRegion region, long offset, int length, Set<SendFlag> flags) {
-        QueuePair qp = qp();
-        prepare(wrId, SendOpcode.SEND, flags).sge(region, offset, length);
-        qp.post(send);
+        post(sendRequest(wrId, SendOpcode.SEND, flags).sge(region, offset, length));
     }
 
     /**
@@ -224,9 +210,7 @@ public final class RdmaVerbs {
      */
     @Reaches("rdma_post_sendv")
     public void postSend(long wrId, Sge[] sgl, Set<SendFlag> flags) {
-        QueuePair qp = qp();
-        gather(prepare(wrId, SendOpcode.SEND, flags), sgl);
-        qp.post(send);
+        post(gather(sendRequest(wrId, SendOpcode.SEND, flags), sgl));
     }
 
     /**
@@ -242,9 +226,7 @@ public final class RdmaVerbs {
     @Reaches("rdma_post_read")
     public void postRead(long wrId, MemoryRegion region, long offset, int length, Set<SendFlag> flags,
                          RemoteMemory remote) {
-        QueuePair qp = qp();
-        prepare(wrId, SendOpcode.RDMA_READ, flags).sge(region, offset, length).remote(remote);
-        qp.post(send);
+        post(sendRequest(wrId, SendOpcode.RDMA_READ, flags).sge(region, offset, length).remote(remote));
     }
 
     /**
@@ -257,9 +239,7 @@ public final class RdmaVerbs {
      */
     @Reaches("rdma_post_readv")
     public void postRead(long wrId, Sge[] sgl, Set<SendFlag> flags, RemoteMemory remote) {
-        QueuePair qp = qp();
-        gather(prepare(wrId, SendOpcode.RDMA_READ, flags), sgl).remote(remote);
-        qp.post(send);
+        post(gather(sendRequest(wrId, SendOpcode.RDMA_READ, flags), sgl).remote(remote));
     }
 
     /**
@@ -275,9 +255,7 @@ public final class RdmaVerbs {
     @Reaches("rdma_post_write")
     public void postWrite(long wrId, MemoryRegion region, long offset, int length, Set<SendFlag> flags,
                           RemoteMemory remote) {
-        QueuePair qp = qp();
-        prepare(wrId, SendOpcode.RDMA_WRITE, flags).sge(region, offset, length).remote(remote);
-        qp.post(send);
+        post(sendRequest(wrId, SendOpcode.RDMA_WRITE, flags).sge(region, offset, length).remote(remote));
     }
 
     /**
@@ -290,9 +268,7 @@ public final class RdmaVerbs {
      */
     @Reaches("rdma_post_writev")
     public void postWrite(long wrId, Sge[] sgl, Set<SendFlag> flags, RemoteMemory remote) {
-        QueuePair qp = qp();
-        gather(prepare(wrId, SendOpcode.RDMA_WRITE, flags), sgl).remote(remote);
-        qp.post(send);
+        post(gather(sendRequest(wrId, SendOpcode.RDMA_WRITE, flags), sgl).remote(remote));
     }
 
     /**
@@ -310,13 +286,29 @@ public final class RdmaVerbs {
     @Reaches("rdma_post_ud_send")
     public void postDatagram(long wrId, MemoryRegion region, long offset, int length, Set<SendFlag> flags,
                              AddressHandle ah, int remoteQpn) {
-        QueuePair qp = qp();
-        prepare(wrId, SendOpcode.SEND, flags).sge(region, offset, length)
-                .datagram(ah, remoteQpn, rdma_h.RDMA_UDP_QKEY());
-        qp.post(send);
+        post(sendRequest(wrId, SendOpcode.SEND, flags).sge(region, offset, length)
+                .datagram(ah, remoteQpn, rdma_h.RDMA_UDP_QKEY()));
     }
 
-    private SendRequest prepare(long wrId, SendOpcode opcode, Set<SendFlag> flags) {
+    // The id's two requests are made for its current queue pair: each post asks qp() first (a
+    // new queue pair gets new requests) and posts on the queue pair qp() answered.
+
+    private ReceiveRequest receiveRequest(long wrId) {
+        qp();
+        return receive.wrId(wrId);
+    }
+
+    /** Posts to the id's shared receive queue when it has one, else to its queue pair. */
+    private void post(ReceiveRequest request) {
+        if (srq != null) {
+            srq.post(request);
+        } else {
+            requestsFor.post(request);
+        }
+    }
+
+    private SendRequest sendRequest(long wrId, SendOpcode opcode, Set<SendFlag> flags) {
+        qp();
         return send.wrId(wrId).opcode(opcode).signaled(flags.contains(SendFlag.SIGNALED))
                 .inline(flags.contains(SendFlag.INLINE)).fence(flags.contains(SendFlag.FENCE))
                 .solicited(flags.contains(SendFlag.SOLICITED));
@@ -327,6 +319,10 @@ public final class RdmaVerbs {
             request.sge(i, sgl[i].region(), sgl[i].offset(), sgl[i].length());
         }
         return request.sgeCount(sgl.length);
+    }
+
+    private void post(SendRequest request) {
+        requestsFor.post(request);
     }
 
     /**

@@ -9,7 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.jrdma.AsyncEventType;
-import dev.jrdma.CompletionQueue;
 import dev.jrdma.Ece;
 import dev.jrdma.MemoryRegion;
 import dev.jrdma.ProtectionDomain;
@@ -47,9 +46,7 @@ class CmExternalQueuePairDeviceTest extends CmTwoChannels {
 
     /** A queue pair the application creates with ibv_create_qp on {@code id}'s device, in RESET. */
     private static QueuePair ownQueuePair(CmId id) {
-        ProtectionDomain pd = id.context().allocateProtectionDomain();
-        CompletionQueue cq = id.context().createCompletionQueue(8);
-        return pd.queuePair(QueuePairType.RC).completionQueue(cq).build();
+        return TestDevices.rcQueuePair(id.context());
     }
 
     /**

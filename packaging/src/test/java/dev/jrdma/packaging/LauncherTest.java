@@ -28,6 +28,9 @@ import org.junit.jupiter.params.provider.ValueSource;
 class LauncherTest {
     private static final Path MODULE = ModuleDir.PATH;
     private static final Path ROOT = MODULE.getParent();
+    /** The flags jit.sh gives a runtime that takes them, as the launchers pass them. */
+    private static final String WAKE_UP_FLAGS = "-XX:+UnlockDiagnosticVMOptions -XX:AsyncDeflationInterval=0"
+            + " -XX:GuaranteedSafepointInterval=0";
 
     @TempDir
     Path tmp;
@@ -64,14 +67,29 @@ class LauncherTest {
      * does and otherwise prints its arguments; with a release file when {@code release}.
      */
     private Path fakeJava(String name, int feature, boolean release) throws IOException {
+        return fakeJava(name, feature, release, false);
+    }
+
+    /**
+     * As above; when {@code refusesDeflationFlag}, the java fails as HotSpot does on a flag it
+     * does not know (-XX:AsyncDeflationInterval), and logs every start with it to {@code starts}.
+     */
+    private Path fakeJava(String name, int feature, boolean release, boolean refusesDeflationFlag) throws IOException {
         Path home = tmp.resolve(name);
         Path java = home.resolve("bin/java");
         Files.createDirectories(java.getParent());
+        String refuse = !refusesDeflationFlag ? "" : """
+                case "$*" in *AsyncDeflationInterval*)
+                    echo probe >> "$(dirname "$0")/starts"
+                    echo "Unrecognized VM option 'AsyncDeflationInterval=0'" >&2; exit 1 ;;
+                esac
+                """;
         Files.writeString(java, """
                 #!/bin/sh
+                %s
                 if [ "$1" = "-version" ]; then echo 'openjdk version "%d.0.1" 2025-10-21' >&2; exit 0; fi
                 echo "fake java %d: $*"
-                """.formatted(feature, feature));
+                """.formatted(refuse, feature, feature));
         Files.setPosixFilePermissions(java, PosixFilePermissions.fromString("rwxr-xr-x"));
         if (release) {
             Files.writeString(home.resolve("release"), "JAVA_VERSION=\"" + feature + ".0.1\"\n");
@@ -131,10 +149,35 @@ class LauncherTest {
     @ParameterizedTest
     @ValueSource(strings = {"installed", "checkout"})
     void bothLaunchersTurnTheJvmsPeriodicWakeUpsOff(String kind) throws Exception {
-        Result r = run(launcher(kind), fakeJava("jre25", 25, true).toString(), null);
+        assertRanWithTheWakeUpFlags(run(launcher(kind), fakeJava("jre25", 25, true).toString(), null));
+    }
+
+    /** A later JVM that dropped the diagnostic flags still runs jrdma, without them, and says so. */
+    @ParameterizedTest
+    @ValueSource(strings = {"installed", "checkout"})
+    void aRuntimeThatRefusesTheWakeUpFlagsRunsWithoutThem(String kind) throws Exception {
+        Path jre = fakeJava("jre27", 27, true, true);
+        Result r = run(launcher(kind), jre.toString(), null);
         assertEquals(0, r.code(), r.err());
-        assertTrue(r.out().contains(" -XX:+UnlockDiagnosticVMOptions -XX:AsyncDeflationInterval=0"
-                + " -XX:GuaranteedSafepointInterval=0 "), r.out());
+        assertTrue(r.out().startsWith("fake java 27: --enable-native-access=ALL-UNNAMED"), r.out());
+        assertFalse(r.out().contains("AsyncDeflationInterval") || r.out().contains("GuaranteedSafepointInterval"), r.out());
+        assertTrue(r.err().contains("jrdma: note: the Java runtime at " + jre + " refuses " + WAKE_UP_FLAGS
+                + "; running without them"), r.err());
+        assertEquals(List.of("probe"), Files.readAllLines(jre.resolve("bin/starts")));
+    }
+
+    /** A runtime other than 25 is asked first, and given the flags when it takes them. */
+    @ParameterizedTest
+    @ValueSource(strings = {"installed", "checkout"})
+    void anotherRuntimeThatTakesTheWakeUpFlagsGetsThem(String kind) throws Exception {
+        Result r = run(launcher(kind), fakeJava("jre23", 23, true).toString(), null);
+        assertRanWithTheWakeUpFlags(r);
+        assertEquals("", r.err());
+    }
+
+    private static void assertRanWithTheWakeUpFlags(Result r) {
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().contains(" " + WAKE_UP_FLAGS + " "), r.out());
     }
 
     @ParameterizedTest

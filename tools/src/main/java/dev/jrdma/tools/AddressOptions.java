@@ -2,6 +2,7 @@
 package dev.jrdma.tools;
 
 import static dev.jrdma.tools.UsageErrors.exclusive;
+import static dev.jrdma.tools.UsageErrors.optional;
 import static dev.jrdma.tools.UsageErrors.range;
 import static dev.jrdma.tools.UsageErrors.usage;
 
@@ -129,35 +130,20 @@ final class AddressOptions {
         if (c == null) {
             return AddressSettings.DEFAULT;
         }
-        int tos = -1;
-        if (c.tos != null) {
-            range(spec, "'--tos' (-T)", c.tos, 0, 255);
-            if (!rdmaCm) {
-                // perftest: "TOS only valid for rdma_cm based QP and RawEth QP"
-                throw usage(spec, "option '--tos' (-T): the type of service is an rdma_cm option: give -R too "
-                        + "(for the GRH of verbs-connected QPs use --tclass)");
-            }
-            tos = c.tos;
+        int tos = optional(spec, "'--tos' (-T)", c.tos, 0, 255, -1);
+        if (c.tos != null && !rdmaCm) {
+            // perftest: "TOS only valid for rdma_cm based QP and RawEth QP"
+            throw usage(spec, "option '--tos' (-T): the type of service is an rdma_cm option: give -R too "
+                    + "(for the GRH of verbs-connected QPs use --tclass)");
         }
-        int trafficClass = 0;
-        if (c.trafficClass != null) {
-            range(spec, "'--tclass'", c.trafficClass, 0, 255);
-            trafficClass = c.trafficClass;
-        }
+        int trafficClass = optional(spec, "'--tclass'", c.trafficClass, 0, 255, 0);
         List<Integer> labels = c.flowLabels == null ? List.of() : flowLabels(spec, c.flowLabels);
-        if (c.hopLimit != null) {
-            range(spec, "'--hop_limit' (-L)", c.hopLimit, 0, 255);
-            if (c.hopLimit != DEFAULT_HOP_LIMIT) {
-                // perftest: "Hop limit only valid for RawEth QP"
-                throw usage(spec, "option '--hop_limit' (-L): the hop limit is a raw Ethernet option; perftest's "
-                        + "and jrdma's tests send with GRH hop limit 255");
-            }
+        if (optional(spec, "'--hop_limit' (-L)", c.hopLimit, 0, 255, DEFAULT_HOP_LIMIT) != DEFAULT_HOP_LIMIT) {
+            // perftest: "Hop limit only valid for RawEth QP"
+            throw usage(spec, "option '--hop_limit' (-L): the hop limit is a raw Ethernet option; perftest's "
+                    + "and jrdma's tests send with GRH hop limit 255");
         }
-        int pkeyIndex = 0;
-        if (c.pkeyIndex != null) {
-            range(spec, "'--pkey_index'", c.pkeyIndex, 0, 0xFFFF);
-            pkeyIndex = c.pkeyIndex;
-        }
+        int pkeyIndex = optional(spec, "'--pkey_index'", c.pkeyIndex, 0, 0xFFFF, 0);
         if (c.bindSourceIp != null) {
             InetAddress source = literal(spec, "'--bind_source_ip'", c.bindSourceIp);
             if (source instanceof Inet6Address && !c.ipv6Address) {

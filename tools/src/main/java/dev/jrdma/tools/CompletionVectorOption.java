@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma.tools;
 
-import static dev.jrdma.tools.UsageErrors.range;
-import static dev.jrdma.tools.UsageErrors.usage;
+import static dev.jrdma.tools.UsageErrors.needs;
+import static dev.jrdma.tools.UsageErrors.optional;
 
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -31,15 +31,12 @@ final class CompletionVectorOption {
      * @throws ParameterException naming -X when it is out of perftest's range or -e is missing
      */
     int resolve(CommandSpec spec, boolean events) {
-        if (vector == null) {
-            return -1;
-        }
-        range(spec, "'--vector' (-X)", vector, 0, MAX);
-        if (!events) {
+        int v = optional(spec, "'--vector' (-X)", vector, 0, MAX, -1);
+        if (vector != null && !events) {
             // perftest: " Events must be enabled to select a completion vector"
-            throw usage(spec, "option '--vector' (-X): needs --events (-e): "
+            throw needs(spec, "'--vector' (-X)", "--events (-e): "
                     + "a completion vector carries completion events, and without -e the test polls");
         }
-        return vector;
+        return v;
     }
 }

@@ -12,6 +12,7 @@ import dev.jrdma.PortAttributes;
 import dev.jrdma.Rdma;
 import dev.jrdma.RdmaDevice;
 import dev.jrdma.TransportType;
+import dev.jrdma.tools.runner.Console;
 import dev.jrdma.tools.runner.ExitCode;
 import dev.jrdma.tools.runner.NoDevice;
 import dev.jrdma.tools.runner.PerftestRunner;
@@ -40,7 +41,7 @@ final class DeviceCommands {
             List<RdmaDevice> devices = Rdma.devices();
             if (devices.isEmpty()) {
                 // ibv_devices prints its header alone; a first user needs to be told what to do.
-                spec.commandLine().getErr().println(spec.qualifiedName() + ": " + NoDevice.MESSAGE);
+                CommandConsole.of(spec).error(NoDevice.MESSAGE);
                 return ExitCode.FAILURE;
             }
             PrintWriter out = spec.commandLine().getOut();
@@ -79,19 +80,19 @@ final class DeviceCommands {
         @Override
         public Integer call() {
             if (port != null && port < 1) {
-                throw new picocli.CommandLine.ParameterException(spec.commandLine(),
-                        "option '--ib-port' (-i): must be >= 1, got " + port);
+                throw UsageErrors.usage(spec, "option '--ib-port' (-i): must be >= 1, got " + port);
             }
+            Console console = CommandConsole.of(spec);
             List<RdmaDevice> devices = Rdma.devices();
             if (device != null) {
-                RdmaDevice found = PerftestRunner.findDevice(CommandConsole.of(spec), devices, device);
+                RdmaDevice found = PerftestRunner.findDevice(console, devices, device);
                 if (found == null) {
                     return ExitCode.FAILURE;
                 }
                 devices = List.of(found);
             }
             if (devices.isEmpty()) {
-                spec.commandLine().getErr().println(spec.qualifiedName() + ": " + NoDevice.MESSAGE);
+                console.error(NoDevice.MESSAGE);
                 return ExitCode.FAILURE;
             }
             PrintWriter out = spec.commandLine().getOut();
@@ -99,8 +100,7 @@ final class DeviceCommands {
                 try (Context context = d.open()) {
                     DeviceAttributes a = context.queryDevice();
                     if (port != null && port > a.physicalPortCount()) {
-                        spec.commandLine().getErr().println(spec.qualifiedName() + ": " + d.name() + " has "
-                                + a.physicalPortCount() + " port(s), no port " + port);
+                        console.error(d.name() + " has " + a.physicalPortCount() + " port(s), no port " + port);
                         return ExitCode.FAILURE;
                     }
                     out.print(devinfoText(context, d, a, port, verbose));

@@ -2,6 +2,7 @@
 package dev.jrdma.tools;
 
 import static dev.jrdma.tools.UsageErrors.exclusive;
+import static dev.jrdma.tools.UsageErrors.needs;
 import static dev.jrdma.tools.UsageErrors.usage;
 
 import dev.jrdma.tools.perftest.MemorySettings;
@@ -85,7 +86,7 @@ final class MemoryOptions {
         long offset = 0;
         if (mmapOffset != null) {
             if (mmapFile == null) {
-                throw usage(spec, "option '--mmap-offset': needs --mmap");
+                throw needs(spec, "'--mmap-offset'", "--mmap");
             }
             if (mmapOffset < 0 || mmapOffset % 4096 != 0) {
                 throw usage(spec, "option '--mmap-offset': must be a non-negative multiple of the page size (4096), "

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma.tools;
 
-import static dev.jrdma.tools.UsageErrors.range;
+import static dev.jrdma.tools.UsageErrors.optional;
 import static dev.jrdma.tools.UsageErrors.usage;
 
 import dev.jrdma.tools.perftest.PostSettings;
@@ -82,28 +82,18 @@ final class PostOptions {
         boolean mrPerQp = false;
         boolean dynamicAsked = true;
         if (lists != null) {
-            postList = positive(spec, "'--post_list' (-l)", lists.postList);
-            recvPostList = positive(spec, "'--recv_post_list'", lists.recvPostList);
+            postList = optional(spec, "'--post_list' (-l)", lists.postList, 1, 1 << 16, 1);
+            recvPostList = optional(spec, "'--recv_post_list'", lists.recvPostList, 1, 1 << 16, 1);
             mrPerQp = lists.mrPerQp;
             dynamicAsked = !lists.disableDynamicPolling;
         }
-        int cqePoll = PostSettings.DEFAULT_CQE_POLL;
+        int cqePoll = optional(spec, "'--cqe_poll'", common.cqePoll, 1, 65_535, PostSettings.DEFAULT_CQE_POLL);
         if (common.cqePoll != null) {
-            range(spec, "'--cqe_poll'", common.cqePoll, 1, 65_535);
-            cqePoll = common.cqePoll;
             dynamicAsked = false;   // perftest: --cqe_poll fixes the poll size
         }
         boolean dynamic = PostSettings.resolveDynamic(dynamicAsked, kind, iters, durationRun, bidirectional);
         return new PostSettings(postList, recvPostList, srq != null && srq.useSrq, cqePoll, dynamic,
                 common.oldPostSend, common.noLock, mrPerQp);
-    }
-
-    private static int positive(CommandSpec spec, String name, Integer value) {
-        if (value == null) {
-            return 1;
-        }
-        range(spec, name, value, 1, 1 << 16);
-        return value;
     }
 
     /**

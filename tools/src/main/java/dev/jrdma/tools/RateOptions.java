@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma.tools;
 
-import static dev.jrdma.tools.UsageErrors.range;
+import static dev.jrdma.tools.UsageErrors.needs;
+import static dev.jrdma.tools.UsageErrors.optional;
 import static dev.jrdma.tools.UsageErrors.usage;
 
 import dev.jrdma.tools.perftest.RateSettings;
@@ -84,7 +85,7 @@ final class RateOptions {
                 throw usage(spec, "option '--rate_limit_type': must be SW, HW or PP, got '" + rateLimitType + "'");
             }
             if (rateLimit == null) {
-                throw usage(spec, "option '--rate_limit_type': needs --rate_limit");
+                throw needs(spec, "'--rate_limit_type'", "--rate_limit");
             }
         } else if (rateLimit != null) {
             type = Type.HW;   // perftest: "if not specified, choose HW rate limiter as default"
@@ -95,17 +96,13 @@ final class RateOptions {
                 throw usage(spec, "option '--burst_size': must not be negative, got " + burstSize);
             }
             if (burstSize > 0 && type == Type.NONE) {
-                throw usage(spec, "option '--burst_size': needs a rate limiter (--rate_limit)");
+                throw needs(spec, "'--burst_size'", "a rate limiter (--rate_limit)");
             }
             burst = burstSize;
         }
-        int typical = 0;
-        if (typicalPacketSize != null) {
-            range(spec, "'--typical_pkt_size'", typicalPacketSize, 0, 0xFFFF);
-            if (typicalPacketSize > 0 && type != Type.PP) {
-                throw usage(spec, "option '--typical_pkt_size': only the PP rate limiter takes it");
-            }
-            typical = typicalPacketSize;
+        int typical = optional(spec, "'--typical_pkt_size'", typicalPacketSize, 0, 0xFFFF, 0);
+        if (typical > 0 && type != Type.PP) {
+            throw usage(spec, "option '--typical_pkt_size': only the PP rate limiter takes it");
         }
         switch (type) {
             case SW -> {

@@ -2,7 +2,7 @@
 package dev.jrdma.tools;
 
 import static dev.jrdma.tools.UsageErrors.exclusive;
-import static dev.jrdma.tools.UsageErrors.range;
+import static dev.jrdma.tools.UsageErrors.optional;
 import static dev.jrdma.tools.UsageErrors.usage;
 
 import dev.jrdma.tools.perftest.RunSettings;
@@ -99,16 +99,13 @@ final class RunOptions {
         if (bw.limitMsgRate != null && !(bw.limitMsgRate >= 0)) {
             throw usage(spec, "option '--limit_msgrate' (-y): must be 0 or more, got " + bw.limitMsgRate);
         }
-        if (bw.waitDestroy != null) {
-            range(spec, "'--wait_destroy'", bw.waitDestroy, 0, 86_400);
-        }
+        int waitDestroy = optional(spec, "'--wait_destroy'", bw.waitDestroy, 0, 86_400, 0);
         if (bw.reversed && rdmaCm) {
             // perftest swaps its machine role, and with -R the rdma_cm client would be the side
             // without an address to connect to.
             throw exclusive(spec, "'--reversed'", "'--rdma_cm' (-R)");
         }
         return new RunSettings(bw.runInfinitely, bw.limitBw == null ? -1 : bw.limitBw,
-                bw.limitMsgRate == null ? -1 : bw.limitMsgRate, gap, all.performWarmUp,
-                bw.waitDestroy == null ? 0 : bw.waitDestroy, bw.reversed);
+                bw.limitMsgRate == null ? -1 : bw.limitMsgRate, gap, all.performWarmUp, waitDestroy, bw.reversed);
     }
 }

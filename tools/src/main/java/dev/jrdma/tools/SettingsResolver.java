@@ -2,6 +2,7 @@
 package dev.jrdma.tools;
 
 import static dev.jrdma.tools.UsageErrors.exclusive;
+import static dev.jrdma.tools.UsageErrors.optional;
 import static dev.jrdma.tools.UsageErrors.range;
 import static dev.jrdma.tools.UsageErrors.usage;
 
@@ -81,9 +82,7 @@ final class SettingsResolver {
             range(spec, "'--pin-cpu'", c.pinCpu, 0, dev.jrdma.tools.perftest.CpuAffinity.MAX_CPUS - 1);
         }
         List<Integer> pinCpus = pinCpus(c);
-        if (c.gidIndex != null) {
-            range(spec, "'--gid-index' (-x)", c.gidIndex, 0, 64);   // perftest: MIN_GID_IX..MAX_GID_IX
-        }
+        int gidIndex = optional(spec, "'--gid-index' (-x)", c.gidIndex, 0, 64, -1);   // perftest: MIN_GID_IX..MAX_GID_IX
         int mtu = 0;
         if (c.mtu != null) {
             if (!Set.of(256, 512, 1024, 2048, 4096).contains(c.mtu)) {
@@ -103,13 +102,9 @@ final class SettingsResolver {
         if (formats > 1) {
             throw usage(spec, "options '--json', '--csv' and '--output' exclude each other");
         }
-        int duration = 0;
-        if (c.duration != null) {
-            range(spec, "'--duration' (-D)", c.duration, 1, 86_400);
-            duration = c.duration;
-            if (c.all) {
-                throw exclusive(spec, "'--all' (-a)", "'--duration' (-D)");
-            }
+        int duration = optional(spec, "'--duration' (-D)", c.duration, 1, 86_400, 0);
+        if (c.duration != null && c.all) {
+            throw exclusive(spec, "'--all' (-a)", "'--duration' (-D)");
         }
         if (runSettings.runInfinitely() && duration == 0) {
             duration = RunSettings.DEFAULT_PERIOD_SECONDS;   // perftest: a DURATION run, -D's default period
@@ -187,11 +182,8 @@ final class SettingsResolver {
             noPeak = b.noPeak || duration > 0 || iters > 20_000
                     || (k == TestKind.SEND_BW && !runSettings.testClient(test.host != null) && !bidirectional);
         }
-        int outReads = -1;
-        if (outstandingOptions != null && outstandingOptions.outReads != null) {
-            range(spec, "'--outs' (-o)", outstandingOptions.outReads, 1, 65_535);
-            outReads = outstandingOptions.outReads;
-        }
+        int outReads = outstandingOptions == null ? -1
+                : optional(spec, "'--outs' (-o)", outstandingOptions.outReads, 1, 65_535, -1);
         AtomicType atomicType = atomicOptions != null ? atomicOptions.atomicType : null;
         boolean events = eventOptions != null && eventOptions.events;
         PostSettings posting = test.posting();   // -l sets -Q, an SRQ the UC/UD rx depth (force_dependecies)
@@ -201,7 +193,7 @@ final class SettingsResolver {
         PostOptions.check(spec, posting, k, iters, duration > 0, txDepth, rxDepth, qps);
         boolean sizeGiven = spec.commandLine().getParseResult().hasMatchedOption("--size");
         int vector = vectorOption == null ? -1 : vectorOption.resolve(spec, events);
-        return new PerftestSettings(k, test.host, c.device, c.ibPort, c.gidIndex == null ? -1 : c.gidIndex, c.port,
+        return new PerftestSettings(k, test.host, c.device, c.ibPort, gidIndex, c.port,
                 mtu, c.connection, c.rdmaCm, c.qpTimeout, c.retryCount, c.sl, sizes, sizeGiven, iters, duration,
                 txDepth, rxDepth, inlineSize, qps, cqMod, bidirectional, noPeak, gbits, events, outReads, atomicType,
                 c.output, c.json, c.csv, c.histogram, c.plot, Duration.ofSeconds(c.timeoutSeconds), c.warmUp,

@@ -1,15 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma.tools;
 
-import static dev.jrdma.tools.CommandLines.run;
 import static dev.jrdma.tools.CommandLines.settings;
+import static dev.jrdma.tools.CommandLines.usageError;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.jrdma.tools.CommandLines.Result;
 import dev.jrdma.tools.perftest.AddressSettings;
 import dev.jrdma.tools.perftest.PerftestSettings;
 import dev.jrdma.tools.perftest.TestKind;
@@ -18,12 +17,6 @@ import org.junit.jupiter.api.Test;
 
 /** The addressing, QoS, multicast and port options: perftest's names, per-test availability and rules. */
 class AddressOptionsTest {
-    private static void refused(String expected, String... args) {
-        Result r = run(args);
-        assertEquals(2, r.code(), r.err());
-        assertTrue(r.err().contains(expected), "expected '" + expected + "' in: " + r.err());
-    }
-
     @Test
     void withoutOptionsTheDefaultsArePerftests() {
         assertEquals(AddressSettings.DEFAULT.tos(), settings("write-bw").addressing().tos());
@@ -52,13 +45,13 @@ class AddressOptionsTest {
         assertFalse(settings("write-bw", "host").toParameters().containsKey("traffic_class"), "only what was given");
         assertEquals(5, settings("read-lat", "-R", "-T", "5").addressing().tos());
         assertEquals(-1, settings("read-lat", "-L", "64").addressing().tos(), "-L's default is accepted");
-        refused("'--tclass': must be between 0 and 255, got 256", "write-bw", "--tclass", "256");
-        refused("'--flow_label': must be between 0 and 1048575", "send-bw", "--flow_label", "1,0x100000");
-        refused("'--flow_label': 'x' is not a number", "send-bw", "--flow_label", "x");
-        refused("option '--tos' (-T): the type of service is an rdma_cm option: give -R", "write-lat", "-T", "8");
-        refused("'--tos' (-T): must be between 0 and 255", "write-lat", "-R", "--tos", "300");
-        refused("option '--hop_limit' (-L): the hop limit is a raw Ethernet option", "send-lat", "-L", "3");
-        refused("'--pkey_index': must be between 0 and 65535", "send-lat", "--pkey_index", "-1");
+        usageError("'--tclass': must be between 0 and 255, got 256", "write-bw", "--tclass", "256");
+        usageError("'--flow_label': must be between 0 and 1048575", "send-bw", "--flow_label", "1,0x100000");
+        usageError("'--flow_label': 'x' is not a number", "send-bw", "--flow_label", "x");
+        usageError("option '--tos' (-T): the type of service is an rdma_cm option: give -R", "write-lat", "-T", "8");
+        usageError("'--tos' (-T): must be between 0 and 255", "write-lat", "-R", "--tos", "300");
+        usageError("option '--hop_limit' (-L): the hop limit is a raw Ethernet option", "send-lat", "-L", "3");
+        usageError("'--pkey_index': must be between 0 and 65535", "send-lat", "--pkey_index", "-1");
     }
 
     @Test
@@ -70,13 +63,14 @@ class AddressOptionsTest {
         assertEquals(AddressSettings.Link.ETHERNET, a.forceLink());
         assertEquals(AddressSettings.Link.IB, settings("send-lat", "--force-link", "IB").addressing().forceLink());
         assertTrue(settings("send-lat", "-R", "-z").addressing().commRdmaCm());
-        refused("option '--force-link': must be IB or Ethernet, got 'RoCE'", "send-lat", "--force-link", "RoCE");
-        refused("option '--bind_source_ip': fe80::1 is an IPv6 address: give --ipv6-addr too", "send-lat",
+        usageError("option '--force-link': must be IB or Ethernet, got 'RoCE'", "send-lat", "--force-link", "RoCE");
+        usageError("option '--bind_source_ip': fe80::1 is an IPv6 address: give --ipv6-addr too", "send-lat",
                 "--bind_source_ip", "fe80::1");
-        refused("option '--bind_source_ip': 'a-host' is not an IP address", "send-lat", "--bind_source_ip", "a-host");
+        usageError("option '--bind_source_ip': 'a-host' is not an IP address", "send-lat", "--bind_source_ip",
+                "a-host");
         assertEquals("127.0.0.1", settings("read-bw", "--source_ip", "127.0.0.1", "host").addressing().bindSourceIp(),
                 "perftest 6.06's name for --bind_source_ip");
-        refused("option '--bind_source_ip': 'a-host' is not an IP address", "atomic-lat", "--source_ip", "a-host");
+        usageError("option '--bind_source_ip': 'a-host' is not an IP address", "atomic-lat", "--source_ip", "a-host");
         // -z alone: the exchange over rdma_cm, the test QPs connected by verbs (CONNECT), no "done".
         PerftestSettings z = settings("send-lat", "-z", "host");
         assertTrue(z.addressing().commRdmaCm() && !z.rdmaCm());
@@ -106,15 +100,15 @@ class AddressOptionsTest {
         assertArrayEquals(v4, settings("send-bw", "-g", "-M", "239.1.2.3").addressing().group(false));
         assertArrayEquals(v4, settings("send-bw", "-g", "-M", "0:0:0:0:0:0:0:0:0:0:255:255:239:1:2:3").addressing()
                 .group(false));
-        refused("is no multicast GID", "send-lat", "-g", "-M", "10.1.2.3");
-        refused("Unknown option: '-g'", "write-bw", "-g");
-        refused("Unknown option: '--connectionless'", "send-lat", "--connectionless");
-        refused("option '--MGID' (-M): names the group of -g (--mcg): give -g too", "send-lat", "-M", "ff0e::1");
-        refused("is no multicast GID", "send-lat", "-g", "-M", "fe80::1");
-        refused("options '--mcg' (-g) and '--bidirectional' (-b) exclude each other", "send-bw", "-g", "-b");
-        refused("option '--mcg' (-g): one QP only", "send-bw", "-g", "-q", "2");
-        refused("options '--mcg' (-g) and '--rdma_cm' (-R) exclude each other", "send-lat", "-g", "-R");
-        refused("option '--connectionless': only for a multicast UD BW server that runs infinitely", "send-bw",
+        usageError("is no multicast GID", "send-lat", "-g", "-M", "10.1.2.3");
+        usageError("Unknown option: '-g'", "write-bw", "-g");
+        usageError("Unknown option: '--connectionless'", "send-lat", "--connectionless");
+        usageError("option '--MGID' (-M): names the group of -g (--mcg): give -g too", "send-lat", "-M", "ff0e::1");
+        usageError("is no multicast GID", "send-lat", "-g", "-M", "fe80::1");
+        usageError("options '--mcg' (-g) and '--bidirectional' (-b) exclude each other", "send-bw", "-g", "-b");
+        usageError("option '--mcg' (-g): one QP only", "send-bw", "-g", "-q", "2");
+        usageError("options '--mcg' (-g) and '--rdma_cm' (-R) exclude each other", "send-lat", "-g", "-R");
+        usageError("option '--connectionless': only for a multicast UD BW server that runs infinitely", "send-bw",
                 "-g", "--connectionless");
     }
 
@@ -122,8 +116,8 @@ class AddressOptionsTest {
     void dualPortIsOfferedOnTheBandwidthTests() {
         assertTrue(settings("atomic-bw", "-O").addressing().dualPort());
         assertTrue(settings("write-bw", "--dualport").addressing().dualPort());
-        refused("Unknown option: '-O'", "send-lat", "-O");
-        refused("options '--dualport' (-O) and '--rdma_cm' (-R) exclude each other", "read-bw", "-O", "-R");
-        refused("options '--dualport' (-O) and '--mcg' (-g) exclude each other", "send-bw", "-O", "-g");
+        usageError("Unknown option: '-O'", "send-lat", "-O");
+        usageError("options '--dualport' (-O) and '--rdma_cm' (-R) exclude each other", "read-bw", "-O", "-R");
+        usageError("options '--dualport' (-O) and '--mcg' (-g) exclude each other", "send-bw", "-O", "-g");
     }
 }

@@ -2,6 +2,8 @@
 package dev.jrdma.tools;
 
 import static dev.jrdma.tools.CommandLines.run;
+import static dev.jrdma.tools.CommandLines.settings;
+import static dev.jrdma.tools.CommandLines.usageError;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -51,19 +53,14 @@ class PerftestRefusalsTest {
         "read-lat -cSRD                                   | --connection' (-c    | EFA",
     })
     void absentHardwareIsRefusedByNameWithExit2(String commandLine, String option, String needs) {
-        Result r = run(commandLine.strip().split(" +"));
-        assertEquals(2, r.code(), r.err());
-        assertEquals(1, r.err().lines().count(), "one line: " + r.err());
-        assertTrue(r.err().contains("option '" + option.strip()), r.err());
+        Result r = usageError("option '" + option.strip(), commandLine.strip().split(" +"));
         assertTrue(r.err().contains(needs.strip()), r.err());
         assertEquals("", r.out());
     }
 
     @Test
     void srdIsNotOfferedOnAtomicTestsAsInPerftest() {
-        Result r = run("atomic-bw", "-c", "SRD");
-        assertEquals(2, r.code(), r.err());
-        assertTrue(r.err().contains("expected one of [RC, UC, UD]"), r.err());
+        usageError("expected one of [RC, UC, UD]", "atomic-bw", "-c", "SRD");
     }
 
     @Test
@@ -74,9 +71,7 @@ class PerftestRefusalsTest {
         assertEquals(1, r.code(), r.err());
         assertTrue(r.err().contains("no RDMA device 'nosuch0' to ask for XRC"), r.err());
         // Usage errors still come first.
-        r = run("send-bw", "-d", "nosuch0", "-c", "XRC", "-s", "0", "10.0.0.1");
-        assertEquals(2, r.code(), r.err());
-        assertTrue(r.err().contains("'--size' (-s)"), r.err());
+        usageError("'--size' (-s)", "send-bw", "-d", "nosuch0", "-c", "XRC", "-s", "0", "10.0.0.1");
     }
 
     @Test
@@ -106,27 +101,13 @@ class PerftestRefusalsTest {
 
     @Test
     void gidIndexAbove64IsRefusedAsPerftestDoes() {
-        Result r = run("send-lat", "-x", "65", "10.0.0.1");
-        assertEquals(2, r.code(), r.err());
-        assertTrue(r.err().contains("'--gid-index' (-x): must be between 0 and 64, got 65"), r.err());
+        usageError("'--gid-index' (-x): must be between 0 and 64, got 65", "send-lat", "-x", "65", "10.0.0.1");
     }
 
     @Test
     void retryCountHasPerftestsSpellingToo() {
-        CommandLine cl = Jrdma.commandLine(new PrintWriter(new StringWriter()), new PrintWriter(new StringWriter()));
-        CommandLine.ParseResult pr = cl.parseArgs("write-bw", "--retry_count", "3", "10.0.0.1");
-        CommandLine sub = pr.subcommand().commandSpec().commandLine();
-        assertEquals(3, ((PerftestCommands.TestCommand) sub.getCommand()).settings().retryCount());
-        cl = Jrdma.commandLine(new PrintWriter(new StringWriter()), new PrintWriter(new StringWriter()));
-        pr = cl.parseArgs("write-bw", "10.0.0.1");
-        sub = pr.subcommand().commandSpec().commandLine();
-        assertEquals(7, ((PerftestCommands.TestCommand) sub.getCommand()).settings().retryCount(), "default");
-    }
-
-    private static dev.jrdma.tools.perftest.PerftestSettings settings(String... args) {
-        CommandLine cl = Jrdma.commandLine(new PrintWriter(new StringWriter()), new PrintWriter(new StringWriter()));
-        CommandLine sub = cl.parseArgs(args).subcommand().commandSpec().commandLine();
-        return ((PerftestCommands.TestCommand) sub.getCommand()).settings();
+        assertEquals(3, settings("write-bw", "--retry_count", "3", "10.0.0.1").retryCount());
+        assertEquals(7, settings("write-bw", "10.0.0.1").retryCount(), "default");
     }
 
     @Test
@@ -137,13 +118,10 @@ class PerftestRefusalsTest {
         assertEquals(List.of(), settings("send-lat").pinCpus());
         for (String[] bad : new String[][] {{"3-1", "range 3-1 runs backwards"}, {"0,x", "'x' in '0,x' is not a CPU"},
                 {"1024", "CPU 1024 does not exist"}, {"", "an empty CPU list"}}) {
-            Result r = run("send-lat", "--pin_cores=" + bad[0]);
-            assertEquals(2, r.code(), r.err());
-            assertTrue(r.err().contains("option '--pin_cores': " + bad[1]), r.err());
+            usageError("option '--pin_cores': " + bad[1], "send-lat", "--pin_cores=" + bad[0]);
         }
-        Result both = run("send-lat", "--pin_cores", "0", "--pin-cpu", "0");
-        assertEquals(2, both.code(), both.err());
-        assertTrue(both.err().contains("options '--pin-cpu' and '--pin_cores' exclude each other"), both.err());
+        usageError("options '--pin-cpu' and '--pin_cores' exclude each other", "send-lat", "--pin_cores", "0",
+                "--pin-cpu", "0");
     }
 
     @Test
@@ -155,8 +133,6 @@ class PerftestRefusalsTest {
 
     @Test
     void retryCountOtherThan7WithRdmaCmIsAUsageError() {
-        Result r = run("write-bw", "-R", "--retry_count", "3", "10.0.0.1");
-        assertEquals(2, r.code(), r.err());
-        assertTrue(r.err().contains("rdma_cm's retry count 7"), r.err());
+        usageError("rdma_cm's retry count 7", "write-bw", "-R", "--retry_count", "3", "10.0.0.1");
     }
 }

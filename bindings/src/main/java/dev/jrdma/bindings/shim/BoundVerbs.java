@@ -32,55 +32,60 @@ public final class BoundVerbs {
     private static final FunctionDescriptor POST = FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG);
     private static final FunctionDescriptor POLL = FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG);
 
-    private static final MutableCallSite POST_SEND_SITE = unbound(POST);
-    private static final MutableCallSite POST_RECV_SITE = unbound(POST);
-    private static final MutableCallSite POST_SRQ_RECV_SITE = unbound(POST);
-    private static final MutableCallSite POLL_CQ_SITE = unbound(POLL);
-    private static final MethodHandle POST_SEND = POST_SEND_SITE.dynamicInvoker();
-    private static final MethodHandle POST_RECV = POST_RECV_SITE.dynamicInvoker();
-    private static final MethodHandle POST_SRQ_RECV = POST_SRQ_RECV_SITE.dynamicInvoker();
-    private static final MethodHandle POLL_CQ = POLL_CQ_SITE.dynamicInvoker();
-    /** The function each site is bound to, 0 while unbound; guarded by the class. */
-    private static long postSendFn, postRecvFn, postSrqRecvFn, pollCqFn;
+    private static final Site POST_SEND_SITE = new Site(POST);
+    private static final Site POST_RECV_SITE = new Site(POST);
+    private static final Site POST_SRQ_RECV_SITE = new Site(POST);
+    private static final Site POLL_CQ_SITE = new Site(POLL);
+    private static final MethodHandle POST_SEND = POST_SEND_SITE.site.dynamicInvoker();
+    private static final MethodHandle POST_RECV = POST_RECV_SITE.site.dynamicInvoker();
+    private static final MethodHandle POST_SRQ_RECV = POST_SRQ_RECV_SITE.site.dynamicInvoker();
+    private static final MethodHandle POLL_CQ = POLL_CQ_SITE.site.dynamicInvoker();
 
-    private static MutableCallSite unbound(FunctionDescriptor descriptor) {
-        MethodType type = LINKER.downcallHandle(descriptor).type().dropParameterTypes(0, 1);
-        MethodHandle fail = MethodHandles.throwException(int.class, IllegalStateException.class)
-                .bindTo(new IllegalStateException("a BoundVerbs op called before its function was bound"));
-        return new MutableCallSite(MethodHandles.dropArguments(fail, 0, type.parameterList()));
-    }
+    /** One op's call site and the function it is bound to. */
+    private static final class Site {
+        final MutableCallSite site;
+        final FunctionDescriptor descriptor;
+        /** 0 while unbound; guarded by BoundVerbs.class (the bind methods are synchronized). */
+        long bound;
 
-    private static long bind(MutableCallSite site, long bound, MemorySegment fn, FunctionDescriptor descriptor) {
-        if (bound == 0 && fn.address() != 0) {
-            site.setTarget(LINKER.downcallHandle(fn, descriptor, CRITICAL));
-            MutableCallSite.syncAll(new MutableCallSite[] {site});
-            return fn.address();
+        /** Unbound, the site throws: its op is only called once its bind answered true. */
+        Site(FunctionDescriptor descriptor) {
+            MethodType type = LINKER.downcallHandle(descriptor).type().dropParameterTypes(0, 1);
+            MethodHandle fail = MethodHandles.throwException(int.class, IllegalStateException.class)
+                    .bindTo(new IllegalStateException("a BoundVerbs op called before its function was bound"));
+            this.site = new MutableCallSite(MethodHandles.dropArguments(fail, 0, type.parameterList()));
+            this.descriptor = descriptor;
         }
-        return bound;
+
+        /** Binds {@code fn} unless another function is; true when the site calls {@code fn}. */
+        boolean bind(MemorySegment fn) {
+            if (bound == 0 && fn.address() != 0) {
+                site.setTarget(LINKER.downcallHandle(fn, descriptor, CRITICAL));
+                MutableCallSite.syncAll(new MutableCallSite[] {site});
+                bound = fn.address();
+            }
+            return fn.address() != 0 && bound == fn.address();
+        }
     }
 
     /** Binds {@code fn} (from {@link InlineVerbs#postSendFunction}) unless another is; true when {@link #postSend} calls it. */
     public static synchronized boolean bindPostSend(MemorySegment fn) {
-        postSendFn = bind(POST_SEND_SITE, postSendFn, fn, POST);
-        return fn.address() != 0 && postSendFn == fn.address();
+        return POST_SEND_SITE.bind(fn);
     }
 
     /** As {@link #bindPostSend}, for {@link InlineVerbs#postRecvFunction} and {@link #postRecv}. */
     public static synchronized boolean bindPostRecv(MemorySegment fn) {
-        postRecvFn = bind(POST_RECV_SITE, postRecvFn, fn, POST);
-        return fn.address() != 0 && postRecvFn == fn.address();
+        return POST_RECV_SITE.bind(fn);
     }
 
     /** As {@link #bindPostSend}, for {@link InlineVerbs#postSrqRecvFunction} and {@link #postSrqRecv}. */
     public static synchronized boolean bindPostSrqRecv(MemorySegment fn) {
-        postSrqRecvFn = bind(POST_SRQ_RECV_SITE, postSrqRecvFn, fn, POST);
-        return fn.address() != 0 && postSrqRecvFn == fn.address();
+        return POST_SRQ_RECV_SITE.bind(fn);
     }
 
     /** As {@link #bindPostSend}, for {@link InlineVerbs#pollCqFunction} and {@link #pollCq}. */
     public static synchronized boolean bindPollCq(MemorySegment fn) {
-        pollCqFn = bind(POLL_CQ_SITE, pollCqFn, fn, POLL);
-        return fn.address() != 0 && pollCqFn == fn.address();
+        return POLL_CQ_SITE.bind(fn);
     }
 
     /** The bound post_send on {@code qp}; as {@link InlineVerbs#postSend}, for a queue pair {@link #bindPostSend} bound. */

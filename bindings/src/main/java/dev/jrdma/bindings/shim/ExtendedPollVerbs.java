@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 package dev.jrdma.bindings.shim;
 
+import static dev.jrdma.bindings.shim.NativeMemory.MEMORY;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
@@ -41,7 +42,6 @@ public final class ExtendedPollVerbs {
 
     private static final Linker LINKER = Linker.nativeLinker();
     private static final Linker.Option CRITICAL = Linker.Option.critical(false);
-    private static final MemorySegment MEMORY = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
 
     // ---- struct ibv_cq_ex ------------------------------------------------------------------
     /** {@code status}: the current completion's {@code enum ibv_wc_status}, valid after a successful start/next_poll. */

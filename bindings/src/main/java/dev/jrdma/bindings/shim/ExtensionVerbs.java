@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 package dev.jrdma.bindings.shim;
 
+import static dev.jrdma.bindings.shim.NativeMemory.MEMORY;
 import static dev.jrdma.bindings.shim.VerbsContextOps.create;
 import static dev.jrdma.bindings.shim.VerbsContextOps.destroy;
 import static dev.jrdma.bindings.shim.VerbsContextOps.modify;
@@ -42,8 +43,6 @@ public final class ExtensionVerbs {
     private ExtensionVerbs() {}
 
     private static final Linker LINKER = Linker.nativeLinker();
-    /** All of memory, to read a pointer field at an address without making a segment per call. */
-    private static final MemorySegment MEMORY = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
 
     /** A function pointer read from a field of an object (not an op of the context), 0 when NULL. */
     static long field(MemorySegment obj, long offset, String what) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 package dev.jrdma.bindings.shim;
 
+import static dev.jrdma.bindings.shim.NativeMemory.MEMORY;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
@@ -37,9 +38,6 @@ public final class InlineVerbs {
     private InlineVerbs() {}
 
     private static final Linker LINKER = Linker.nativeLinker();
-
-    /** All of memory: lets a pointer field be read at {@code base + offset} without creating a segment per call. */
-    private static final MemorySegment MEMORY = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
 
     // ---- group A: struct ibv_context_ops, embedded in struct ibv_context ---------------------
     // Each object (qp, cq, srq) starts with its context pointer; the op is a function pointer

@@ -17,7 +17,8 @@ import java.lang.invoke.MethodHandle;
  * there like the data path of {@link InlineVerbs} and found the same way: through the ops table
  * embedded in {@code struct ibv_context} ({@link InlineVerbs#contextOp}). They are a family of
  * their own because {@code ibv_bind_mw} repeats the C inline's argument checks before it
- * dispatches, and because none of them is on the data path: their handles are plain downcalls.
+ * dispatches, and because none of them is on the data path: their handles are plain downcalls
+ * ({@code dealloc_mw} has the signature of {@link VerbsContextOps#destroy}'s, and goes through it).
  *
  * <p>A raw layer, as {@link InlineVerbs}: return conventions follow C.
  */
@@ -35,7 +36,6 @@ public final class MemoryWindowVerbs {
     private static final long OP_BIND_MW = InlineVerbs.OPS + ibv_context_ops.bind_mw$offset();
     private static final MethodHandle ALLOC_MW =
             LINKER.downcallHandle(ibv_context_ops.alloc_mw.descriptor(), Errno.CAPTURE);
-    private static final MethodHandle DEALLOC_MW = LINKER.downcallHandle(ibv_context_ops.dealloc_mw.descriptor());
     private static final MethodHandle BIND_MW = LINKER.downcallHandle(ibv_context_ops.bind_mw.descriptor());
     private static final long MW_SIZE = ibv_mw.layout().byteSize();
     private static final long MW_BIND_SIZE = ibv_mw_bind.layout().byteSize();
@@ -48,8 +48,7 @@ public final class MemoryWindowVerbs {
     public static MemorySegment ibv_alloc_mw(MemorySegment errno, MemorySegment pd, int type) {
         long fn = InlineVerbs.contextOp(pd, PD_CONTEXT, OP_ALLOC_MW, "pd");
         if (fn == 0) {
-            Errno.set(errno, Errno.EOPNOTSUPP);
-            return MemorySegment.NULL;
+            return VerbsContextOps.refuse(errno);
         }
         try {
             return (MemorySegment) ALLOC_MW.invokeExact(MemorySegment.ofAddress(fn), errno, pd, type);
@@ -60,15 +59,7 @@ public final class MemoryWindowVerbs {
 
     /** {@code ibv_dealloc_mw}: {@code mw->context->ops.dealloc_mw(mw)}; 0 or an errno value. */
     public static int ibv_dealloc_mw(MemorySegment mw) {
-        long fn = InlineVerbs.contextOp(mw, MW_CONTEXT, OP_DEALLOC_MW, "mw");
-        if (fn == 0) {
-            return Errno.EOPNOTSUPP;
-        }
-        try {
-            return (int) DEALLOC_MW.invokeExact(MemorySegment.ofAddress(fn), mw);
-        } catch (Throwable t) {
-            throw ErrnoVerbs.rethrow(t);
-        }
+        return VerbsContextOps.destroy(InlineVerbs.contextOp(mw, MW_CONTEXT, OP_DEALLOC_MW, "mw"), mw);
     }
 
     /**

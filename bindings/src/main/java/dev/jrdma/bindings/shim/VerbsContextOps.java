@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 package dev.jrdma.bindings.shim;
 
+import static dev.jrdma.bindings.shim.NativeMemory.MEMORY;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import dev.jrdma.bindings.generated.ibv_context;
@@ -29,8 +30,6 @@ public final class VerbsContextOps {
     private VerbsContextOps() {}
 
     private static final Linker LINKER = Linker.nativeLinker();
-    /** All of memory: lets a pointer field be read at {@code base + offset} without creating a segment per call. */
-    private static final MemorySegment MEMORY = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
 
     // struct ibv_context is the LAST member of struct verbs_context, with `sz` right before it,
     // and new ops are prepended in newer rdma-core releases. So an op is found at a fixed

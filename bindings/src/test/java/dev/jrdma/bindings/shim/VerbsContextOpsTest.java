@@ -10,7 +10,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The ops that {@link VerbsContextOps#create}, {@code destroy} and {@code modify} call through one
- * downcall handle per C signature really have that signature, as the generated headers give it:
+ * downcall handle per C signature (those of {@code struct verbs_context}, and
+ * {@code ibv_context_ops.dealloc_mw}) really have that signature, as the generated headers give it:
  * an op called through the handle of another signature would get its arguments wrong.
  */
 class VerbsContextOpsTest {
@@ -19,7 +20,8 @@ class VerbsContextOpsTest {
                     "create_srq_ex", "alloc_dm", "alloc_td", "alloc_parent_domain", "create_counters",
                     "ibv_create_flow", "create_flow_action_esp", "create_wq", "create_rwq_ind_table"),
             VerbsContextOps.Signatures.DESTROY, List.of("close_xrcd", "free_dm", "dealloc_td", "destroy_counters",
-                    "ibv_destroy_flow", "destroy_flow_action", "destroy_wq", "destroy_rwq_ind_table"),
+                    "ibv_destroy_flow", "destroy_flow_action", "destroy_wq", "destroy_rwq_ind_table",
+                    "ibv_context_ops.dealloc_mw"),
             VerbsContextOps.Signatures.MODIFY, List.of("get_srq_num", "modify_qp_rate_limit",
                     "modify_flow_action_esp", "modify_wq", "modify_cq", "query_rt_values"));
 
@@ -27,8 +29,10 @@ class VerbsContextOpsTest {
     void everyOpCalledThroughASharedHandleHasItsSignature() throws ReflectiveOperationException {
         for (var entry : OPS_BY_SIGNATURE.entrySet()) {
             for (String op : entry.getValue()) {
-                // jextract gives each function-pointer field of verbs_context a nested class with its descriptor.
-                Object descriptor = Class.forName("dev.jrdma.bindings.generated.verbs_context$" + op)
+                // jextract gives each function-pointer field of a struct a nested class with its
+                // descriptor; an op of another table than verbs_context is named struct.op.
+                String field = op.contains(".") ? op.replace('.', '$') : "verbs_context$" + op;
+                Object descriptor = Class.forName("dev.jrdma.bindings.generated." + field)
                         .getMethod("descriptor").invoke(null);
                 assertEquals(entry.getKey(), descriptor, op);
             }

@@ -1,11 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.jrdma.tools.perftest;
 
-import com.fasterxml.jackson.core.JsonEncoding;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.io.Writer;
 import java.util.HexFormat;
 import java.util.List;
@@ -26,15 +24,6 @@ public final class JsonReport {
 
     public static void write(RunReport r, Writer out) throws IOException {
         try (JsonGenerator g = FACTORY.createGenerator(out)) {
-            g.configure(JsonGenerator.Feature.AUTO_CLOSE_TARGET, false);
-            write(r, g);
-        }
-        out.write('\n');
-        out.flush();
-    }
-
-    public static void write(RunReport r, OutputStream out) throws IOException {
-        try (JsonGenerator g = FACTORY.createGenerator(out, JsonEncoding.UTF8)) {
             g.configure(JsonGenerator.Feature.AUTO_CLOSE_TARGET, false);
             write(r, g);
         }

@@ -28,8 +28,8 @@ public final class ReportFiles {
     }
 
     /** --out_json: the --json document, replacing the file as perftest's open(O_TRUNC) does. */
-    private static void json(RunReport report, Path file) throws IOException {
-        try (java.io.OutputStream out = java.nio.file.Files.newOutputStream(file)) {
+    static void json(RunReport report, Path file) throws IOException {
+        try (java.io.Writer out = java.nio.file.Files.newBufferedWriter(file)) {
             JsonReport.write(report, out);
         }
     }

@@ -204,6 +204,21 @@ class ResultFilesTest {
         assertEquals("", ResultPlot.percentileLabel(2.5));
     }
 
+    /** --out_json's file holds the --json document, replacing what the file held (perftest's O_TRUNC). */
+    @Test
+    void outJsonFileIsTheJsonDocumentAndReplacesTheFile() throws Exception {
+        RunReport r = latency(List.of(syntheticRow(2, 1)));
+        Path f = dir.resolve("perftest_out.json");
+        Files.writeString(f, "x".repeat(1 << 16));
+        ReportFiles.json(r, f);
+        java.io.StringWriter expected = new java.io.StringWriter();
+        JsonReport.write(r, expected);
+        String written = Files.readString(f);
+        assertEquals(expected.toString(), written);
+        assertTrue(written.startsWith("{") && written.contains("\"schema_version\"") && written.endsWith("}\n"),
+                written);
+    }
+
     /** Keeps the PNGs under target/plots so a person (or a review) can look at them. */
     private static void copyForInspection(Path png) throws Exception {
         Path out = Path.of("target", "plots");
