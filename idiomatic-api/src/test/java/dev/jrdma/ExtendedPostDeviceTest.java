@@ -309,10 +309,20 @@ class ExtendedPostDeviceTest {
         try (ExtendedLoopback lo = new ExtendedLoopback(QueuePairType.UC, SendOp.RDMA_WRITE, SendOp.SEND)) {
             MemorySegment source = lo.memA.segment().asSlice(0, 512);
             fill(source, 11);
-            lo.sa.start().wrId(1).signaled(true).rdmaWrite(lo.memB.remote(), 2048).sge(lo.memA, 0, 512).complete();
-            Completion write = lo.take(1).get(0);
+            // UC has no acknowledgement: the write's completion says it left, not that it landed. A SEND
+            // behind it on the same queue pair is processed after it (in PSN order), so the receive's
+            // completion on B is what says the written bytes are there.
+            lo.b.post(new ReceiveRequest().wrId(100).sge(lo.memB, 0, 16));
+            try (var batch = lo.sa.start()) {
+                batch.wrId(1).signaled(true).rdmaWrite(lo.memB.remote(), 2048).sge(lo.memA, 0, 512);
+                batch.wrId(2).signaled(true).send().sge(lo.memA, 0, 4);
+                batch.complete();
+            }
+            List<Completion> all = lo.take(3);
+            Completion write = ExtendedLoopback.byId(all, 1);
             assertEquals(WorkCompletionStatus.SUCCESS, write.status());
             assertEquals(WorkCompletionOpcode.RDMA_WRITE, write.opcode());
+            assertEquals(WorkCompletionOpcode.RECV, ExtendedLoopback.byId(all, 100).opcode());
             assertArrayEquals(source.toArray(JAVA_BYTE), lo.memB.segment().asSlice(2048, 512).toArray(JAVA_BYTE));
         }
     }
